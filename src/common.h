@@ -1,0 +1,76 @@
+/* common.h — internal helpers shared by every module: error messages, checked size
+ * arithmetic, half-precision conversion, file mapping. Nothing here is public API. */
+#ifndef SOTTO_COMMON_H
+#define SOTTO_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sotto.h"
+
+#define SOTTO__ERR_LEN 512
+
+/* An error being built up by internal functions; the public layer copies it into the
+ * context or the thread-local slot. */
+typedef struct sotto__err {
+    sotto_status status;
+    char msg[SOTTO__ERR_LEN];
+} sotto__err;
+
+/* Records STATUS with a printf-style message in ERR (if ERR is non-NULL) and returns
+ * STATUS, so a caller can write `return sotto__fail(err, ...)`. */
+sotto_status sotto__fail(sotto__err *err, sotto_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Sets the thread-local message returned by sotto_last_error() and returns ERR's status. */
+sotto_status sotto__publish(const sotto__err *err);
+
+/* Overflow-checked size arithmetic: false when the true result does not fit. */
+static inline bool sotto__mul_ok(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool sotto__add_ok(size_t a, size_t b, size_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* IEEE 754 binary16 <-> binary32, exact for every value (round to nearest even). */
+float sotto__f16_to_f32(uint16_t h);
+uint16_t sotto__f32_to_f16(float f);
+
+/* Little-endian loads from unaligned bytes. */
+static inline uint16_t sotto__rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t sotto__rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t sotto__rd64(const uint8_t *p)
+{
+    return (uint64_t)sotto__rd32(p) | (uint64_t)sotto__rd32(p + 4) << 32;
+}
+
+/* A read-only file mapping (or a heap copy where mmap is unavailable). */
+typedef struct sotto__map {
+    const uint8_t *data;
+    size_t size;
+    bool mapped;
+} sotto__map;
+
+sotto_status sotto__map_file(const char *path, sotto__map *map, sotto__err *err);
+void sotto__unmap(sotto__map *map);
+
+/* Reads a whole (small) file into a NUL-terminated heap buffer; refuses files larger
+ * than MAX_BYTES. */
+sotto_status sotto__read_file(const char *path, size_t max_bytes, char **out, size_t *n,
+                              sotto__err *err);
+
+/* path_join writes DIR/NAME into OUT (size N); false when it does not fit. */
+bool sotto__path_join(char *out, size_t n, const char *dir, const char *name);
+bool sotto__is_dir(const char *path);
+bool sotto__file_exists(const char *path);
+
+double sotto__now_ms(void);
+
+#endif

@@ -1,0 +1,223 @@
+/* gguf_write.c — writes a loaded model as one self-contained GGUF v3 file (the output of
+ * `sotto convert`): hyper-parameters, byte-level tokens, merges, special ids, decoding
+ * lists and every tensor in the requested storage type. Written to PATH.tmp and
+ * renamed, so a failure never leaves a half-written model under the final name. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant.h"
+#include "gguf.h"
+#include "model.h"
+
+sotto_convert_params sotto_convert_params_default(void)
+{
+    return (sotto_convert_params){.encoder_type = SOTTO_TYPE_F32, .decoder_type = SOTTO_TYPE_F32};
+}
+
+typedef struct writer {
+    FILE *f;
+    bool ok;
+} writer;
+
+static void put(writer *w, const void *p, size_t n)
+{
+    if (w->ok && n && fwrite(p, 1, n, w->f) != n) w->ok = false;
+}
+static void put_u32(writer *w, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(w, b, 4);
+}
+static void put_u64(writer *w, uint64_t v)
+{
+    put_u32(w, (uint32_t)v);
+    put_u32(w, (uint32_t)(v >> 32));
+}
+static void put_str(writer *w, const char *s, size_t n)
+{
+    put_u64(w, n);
+    put(w, s, n);
+}
+static void kv_str(writer *w, const char *key, const char *val)
+{
+    put_str(w, key, strlen(key));
+    put_u32(w, SOTTO__GGUF_STRING);
+    put_str(w, val, strlen(val));
+}
+static void kv_u32(writer *w, const char *key, uint32_t val)
+{
+    put_str(w, key, strlen(key));
+    put_u32(w, SOTTO__GGUF_UINT32);
+    put_u32(w, val);
+}
+static void kv_ids(writer *w, const char *key, const int32_t *v, int n)
+{
+    put_str(w, key, strlen(key));
+    put_u32(w, SOTTO__GGUF_ARRAY);
+    put_u32(w, SOTTO__GGUF_INT32);
+    put_u64(w, (uint64_t)n);
+    for (int i = 0; i < n; i++) put_u32(w, (uint32_t)v[i]);
+}
+
+/* Storage type of tensor T in the output. Matrices take their component's type; q8_0
+ * needs rows of a multiple of 32 values (the conv kernels' rows are 3 long), which fall
+ * back to f16. Vectors and position tables stay f32. */
+static sotto_type out_type(const sotto__tensor *t, const sotto_convert_params *p)
+{
+    bool emb = strcmp(t->name, "decoder.token_embedding.weight") == 0;
+    bool pos = strstr(t->name, "positional_embedding") != NULL;
+    if (t->n_dims < 2 || pos) return SOTTO_TYPE_F32;
+    sotto_type want = emb || strncmp(t->name, "decoder.", 8) == 0 ? p->decoder_type : p->encoder_type;
+    if (want == SOTTO_TYPE_Q8_0 && t->dims[t->n_dims - 1] % 32) return SOTTO_TYPE_F16;
+    return want;
+}
+
+static int64_t numel_of(const sotto__tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->n_dims; i++) n *= t->dims[i];
+    return n;
+}
+
+static void write_meta(writer *w, const sotto_model *m, int n_kv_expected)
+{
+    const sotto_model_info *h = &m->info;
+    (void)n_kv_expected;
+    kv_str(w, "general.architecture", "whisper");
+    kv_str(w, "general.name", "whisper");
+    kv_u32(w, "general.alignment", SOTTO__GGUF_ALIGNMENT);
+    kv_u32(w, "whisper.n_vocab", (uint32_t)h->n_vocab);
+    kv_u32(w, "whisper.n_mels", (uint32_t)h->n_mels);
+    kv_u32(w, "whisper.audio.n_ctx", (uint32_t)h->n_audio_ctx);
+    kv_u32(w, "whisper.audio.n_state", (uint32_t)h->n_audio_state);
+    kv_u32(w, "whisper.audio.n_head", (uint32_t)h->n_audio_head);
+    kv_u32(w, "whisper.audio.n_layer", (uint32_t)h->n_audio_layer);
+    kv_u32(w, "whisper.text.n_ctx", (uint32_t)h->n_text_ctx);
+    kv_u32(w, "whisper.text.n_state", (uint32_t)h->n_text_state);
+    kv_u32(w, "whisper.text.n_head", (uint32_t)h->n_text_head);
+    kv_u32(w, "whisper.text.n_layer", (uint32_t)h->n_text_layer);
+    kv_u32(w, "whisper.token.eot", (uint32_t)h->token_eot);
+    kv_u32(w, "whisper.token.sot", (uint32_t)h->token_sot);
+    kv_u32(w, "whisper.token.notimestamps", (uint32_t)h->token_notimestamps);
+    kv_str(w, "tokenizer.ggml.model", "gpt2");
+    put_str(w, "tokenizer.ggml.tokens", strlen("tokenizer.ggml.tokens"));
+    put_u32(w, SOTTO__GGUF_ARRAY);
+    put_u32(w, SOTTO__GGUF_STRING);
+    put_u64(w, (uint64_t)h->n_vocab);
+    char buf[1024];
+    for (int32_t i = 0; i < h->n_vocab; i++) {
+        size_t len;
+        const char *s = sotto_token_bytes(m, i, &len);
+        if (len * 2 <= sizeof buf) {
+            put_str(w, buf, sotto__bytelevel_encode(s, len, buf));
+        } else {
+            char *big = malloc(len * 2);
+            if (!big) { w->ok = false; return; }
+            put_str(w, big, sotto__bytelevel_encode(s, len, big));
+            free(big);
+        }
+    }
+    if (m->merges) {
+        uint64_t n = 0;
+        for (size_t i = 0; i < m->merges_len; i++) n += m->merges[i] == '\n';
+        put_str(w, "tokenizer.ggml.merges", strlen("tokenizer.ggml.merges"));
+        put_u32(w, SOTTO__GGUF_ARRAY);
+        put_u32(w, SOTTO__GGUF_STRING);
+        put_u64(w, n);
+        const char *p = m->merges;
+        for (uint64_t k = 0; k < n; k++) {
+            const char *nl = strchr(p, '\n');
+            put_str(w, p, (size_t)(nl - p));
+            p = nl + 1;
+        }
+    }
+    kv_ids(w, "whisper.suppress_ids", m->suppress.v, m->suppress.n);
+    kv_ids(w, "whisper.suppress_ids_begin", m->suppress_begin.v, m->suppress_begin.n);
+    kv_ids(w, "whisper.alignment_heads", m->alignment_heads.v, m->alignment_heads.n);
+}
+
+enum { N_KV_BASE = 21 }; /* keys written by write_meta besides merges */
+
+static void write_tensor_data(writer *w, const sotto__tensor *t, sotto_type type, float *f32, void *out,
+                              int64_t chunk)
+{
+    int64_t n = numel_of(t);
+    size_t in_bytes, out_bytes;
+    for (int64_t i = 0; i < n && w->ok; i += chunk) {
+        int64_t k = n - i < chunk ? n - i : chunk;
+        size_t in_off;
+        sotto__type_bytes(t->type, i, &in_off);
+        sotto__type_bytes(t->type, k, &in_bytes);
+        sotto__dequantize(t->type, (const uint8_t *)t->data + in_off, f32, k);
+        sotto__quantize(type, f32, out, k);
+        sotto__type_bytes(type, k, &out_bytes);
+        put(w, out, out_bytes);
+    }
+    (void)in_bytes;
+}
+
+sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const sotto_convert_params *params)
+{
+    sotto__err err = {0};
+    sotto_convert_params p = params ? *params : sotto_convert_params_default();
+    sotto_type types[3] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
+    bool enc_ok = false, dec_ok = false;
+    for (int i = 0; i < 3; i++) enc_ok |= p.encoder_type == types[i], dec_ok |= p.decoder_type == types[i];
+    if (!m || !path || !enc_ok || !dec_ok)
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "save_gguf: bad model, path or weight type"});
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "output path too long"});
+    writer w = {fopen(tmp, "wb"), true};
+    if (!w.f) {
+        sotto__fail(&err, SOTTO_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return sotto__publish(&err);
+    }
+    int n_kv = N_KV_BASE + (m->merges != NULL);
+    put(&w, "GGUF", 4);
+    put_u32(&w, 3);
+    put_u64(&w, (uint64_t)m->n_tensors);
+    put_u64(&w, (uint64_t)n_kv);
+    write_meta(&w, m, n_kv);
+    uint64_t off = 0;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const sotto__tensor *t = &m->tensors[i];
+        sotto_type type = out_type(t, &p);
+        put_str(&w, t->name, strlen(t->name));
+        put_u32(&w, (uint32_t)t->n_dims);
+        for (int d = t->n_dims - 1; d >= 0; d--) put_u64(&w, (uint64_t)t->dims[d]);
+        put_u32(&w, (uint32_t)type);
+        put_u64(&w, off);
+        size_t bytes;
+        sotto__type_bytes(type, numel_of(t), &bytes);
+        off += (bytes + SOTTO__GGUF_ALIGNMENT - 1) / SOTTO__GGUF_ALIGNMENT * SOTTO__GGUF_ALIGNMENT;
+    }
+    static const uint8_t zeros[SOTTO__GGUF_ALIGNMENT];
+    long pos = ftell(w.f);
+    if (pos < 0) w.ok = false;
+    else put(&w, zeros, (size_t)((SOTTO__GGUF_ALIGNMENT - pos % SOTTO__GGUF_ALIGNMENT) % SOTTO__GGUF_ALIGNMENT));
+    const int64_t chunk = 1 << 16;
+    float *f32 = malloc((size_t)chunk * sizeof(float));
+    void *out = malloc((size_t)chunk * sizeof(float));
+    if (!f32 || !out) w.ok = false;
+    for (int i = 0; i < m->n_tensors && w.ok; i++) {
+        const sotto__tensor *t = &m->tensors[i];
+        sotto_type type = out_type(t, &p);
+        write_tensor_data(&w, t, type, f32, out, chunk);
+        size_t bytes;
+        sotto__type_bytes(type, numel_of(t), &bytes);
+        put(&w, zeros, (SOTTO__GGUF_ALIGNMENT - bytes % SOTTO__GGUF_ALIGNMENT) % SOTTO__GGUF_ALIGNMENT);
+    }
+    free(f32);
+    free(out);
+    if (fclose(w.f) != 0) w.ok = false;
+    if (!w.ok || rename(tmp, path) != 0) {
+        sotto__fail(&err, SOTTO_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        remove(tmp);
+        return sotto__publish(&err);
+    }
+    return SOTTO_OK;
+}

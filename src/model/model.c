@@ -1,0 +1,482 @@
+/* model.c — the model object: loader dispatch, tensor records, vocabulary, derivation of
+ * hyper-parameters and special ids, validation of every tensor against them, and the
+ * binding of engine weights (converted to f32 once, at load, where stored otherwise). */
+#define _POSIX_C_SOURCE 200809L
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant.h"
+
+void *sotto__model_alloc(sotto_model *m, size_t size)
+{
+    if (m->n_owned == m->cap_owned) {
+        int cap = m->cap_owned ? m->cap_owned * 2 : 64;
+        void **p = realloc(m->owned, (size_t)cap * sizeof *p);
+        if (!p) return NULL;
+        m->owned = p;
+        m->cap_owned = cap;
+    }
+    void *block = malloc(size ? size : 1);
+    if (block) m->owned[m->n_owned++] = block;
+    return block;
+}
+
+bool sotto__type_bytes(sotto_type type, int64_t numel, size_t *out)
+{
+    if (numel < 0) return false;
+    switch (type) {
+    case SOTTO_TYPE_F32: return sotto__mul_ok((size_t)numel, 4, out);
+    case SOTTO_TYPE_F16: return sotto__mul_ok((size_t)numel, 2, out);
+    case SOTTO_TYPE_Q8_0:
+        if (numel % SOTTO__QK8_0) return false;
+        return sotto__mul_ok((size_t)numel / SOTTO__QK8_0, sizeof(sotto__block_q8_0), out);
+    }
+    return false;
+}
+
+const char *sotto__type_name(sotto_type type)
+{
+    switch (type) {
+    case SOTTO_TYPE_F32: return "f32";
+    case SOTTO_TYPE_F16: return "f16";
+    case SOTTO_TYPE_Q8_0: return "q8_0";
+    }
+    return "?";
+}
+
+sotto_status sotto__model_add_tensor(sotto_model *m, const char *name, sotto_type type,
+                                     int n_dims, const int64_t *dims, const void *data,
+                                     size_t n_bytes, sotto__err *err)
+{
+    if (strlen(name) >= SOTTO__NAME_LEN)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor name too long: %.40s...", name);
+    if (n_dims < 1 || n_dims > 4)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s: %d dimensions", name, n_dims);
+    if (sotto__model_find(m, name))
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s appears twice", name);
+    int64_t numel = 1;
+    for (int i = 0; i < n_dims; i++) {
+        if (dims[i] <= 0 || dims[i] > ((int64_t)1 << 32) ||
+            __builtin_mul_overflow(numel, dims[i], &numel))
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s: bad dimension %lld", name,
+                               (long long)dims[i]);
+    }
+    size_t want;
+    if (!sotto__type_bytes(type, numel, &want) || want != n_bytes)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s: %zu bytes for %lld %s values",
+                           name, n_bytes, (long long)numel, sotto__type_name(type));
+    if (m->n_tensors == m->cap_tensors) {
+        int cap = m->cap_tensors ? m->cap_tensors * 2 : 256;
+        sotto__tensor *p = realloc(m->tensors, (size_t)cap * sizeof *p);
+        if (!p) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+        m->tensors = p;
+        m->cap_tensors = cap;
+    }
+    sotto__tensor *t = &m->tensors[m->n_tensors++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->type = type;
+    t->n_dims = n_dims;
+    memcpy(t->dims, dims, (size_t)n_dims * sizeof *dims);
+    t->data = data;
+    t->n_bytes = n_bytes;
+    return SOTTO_OK;
+}
+
+const sotto__tensor *sotto__model_find(const sotto_model *m, const char *name)
+{
+    for (int i = 0; i < m->n_tensors; i++)
+        if (strcmp(m->tensors[i].name, name) == 0) return &m->tensors[i];
+    return NULL;
+}
+
+sotto_status sotto__model_set_vocab(sotto_model *m, int32_t n, const char *const *tok,
+                                    const uint32_t *len, sotto__err *err)
+{
+    size_t total = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (!sotto__add_ok(total, len[i], &total))
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "vocabulary too large");
+    if (total > UINT32_MAX) return sotto__fail(err, SOTTO_ERR_FORMAT, "vocabulary too large");
+    m->vocab_bytes = sotto__model_alloc(m, total + 1);
+    m->vocab_off = sotto__model_alloc(m, ((size_t)n + 1) * sizeof(uint32_t));
+    if (!m->vocab_bytes || !m->vocab_off) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    uint32_t off = 0;
+    for (int32_t i = 0; i < n; i++) {
+        m->vocab_off[i] = off;
+        memcpy(m->vocab_bytes + off, tok[i], len[i]);
+        off += len[i];
+    }
+    m->vocab_off[n] = off;
+    m->info.n_vocab = n;
+    return SOTTO_OK;
+}
+
+const char *sotto_token_bytes(const sotto_model *m, int32_t id, size_t *n_bytes)
+{
+    if (!m || id < 0 || id >= m->info.n_vocab || !m->vocab_off) return NULL;
+    if (n_bytes) *n_bytes = m->vocab_off[id + 1] - m->vocab_off[id];
+    return m->vocab_bytes + m->vocab_off[id];
+}
+
+static int32_t find_token(const sotto_model *m, const char *text)
+{
+    size_t n = strlen(text);
+    for (int32_t i = m->info.n_vocab - 1; i >= 0; i--) {
+        size_t len = 0;
+        const char *s = sotto_token_bytes(m, i, &len);
+        if (len == n && memcmp(s, text, n) == 0) return i;
+    }
+    return -1;
+}
+
+int32_t sotto_language_token(const sotto_model *m, const char *code)
+{
+    if (!m || !code || !m->info.multilingual) return -1;
+    char want[32];
+    if (snprintf(want, sizeof want, "<|%s|>", code) >= (int)sizeof want) return -1;
+    for (int32_t i = 0; i < m->info.n_languages; i++) {
+        int32_t id = m->info.token_lang_first + i;
+        size_t len = 0;
+        const char *s = sotto_token_bytes(m, id, &len);
+        if (len == strlen(want) && memcmp(s, want, len) == 0) return id;
+    }
+    return -1;
+}
+
+/* Fills ids from n_have to n_vocab with timestamp tokens "<|0.00|>", "<|0.02|>", ...,
+ * which Hugging Face tokenizer files often leave out. Only valid right after
+ * <|notimestamps|>. */
+static sotto_status extend_timestamps(sotto_model *m, int32_t n_vocab, sotto__err *err)
+{
+    int32_t n_have = m->info.n_vocab;
+    size_t len;
+    const char *last = sotto_token_bytes(m, n_have - 1, &len);
+    if (!last || len != 16 || memcmp(last, "<|notimestamps|>", 16) != 0)
+        return sotto__fail(err, SOTTO_ERR_FORMAT,
+                           "vocabulary has %d tokens but the embedding has %d rows", n_have, n_vocab);
+    int32_t n_new = n_vocab - n_have;
+    const char **tok = calloc((size_t)n_vocab, sizeof *tok);
+    uint32_t *lens = calloc((size_t)n_vocab, sizeof *lens);
+    char *text = calloc((size_t)n_new + 1, 16);
+    sotto_status st = SOTTO_OK;
+    if (!tok || !lens || !text) st = sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    for (int32_t i = 0; st == SOTTO_OK && i < n_vocab; i++) {
+        if (i < n_have) {
+            size_t l;
+            tok[i] = sotto_token_bytes(m, i, &l);
+            lens[i] = (uint32_t)l;
+        } else {
+            char *s = text + (size_t)(i - n_have) * 16;
+            int k = i - n_have;
+            lens[i] = (uint32_t)snprintf(s, 16, "<|%d.%02d|>", k / 50, (k % 50) * 2);
+            tok[i] = s;
+        }
+    }
+    if (st == SOTTO_OK) st = sotto__model_set_vocab(m, n_vocab, tok, lens, err);
+    free(tok);
+    free(lens);
+    free(text);
+    return st;
+}
+
+static sotto_status derive_special(sotto_model *m, sotto__err *err)
+{
+    sotto_model_info *h = &m->info;
+    h->token_eot = find_token(m, "<|endoftext|>");
+    h->token_sot = find_token(m, "<|startoftranscript|>");
+    h->token_translate = find_token(m, "<|translate|>");
+    h->token_transcribe = find_token(m, "<|transcribe|>");
+    h->token_startoflm = find_token(m, "<|startoflm|>");
+    h->token_startofprev = find_token(m, "<|startofprev|>");
+    h->token_nospeech = find_token(m, "<|nospeech|>");
+    if (h->token_nospeech < 0) h->token_nospeech = find_token(m, "<|nocaptions|>");
+    h->token_notimestamps = find_token(m, "<|notimestamps|>");
+    h->token_timestamp_begin = find_token(m, "<|0.00|>");
+    if (h->token_eot < 0 || h->token_sot < 0 || h->token_notimestamps < 0 ||
+        h->token_transcribe < 0 || h->token_translate < 0)
+        return sotto__fail(err, SOTTO_ERR_FORMAT,
+                           "vocabulary lacks Whisper's special tokens (<|endoftext|>, "
+                           "<|startoftranscript|>, <|transcribe|>, <|notimestamps|>)");
+    h->multilingual = h->n_vocab >= 51865;
+    h->token_lang_first = -1;
+    h->n_languages = 0;
+    if (h->multilingual && h->token_translate > h->token_sot + 1) {
+        h->token_lang_first = h->token_sot + 1;
+        h->n_languages = h->token_translate - h->token_lang_first;
+    }
+    return SOTTO_OK;
+}
+
+/* Returns the tensor NAME after checking its shape; NULL (with ERR set) otherwise. */
+static const sotto__tensor *expect(sotto_model *m, const char *name, int n_dims, int64_t d0,
+                                   int64_t d1, int64_t d2, sotto__err *err)
+{
+    const sotto__tensor *t = sotto__model_find(m, name);
+    if (!t) {
+        sotto__fail(err, SOTTO_ERR_FORMAT, "missing tensor %s", name);
+        return NULL;
+    }
+    int64_t want[3] = {d0, d1, d2};
+    bool ok = t->n_dims == n_dims;
+    for (int i = 0; ok && i < n_dims; i++) ok = t->dims[i] == want[i];
+    if (!ok) {
+        char got[96] = "", exp[96] = "";
+        for (int i = 0; i < t->n_dims; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? "," : "",
+                     (long long)t->dims[i]);
+        for (int i = 0; i < n_dims; i++)
+            snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%lld", i ? "," : "",
+                     (long long)want[i]);
+        sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s has shape [%s], expected [%s]", name, got, exp);
+        return NULL;
+    }
+    return t;
+}
+
+/* f32 view of tensor T: the stored data when already f32, else a converted copy. */
+static const float *as_f32(sotto_model *m, const sotto__tensor *t, sotto__err *err)
+{
+    if (t->type == SOTTO_TYPE_F32) return t->data;
+    int64_t numel = 1;
+    for (int i = 0; i < t->n_dims; i++) numel *= t->dims[i];
+    float *out = sotto__model_alloc(m, (size_t)numel * sizeof(float));
+    if (!out) {
+        sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory converting %s", t->name);
+        return NULL;
+    }
+    sotto__dequantize(t->type, t->data, out, numel);
+    return out;
+}
+
+typedef struct binder {
+    sotto_model *m;
+    sotto__err *err;
+    bool ok;
+} binder;
+
+static const float *bind(binder *b, const char *name, int n_dims, int64_t d0, int64_t d1,
+                         int64_t d2)
+{
+    if (!b->ok) return NULL;
+    const sotto__tensor *t = expect(b->m, name, n_dims, d0, d1, d2, b->err);
+    const float *p = t ? as_f32(b->m, t, b->err) : NULL;
+    if (!p) b->ok = false;
+    return p;
+}
+
+static void bind_norm(binder *b, sotto__norm *n, const char *prefix, int64_t d)
+{
+    char name[SOTTO__NAME_LEN];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    n->g = bind(b, name, 1, d, 0, 0);
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    n->b = bind(b, name, 1, d, 0, 0);
+}
+
+static void bind_linear(binder *b, sotto__linear *l, const char *prefix, int64_t n_out,
+                        int64_t n_in, bool has_bias)
+{
+    char name[SOTTO__NAME_LEN];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    l->w = bind(b, name, 2, n_out, n_in, 0);
+    l->b = NULL;
+    if (has_bias) {
+        snprintf(name, sizeof name, "%s.bias", prefix);
+        l->b = bind(b, name, 1, n_out, 0, 0);
+    }
+    l->n_out = (int)n_out;
+    l->n_in = (int)n_in;
+}
+
+static void bind_block(binder *b, sotto__layer *L, const char *stack, int i, int64_t d,
+                       int64_t d_src, bool cross)
+{
+    char p[SOTTO__NAME_LEN];
+#define NAME(suffix) (snprintf(p, sizeof p, "%s.blocks.%d.%s", stack, i, suffix), p)
+    bind_norm(b, &L->attn_ln, NAME("attn_ln"), d);
+    bind_linear(b, &L->q, NAME("attn.query"), d, d, true);
+    bind_linear(b, &L->k, NAME("attn.key"), d, d, false);
+    bind_linear(b, &L->v, NAME("attn.value"), d, d, true);
+    bind_linear(b, &L->o, NAME("attn.out"), d, d, true);
+    if (cross) {
+        bind_norm(b, &L->cross_ln, NAME("cross_attn_ln"), d);
+        bind_linear(b, &L->cq, NAME("cross_attn.query"), d, d, true);
+        bind_linear(b, &L->ck, NAME("cross_attn.key"), d, d_src, false);
+        bind_linear(b, &L->cv, NAME("cross_attn.value"), d, d_src, true);
+        bind_linear(b, &L->co, NAME("cross_attn.out"), d, d, true);
+    }
+    bind_norm(b, &L->mlp_ln, NAME("mlp_ln"), d);
+    bind_linear(b, &L->fc1, NAME("mlp.0"), 4 * d, d, true);
+    bind_linear(b, &L->fc2, NAME("mlp.2"), d, 4 * d, true);
+#undef NAME
+}
+
+static int count_layers(const sotto_model *m, const char *stack)
+{
+    int n = 0;
+    char name[SOTTO__NAME_LEN];
+    for (;;) {
+        snprintf(name, sizeof name, "%s.blocks.%d.attn_ln.weight", stack, n);
+        if (!sotto__model_find(m, name)) return n;
+        n++;
+    }
+}
+
+static sotto_status derive_hparams(sotto_model *m, sotto__err *err)
+{
+    sotto_model_info *h = &m->info;
+    const sotto__tensor *conv1 = sotto__model_find(m, "encoder.conv1.weight");
+    const sotto__tensor *epos = sotto__model_find(m, "encoder.positional_embedding");
+    const sotto__tensor *emb = sotto__model_find(m, "decoder.token_embedding.weight");
+    const sotto__tensor *dpos = sotto__model_find(m, "decoder.positional_embedding");
+    if (!conv1 || conv1->n_dims != 3)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "missing or malformed encoder.conv1.weight");
+    if (!epos || epos->n_dims != 2)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "missing or malformed encoder.positional_embedding");
+    if (!emb || emb->n_dims != 2)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "missing or malformed decoder.token_embedding.weight");
+    if (!dpos || dpos->n_dims != 2)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "missing or malformed decoder.positional_embedding");
+    h->n_mels = (int32_t)conv1->dims[1];
+    h->n_audio_state = (int32_t)conv1->dims[0];
+    h->n_audio_ctx = (int32_t)epos->dims[0];
+    h->n_text_state = (int32_t)emb->dims[1];
+    h->n_text_ctx = (int32_t)dpos->dims[0];
+    h->n_audio_layer = count_layers(m, "encoder");
+    h->n_text_layer = count_layers(m, "decoder");
+    int64_t n_vocab = emb->dims[0];
+    if (h->n_audio_ctx != SOTTO_N_FRAMES / 2)
+        return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "n_audio_ctx %d: only 1500 (30 s windows) is supported",
+                           h->n_audio_ctx);
+    if (h->n_mels != 80 && h->n_mels != 128)
+        return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%d mel bins: only 80 and 128 are supported", h->n_mels);
+    if (h->n_audio_layer < 1 || h->n_audio_layer > SOTTO__MAX_LAYERS || h->n_text_layer < 1 ||
+        h->n_text_layer > SOTTO__MAX_LAYERS)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "layer counts %d/%d out of range 1..%d",
+                           h->n_audio_layer, h->n_text_layer, SOTTO__MAX_LAYERS);
+    if (h->n_text_ctx < 2 || h->n_text_ctx > 4096 || n_vocab < 100 || n_vocab > 1000000)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "n_text_ctx %d or n_vocab %lld out of range",
+                           h->n_text_ctx, (long long)n_vocab);
+    h->n_audio_head = m->n_audio_head_file ? m->n_audio_head_file : h->n_audio_state / 64;
+    h->n_text_head = m->n_text_head_file ? m->n_text_head_file : h->n_text_state / 64;
+    if (h->n_audio_head < 1 || h->n_audio_state % h->n_audio_head || h->n_text_head < 1 ||
+        h->n_text_state % h->n_text_head)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "head counts %d/%d do not divide widths %d/%d",
+                           h->n_audio_head, h->n_text_head, h->n_audio_state, h->n_text_state);
+    if (!m->vocab_off) return sotto__fail(err, SOTTO_ERR_FORMAT, "model has no vocabulary");
+    if (h->n_vocab > n_vocab)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "vocabulary has %d tokens but the embedding has %lld rows",
+                           h->n_vocab, (long long)n_vocab);
+    if (h->n_vocab < n_vocab) {
+        sotto_status st = extend_timestamps(m, (int32_t)n_vocab, err);
+        if (st) return st;
+    }
+    return SOTTO_OK;
+}
+
+static sotto_status check_lists(sotto_model *m, sotto__err *err)
+{
+    const sotto__i32list *lists[] = {&m->suppress, &m->suppress_begin};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < lists[l]->n; i++)
+            if (lists[l]->v[i] < 0 || lists[l]->v[i] >= m->info.n_vocab)
+                return sotto__fail(err, SOTTO_ERR_FORMAT, "suppress list holds id %d outside the vocabulary",
+                                   lists[l]->v[i]);
+    return SOTTO_OK;
+}
+
+static void component_bytes(sotto_model *m)
+{
+    sotto_model_info *h = &m->info;
+    h->encoder_bytes = h->decoder_bytes = h->embedding_bytes = 0;
+    h->encoder_type = h->decoder_type = SOTTO_TYPE_F32;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const sotto__tensor *t = &m->tensors[i];
+        if (strcmp(t->name, "decoder.token_embedding.weight") == 0) {
+            h->embedding_bytes += t->n_bytes;
+            h->decoder_type = t->type;
+        } else if (strncmp(t->name, "encoder.", 8) == 0) {
+            h->encoder_bytes += t->n_bytes;
+            if (strcmp(t->name, "encoder.blocks.0.mlp.0.weight") == 0) h->encoder_type = t->type;
+        } else {
+            h->decoder_bytes += t->n_bytes;
+        }
+    }
+}
+
+sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
+{
+    sotto_status st = derive_hparams(m, err);
+    if (!st) st = derive_special(m, err);
+    if (!st) st = check_lists(m, err);
+    if (st) return st;
+    const sotto_model_info *h = &m->info;
+    int64_t d = h->n_audio_state, dt = h->n_text_state;
+    binder b = {m, err, true};
+    sotto__weights *w = &m->w;
+    w->conv1_w = bind(&b, "encoder.conv1.weight", 3, d, h->n_mels, 3);
+    w->conv1_b = bind(&b, "encoder.conv1.bias", 1, d, 0, 0);
+    w->conv2_w = bind(&b, "encoder.conv2.weight", 3, d, d, 3);
+    w->conv2_b = bind(&b, "encoder.conv2.bias", 1, d, 0, 0);
+    w->enc_pos = bind(&b, "encoder.positional_embedding", 2, h->n_audio_ctx, d, 0);
+    for (int i = 0; i < h->n_audio_layer; i++) bind_block(&b, &w->enc[i], "encoder", i, d, d, false);
+    bind_norm(&b, &w->enc_ln, "encoder.ln_post", d);
+    w->tok_emb = bind(&b, "decoder.token_embedding.weight", 2, h->n_vocab, dt, 0);
+    w->dec_pos = bind(&b, "decoder.positional_embedding", 2, h->n_text_ctx, dt, 0);
+    for (int i = 0; i < h->n_text_layer; i++) bind_block(&b, &w->dec[i], "decoder", i, dt, d, true);
+    bind_norm(&b, &w->dec_ln, "decoder.ln", dt);
+    if (!b.ok) return err->status;
+    component_bytes(m);
+    return SOTTO_OK;
+}
+
+void sotto_model_free(sotto_model *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->n_owned; i++) free(m->owned[i]);
+    free(m->owned);
+    free(m->tensors);
+    sotto__unmap(&m->map);
+    free(m);
+}
+
+sotto_status sotto_model_load(const char *path, sotto_model **out)
+{
+    sotto__err err = {0};
+    *out = NULL;
+    sotto_model *m = calloc(1, sizeof *m);
+    if (!m) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});
+    sotto_status st;
+    char probe[4096];
+    if (!path) {
+        st = sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "no model path given");
+    } else if (sotto__is_dir(path)) {
+        if (sotto__path_join(probe, sizeof probe, path, "model.bin") && sotto__file_exists(probe)) {
+            st = sotto__load_ct2(m, path, &err);
+            m->info.source_format = "ctranslate2";
+        } else if (sotto__path_join(probe, sizeof probe, path, "model.safetensors") &&
+                   sotto__file_exists(probe)) {
+            st = sotto__load_hf(m, path, &err);
+            m->info.source_format = "safetensors";
+        } else {
+            st = sotto__fail(&err, SOTTO_ERR_FORMAT,
+                             "%s: directory holds neither model.bin (CTranslate2) nor "
+                             "model.safetensors (Hugging Face)", path);
+        }
+    } else {
+        st = sotto__load_gguf(m, path, &err);
+        m->info.source_format = "gguf";
+    }
+    if (st) {
+        sotto_model_free(m);
+        return sotto__publish(&err);
+    }
+    *out = m;
+    return SOTTO_OK;
+}
+
+void sotto_model_get_info(const sotto_model *m, sotto_model_info *info) { *info = m->info; }

@@ -1,0 +1,34 @@
+/* kernels.c — picks the kernel set once from the CPU's features (no -march=native in the
+ * build, so binaries move between machines). */
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const sotto__kernels scalar = {"scalar", sotto__matmul_ref};
+#if defined(__x86_64__) || defined(__i386__)
+static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2};
+#endif
+
+const sotto__kernels *sotto__kernels_by_name(const char *name)
+{
+    if (strcmp(name, "scalar") == 0) return &scalar;
+#if defined(__x86_64__) || defined(__i386__)
+    if (strcmp(name, "avx2") == 0) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &avx2;
+    }
+#endif
+    return NULL;
+}
+
+const sotto__kernels *sotto__kernels_get(void)
+{
+    const char *force = getenv("SOTTO_KERNELS");
+    if (force) {
+        const sotto__kernels *k = sotto__kernels_by_name(force);
+        if (k) return k;
+    }
+    const sotto__kernels *k = sotto__kernels_by_name("avx2");
+    return k ? k : &scalar;
+}

@@ -1,0 +1,121 @@
+/* kernels_avx2.c — AVX2 + FMA kernels (compiled with -mavx2 -mfma for this file only,
+ * selected at run time). matmul works on panels of B rows that stay in L2, computing
+ * 4x2 blocks of C as 8-wide dot products. */
+#include <immintrin.h>
+
+#include "kernels.h"
+
+static inline float hsum(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+/* Mask loading the first r (< 8) lanes. */
+static inline __m256i tail_mask(int r)
+{
+    static const int lanes[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256((const __m256i *)(lanes + 8 - r));
+}
+
+static void block_4x2(const float *A, size_t lda, const float *B, size_t ldb, float *out, int K)
+{
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+           c31 = c00;
+    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda, *b0 = B, *b1 = B + ldb;
+    int k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 x0 = _mm256_loadu_ps(b0 + k), x1 = _mm256_loadu_ps(b1 + k), a;
+        a = _mm256_loadu_ps(a0 + k), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
+        a = _mm256_loadu_ps(a1 + k), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
+        a = _mm256_loadu_ps(a2 + k), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
+        a = _mm256_loadu_ps(a3 + k), c30 = _mm256_fmadd_ps(a, x0, c30), c31 = _mm256_fmadd_ps(a, x1, c31);
+    }
+    if (k < K) {
+        __m256i mk = tail_mask(K - k);
+        __m256 x0 = _mm256_maskload_ps(b0 + k, mk), x1 = _mm256_maskload_ps(b1 + k, mk), a;
+        a = _mm256_maskload_ps(a0 + k, mk), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
+        a = _mm256_maskload_ps(a1 + k, mk), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
+        a = _mm256_maskload_ps(a2 + k, mk), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
+        a = _mm256_maskload_ps(a3 + k, mk), c30 = _mm256_fmadd_ps(a, x0, c30), c31 = _mm256_fmadd_ps(a, x1, c31);
+    }
+    out[0] = hsum(c00), out[1] = hsum(c01), out[2] = hsum(c10), out[3] = hsum(c11);
+    out[4] = hsum(c20), out[5] = hsum(c21), out[6] = hsum(c30), out[7] = hsum(c31);
+}
+
+static float dot1(const float *a, const float *b, int K)
+{
+    __m256 c0 = _mm256_setzero_ps(), c1 = c0;
+    int k = 0;
+    for (; k + 16 <= K; k += 16) {
+        c0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), c0);
+        c1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), _mm256_loadu_ps(b + k + 8), c1);
+    }
+    for (; k + 8 <= K; k += 8) c0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), c0);
+    if (k < K) {
+        __m256i mk = tail_mask(K - k);
+        c1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps(b + k, mk), c1);
+    }
+    return hsum(_mm256_add_ps(c0, c1));
+}
+
+/* One row of A against B rows [n0, n1): 4 rows of B at a time share the A loads. */
+static void row_1x4(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
+{
+    int n = n0;
+    for (; n + 4 <= n1; n += 4) {
+        const float *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        int k = 0;
+        for (; k + 8 <= K; k += 8) {
+            __m256 x = _mm256_loadu_ps(a + k);
+            s0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b0 + k), s0);
+            s1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b1 + k), s1);
+            s2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b2 + k), s2);
+            s3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b3 + k), s3);
+        }
+        if (k < K) {
+            __m256i mk = tail_mask(K - k);
+            __m256 x = _mm256_maskload_ps(a + k, mk);
+            s0 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b0 + k, mk), s0);
+            s1 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b1 + k, mk), s1);
+            s2 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b2 + k, mk), s2);
+            s3 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b3 + k, mk), s3);
+        }
+        c[n] = hsum(s0) + (bias ? bias[n] : 0.0f);
+        c[n + 1] = hsum(s1) + (bias ? bias[n + 1] : 0.0f);
+        c[n + 2] = hsum(s2) + (bias ? bias[n + 2] : 0.0f);
+        c[n + 3] = hsum(s3) + (bias ? bias[n + 3] : 0.0f);
+    }
+    for (; n < n1; n++) c[n] = dot1(a, B + n * ldb, K) + (bias ? bias[n] : 0.0f);
+}
+
+void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
+                        size_t ldc, int M, int N, int K)
+{
+    /* panel of B rows sized to stay in L2 while every row block of A streams past */
+    int panel = (int)((512 * 1024) / ((size_t)K * sizeof(float) + 1));
+    if (panel < 8) panel = 8;
+    panel &= ~1;
+    for (int n0 = 0; n0 < N; n0 += panel) {
+        int n1 = n0 + panel < N ? n0 + panel : N;
+        int m = 0;
+        for (; m + 4 <= M; m += 4) {
+            int n = n0;
+            for (; n + 2 <= n1; n += 2) {
+                float o[8];
+                block_4x2(A + m * lda, lda, B + n * ldb, ldb, o, K);
+                for (int i = 0; i < 4; i++) {
+                    C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
+                    C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
+                }
+            }
+            for (; n < n1; n++)
+                for (int i = 0; i < 4; i++)
+                    C[(m + i) * ldc + n] = dot1(A + (m + i) * lda, B + n * ldb, K) + (bias ? bias[n] : 0.0f);
+        }
+        for (; m < M; m++) row_1x4(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
+    }
+}

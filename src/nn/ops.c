@@ -1,0 +1,139 @@
+/* ops.c — threaded operations: matmul split by output panels, attention split by
+ * (head, block of query rows), element-wise ops split by ranges. */
+#include "ops.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct mm_job {
+    const sotto__exec *ex;
+    const float *A, *B, *bias;
+    size_t lda, ldb, ldc;
+    float *C;
+    int M, N, K;
+    bool split_n;
+} mm_job;
+
+static void mm_task(void *arg, int tid, int nt)
+{
+    mm_job *j = arg;
+    int total = j->split_n ? j->N : j->M;
+    int align = j->split_n ? 8 : 4;
+    int per = (total + nt - 1) / nt;
+    per = (per + align - 1) / align * align;
+    int b = tid * per, e = b + per < total ? b + per : total;
+    if (b >= e) return;
+    if (j->split_n)
+        j->ex->k->matmul(j->A, j->lda, j->B + (size_t)b * j->ldb, j->ldb, j->bias ? j->bias + b : NULL, j->C + b,
+                         j->ldc, j->M, e - b, j->K);
+    else
+        j->ex->k->matmul(j->A + (size_t)b * j->lda, j->lda, j->B, j->ldb, j->bias, j->C + (size_t)b * j->ldc,
+                         j->ldc, e - b, j->N, j->K);
+}
+
+void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
+                      const float *bias, float *C, size_t ldc, int M, int N, int K)
+{
+    int nt = sotto__pool_size(ex->pool);
+    if (nt == 1 || (size_t)M * N * K < 32768) {
+        ex->k->matmul(A, lda, B, ldb, bias, C, ldc, M, N, K);
+        return;
+    }
+    mm_job j = {ex, A, B, bias, lda, ldb, ldc, C, M, N, K, N >= M || M < 4 * nt};
+    sotto__parallel_for(ex->pool, mm_task, &j);
+}
+
+void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
+{
+    sotto__op_matmul(ex, X, (size_t)l->n_in, l->w, (size_t)l->n_in, l->b, Y, (size_t)l->n_out, M, l->n_out,
+                     l->n_in);
+}
+
+void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, float *Y)
+{
+    for (int m = 0; m < M; m++) {
+        const float *x = X + (size_t)m * d;
+        float *y = Y + (size_t)m * d;
+        double mean = 0, var = 0;
+        for (int i = 0; i < d; i++) mean += x[i];
+        mean /= d;
+        for (int i = 0; i < d; i++) var += (x[i] - mean) * (x[i] - mean);
+        var /= d;
+        float inv = (float)(1.0 / sqrt(var + 1e-5));
+        float mu = (float)mean;
+        for (int i = 0; i < d; i++) y[i] = (x[i] - mu) * inv * n->g[i] + n->b[i];
+    }
+}
+
+typedef struct gelu_job {
+    float *x;
+    size_t n;
+} gelu_job;
+
+static void gelu_task(void *arg, int tid, int nt)
+{
+    gelu_job *j = arg;
+    size_t per = (j->n + (size_t)nt - 1) / (size_t)nt;
+    size_t b = per * (size_t)tid, e = b + per < j->n ? b + per : j->n;
+    for (size_t i = b; i < e; i++) j->x[i] = 0.5f * j->x[i] * (1.0f + erff(j->x[i] * (float)M_SQRT1_2));
+}
+
+void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n)
+{
+    gelu_job j = {x, n};
+    if (n < 16384) gelu_task(&j, 0, 1);
+    else sotto__parallel_for(ex->pool, gelu_task, &j);
+}
+
+typedef struct attn_job {
+    const sotto__exec *ex;
+    const float *Q, *K, *VT;
+    size_t ldq, ldk, ldvt, ldo;
+    float *O;
+    int T, S, n_head, dh, causal_pos;
+} attn_job;
+
+static void attn_task(void *arg, int tid, int nt)
+{
+    attn_job *j = arg;
+    const sotto__kernels *k = j->ex->k;
+    float *P = j->ex->scratch + (size_t)tid * j->ex->scratch_per_thread; /* [ATTN_ROWS, S] */
+    int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS;
+    float scale = 1.0f / sqrtf((float)j->dh);
+    for (int item = tid; item < j->n_head * n_blocks; item += nt) {
+        int h = item / n_blocks, t0 = (item % n_blocks) * SOTTO__ATTN_ROWS;
+        int rows = j->T - t0 < SOTTO__ATTN_ROWS ? j->T - t0 : SOTTO__ATTN_ROWS;
+        int S = j->S;
+        if (j->causal_pos >= 0 && j->causal_pos + t0 + rows < S) S = j->causal_pos + t0 + rows;
+        k->matmul(j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh, j->ldq, j->K + (size_t)h * j->dh, j->ldk, NULL,
+                  P, (size_t)S, rows, S, j->dh);
+        for (int r = 0; r < rows; r++) {
+            float *p = P + (size_t)r * S;
+            int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
+            if (visible > S) visible = S;
+            float max = -INFINITY;
+            for (int s = 0; s < visible; s++) {
+                p[s] *= scale;
+                if (p[s] > max) max = p[s];
+            }
+            double sum = 0;
+            for (int s = 0; s < visible; s++) {
+                p[s] = expf(p[s] - max);
+                sum += p[s];
+            }
+            float inv = (float)(1.0 / sum);
+            for (int s = 0; s < visible; s++) p[s] *= inv;
+            for (int s = visible; s < S; s++) p[s] = 0;
+        }
+        k->matmul(P, (size_t)S, j->VT + (size_t)h * j->dh * j->ldvt, j->ldvt, NULL,
+                  j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, S);
+    }
+}
+
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *K, size_t ldk,
+                         const float *VT, size_t ldvt, float *O, size_t ldo, int T, int S, int n_head, int dh,
+                         int causal_pos)
+{
+    attn_job j = {ex, Q, K, VT, ldq, ldk, ldvt, ldo, O, T, S, n_head, dh, causal_pos};
+    sotto__parallel_for(ex->pool, attn_task, &j);
+}

@@ -1,0 +1,41 @@
+/* ops.h — the transformer operations of the engine, spread over the context's thread
+ * pool on top of the dispatched kernels. Shapes are row-major; ld* are row strides. */
+#ifndef SOTTO_OPS_H
+#define SOTTO_OPS_H
+
+#include <stddef.h>
+
+#include "../model/model.h"
+#include "kernels.h"
+#include "threadpool.h"
+
+#define SOTTO__ATTN_ROWS 16    /* query rows per attention work item */
+
+typedef struct sotto__exec {
+    sotto__pool *pool;
+    const sotto__kernels *k;
+    float *scratch;            /* n_threads * scratch_per_thread floats */
+    size_t scratch_per_thread; /* >= SOTTO__ATTN_ROWS * max key length */
+} sotto__exec;
+
+/* C[M,N] = A[M,K] B[N,K]^T + bias, split over threads by rows of B or of A. */
+void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
+                      const float *bias, float *C, size_t ldc, int M, int N, int K);
+
+/* Y[M, n_out] = X[M, n_in] W^T + b. */
+void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y);
+
+/* Y[M,d] = LayerNorm(X[M,d]) * g + b, eps 1e-5 (Y may equal X). */
+void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, float *Y);
+
+/* x = x * 0.5 * (1 + erf(x / sqrt 2)) over N values (exact GELU, as torch.nn.GELU). */
+void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);
+
+/* Multi-head scaled dot-product attention. Q [T, n_head*dh] (ldq), K [S, n_head*dh]
+ * (ldk), VT the values transposed: [n_head*dh, S] (ldvt), O [T, n_head*dh] (ldo).
+ * CAUSAL_POS < 0: every query sees all S keys; else query t sees keys 0..causal_pos+t. */
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *K, size_t ldk,
+                         const float *VT, size_t ldvt, float *O, size_t ldo, int T, int S, int n_head, int dh,
+                         int causal_pos);
+
+#endif

@@ -1,0 +1,17 @@
+/* threadpool.h — a fixed set of worker threads owned by a context. parallel_for runs
+ * fn(arg, tid, n_threads) on every thread (the caller is tid 0) and returns when all are
+ * done; no threads are created per operation. */
+#ifndef SOTTO_THREADPOOL_H
+#define SOTTO_THREADPOOL_H
+
+typedef struct sotto__pool sotto__pool;
+typedef void (*sotto__task)(void *arg, int tid, int n_threads);
+
+/* Starts N_THREADS - 1 workers; NULL on failure. N_THREADS <= 1 gives a pool that runs
+ * everything on the caller. */
+sotto__pool *sotto__pool_create(int n_threads);
+void sotto__pool_free(sotto__pool *pool);
+int sotto__pool_size(const sotto__pool *pool);
+void sotto__parallel_for(sotto__pool *pool, sotto__task fn, void *arg);
+
+#endif

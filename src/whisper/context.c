@@ -1,0 +1,140 @@
+/* context.c — creating and freeing contexts (one arena for every buffer, sized from the
+ * model's dimensions), and the checked public entry points of the engine. */
+#define _POSIX_C_SOURCE 200809L
+#include "context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+sotto_context_params sotto_context_params_default(void)
+{
+    return (sotto_context_params){.n_threads = 0};
+}
+
+const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->error : ""; }
+
+/* Adds N floats to the layout at *TOTAL (64-byte aligned); false on overflow. */
+static bool carve(size_t *total, size_t n, size_t *offset)
+{
+    size_t bytes;
+    if (!sotto__mul_ok(n, sizeof(float), &bytes)) return false;
+    bytes = (bytes + 63) & ~(size_t)63;
+    *offset = *total;
+    return sotto__add_ok(*total, bytes, total);
+}
+
+sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
+{
+    *out = NULL;
+    if (!model) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: no model"});
+    sotto_context_params p = params ? *params : sotto_context_params_default();
+    int n_threads = p.n_threads;
+    if (n_threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        n_threads = n > 0 ? (int)n : 1;
+    }
+    if (n_threads > 256) n_threads = 256;
+    const sotto_model_info *h = &model->info;
+    size_t n = (size_t)h->n_audio_ctx, d = (size_t)h->n_audio_state, dt = (size_t)h->n_text_state;
+    size_t L = (size_t)h->n_text_layer, ctxn = (size_t)h->n_text_ctx;
+    size_t cols = 3 * (d > (size_t)h->n_mels ? d : (size_t)h->n_mels);
+    size_t key_max = n > ctxn ? n : ctxn;
+    size_t scratch_per_thread = SOTTO__ATTN_ROWS * key_max;
+
+    sotto_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
+    struct { float **ptr; size_t n; } parts[] = {
+        {&ctx->im2col, 2 * n * cols}, {&ctx->conv1, 2 * n * d}, {&ctx->enc_x, n * d}, {&ctx->enc_out, n * d},
+        {&ctx->enc_h, n * d}, {&ctx->enc_q, n * d}, {&ctx->enc_k, n * d}, {&ctx->enc_v, n * d},
+        {&ctx->enc_attn, n * d}, {&ctx->enc_vt, n * d}, {&ctx->enc_ff, n * 4 * d},
+        {&ctx->cross_k, L * n * dt}, {&ctx->cross_vt, L * n * dt},
+        {&ctx->self_k, L * ctxn * dt}, {&ctx->self_vt, L * ctxn * dt},
+        {&ctx->dec_x, ctxn * dt}, {&ctx->dec_h, ctxn * dt}, {&ctx->dec_q, ctxn * dt}, {&ctx->dec_attn, ctxn * dt},
+        {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_v, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},
+        {&ctx->logits, (size_t)h->n_vocab}, {&ctx->ex.scratch, (size_t)n_threads * scratch_per_thread},
+    };
+    enum { N_PARTS = sizeof parts / sizeof *parts };
+    size_t offsets[N_PARTS], total = 0;
+    bool ok = true;
+    for (int i = 0; i < N_PARTS; i++) ok = ok && carve(&total, parts[i].n, &offsets[i]);
+    ctx->arena = ok ? aligned_alloc(64, total) : NULL;
+    if (!ctx->arena) {
+        free(ctx);
+        return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: cannot allocate the activation buffers"});
+    }
+    for (int i = 0; i < N_PARTS; i++) *parts[i].ptr = (float *)((char *)ctx->arena + offsets[i]);
+    ctx->model = model;
+    ctx->ex.scratch_per_thread = scratch_per_thread;
+    ctx->ex.k = sotto__kernels_get();
+    ctx->ex.pool = sotto__pool_create(n_threads);
+    if (!ctx->ex.pool) {
+        sotto_context_free(ctx);
+        return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: cannot start worker threads"});
+    }
+    *out = ctx;
+    return SOTTO_OK;
+}
+
+void sotto_context_free(sotto_context *ctx)
+{
+    if (!ctx) return;
+    sotto__pool_free(ctx->ex.pool);
+    free(ctx->arena);
+    free(ctx);
+}
+
+sotto_status sotto_encode(sotto_context *ctx, const float *mel, int64_t n_floats)
+{
+    if (!ctx) return SOTTO_ERR_INVALID_ARG;
+    const sotto_model_info *h = &ctx->model->info;
+    int64_t want = (int64_t)h->n_mels * SOTTO_N_FRAMES;
+    if (!mel || n_floats != want)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "encode: the mel window must hold %d x %d = %lld floats, "
+                               "got %lld", h->n_mels, SOTTO_N_FRAMES, (long long)want, (long long)n_floats);
+    ctx->error[0] = 0;
+    sotto__encoder_forward(ctx, mel);
+    ctx->encoded = true;
+    ctx->have_logits = false;
+    return SOTTO_OK;
+}
+
+const float *sotto_encoder_output(const sotto_context *ctx)
+{
+    return ctx && ctx->encoded ? ctx->enc_out : NULL;
+}
+
+sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+{
+    if (!ctx) return SOTTO_ERR_INVALID_ARG;
+    const sotto_model_info *h = &ctx->model->info;
+    if (!ctx->encoded) return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: no window was encoded");
+    if (!tokens || n_tokens < 1 || n_past < 0 || n_tokens > h->n_text_ctx || n_past > h->n_text_ctx - n_tokens)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG,
+                               "decode: %d tokens at position %d do not fit the %d-token context", n_tokens, n_past,
+                               h->n_text_ctx);
+    for (int i = 0; i < n_tokens; i++)
+        if (tokens[i] < 0 || tokens[i] >= h->n_vocab)
+            return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: token %d is outside the vocabulary (0..%d)",
+                                   tokens[i], h->n_vocab - 1);
+    ctx->error[0] = 0;
+    sotto__decoder_forward(ctx, tokens, n_tokens, n_past);
+    ctx->have_logits = true;
+    return SOTTO_OK;
+}
+
+const float *sotto_logits(const sotto_context *ctx)
+{
+    return ctx && ctx->have_logits ? ctx->logits : NULL;
+}

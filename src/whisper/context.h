@@ -1,0 +1,49 @@
+/* context.h — per-stream engine state: the thread pool, every activation buffer, the
+ * resident cross-attention K/V of the current window and the static self-attention KV
+ * cache, all carved from one allocation made when the context is created. */
+#ifndef SOTTO_CONTEXT_H
+#define SOTTO_CONTEXT_H
+
+#include "../model/model.h"
+#include "../nn/ops.h"
+
+struct sotto_context {
+    const sotto_model *model;
+    sotto__exec ex;
+    char error[SOTTO__ERR_LEN];
+    void *arena;
+
+    /* encoder, n = n_audio_ctx, d = n_audio_state */
+    float *im2col;             /* [2n, 3 * max(n_mels, d)] conv input patches */
+    float *conv1;              /* [2n, d] */
+    float *enc_x;              /* [n, d] residual stream */
+    float *enc_out;            /* [n, d] output of ln_post */
+    float *enc_h, *enc_q, *enc_k, *enc_v, *enc_attn; /* [n, d] each */
+    float *enc_vt;             /* [d, n] values transposed */
+    float *enc_ff;             /* [n, 4d] */
+    bool encoded;
+
+    /* cross-attention, per decoder layer, projected once per window */
+    float *cross_k;            /* [n_text_layer, n_audio_ctx, d_text] */
+    float *cross_vt;           /* [n_text_layer, d_text, n_audio_ctx] */
+
+    /* static self-attention cache, written at the cache position */
+    float *self_k;             /* [n_text_layer, n_text_ctx, d_text] */
+    float *self_vt;            /* [n_text_layer, d_text, n_text_ctx] */
+
+    /* decoder activations for up to n_text_ctx tokens at once */
+    float *dec_x, *dec_h, *dec_q, *dec_attn, *dec_tmp; /* [n_text_ctx, d_text] */
+    float *dec_v;              /* [n_text_ctx, d_text] */
+    float *dec_ff;             /* [n_text_ctx, 4 d_text] */
+    float *logits;             /* [n_vocab] */
+    bool have_logits;
+};
+
+/* Records a message on CTX and returns STATUS. */
+sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+void sotto__encoder_forward(sotto_context *ctx, const float *mel);
+void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past);
+
+#endif

@@ -1,0 +1,48 @@
+/* cli.h — helpers shared by the subcommands of the sotto tool: exit codes, argument
+ * parsing, model resolution. The tool uses only the public header. */
+#ifndef SOTTO_CLI_H
+#define SOTTO_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sotto.h"
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_EXEC = 2, EXIT_MISMATCH = 3 };
+
+int cmd_transcribe(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_mel(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* The model to use: -m value, else $SOTTO_MODEL, else the default installed by
+ * `make demo` (${XDG_DATA_HOME:-~/.local/share}/sotto/models/tiny.en.gguf). Writes the
+ * path into OUT; false (with a message printed) when none exists. */
+bool cli_model_path(const char *flag, char *out, size_t n);
+
+/* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
+bool cli_parse_int(const char *s, long lo, long hi, long *out);
+
+/* Loads a model and prints a message on failure. */
+sotto_model *cli_load_model(const char *path);
+
+/* Token id lists: decimal ids separated by commas (COMMAS) or by whitespace and/or
+ * commas (files). Surrounding spaces and tabs and CRLF line ends are fine; empty
+ * items, leading/trailing commas, non-decimal text, negative, overflowing or
+ * >= N_VOCAB ids (when N_VOCAB > 0) and empty lists are rejected with a message in MSG
+ * naming SOURCE, the 1-based position and the text. *OUT is malloc'd. */
+bool cli_parse_ids(const char *text, size_t len, bool commas, int32_t n_vocab, const char *source,
+                   int32_t **out, int *n_out, char *msg, size_t msg_len);
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer (at most MAX bytes). */
+char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t msg_len);
+
+/* Writes N bytes to PATH through PATH.tmp and a rename. */
+bool cli_write_file(const char *path, const void *data, size_t n);
+
+/* Monotonic clock in milliseconds. */
+double cli_now_ms(void);
+
+#endif

@@ -1,0 +1,62 @@
+/* cmd_info.c — `sotto info MODEL`: hyper-parameters, tokenizer facts and the bytes each
+ * component takes, in the types it is stored in. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *type_name(sotto_type t)
+{
+    return t == SOTTO_TYPE_F32 ? "f32" : t == SOTTO_TYPE_F16 ? "f16" : t == SOTTO_TYPE_Q8_0 ? "q8_0" : "?";
+}
+
+static void show_token(const sotto_model *m, const char *label, int32_t id)
+{
+    size_t n = 0;
+    const char *s = id >= 0 ? sotto_token_bytes(m, id, &n) : NULL;
+    if (s) printf("  %-16s %6d  %.*s\n", label, id, (int)n, s);
+    else printf("  %-16s   none\n", label);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        puts("usage: sotto info MODEL\n\nPrints a model's hyper-parameters, tokenizer facts and its size per "
+             "component (encoder, decoder, token embedding) and weight type.");
+        return EXIT_OK;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "usage: sotto info MODEL\n");
+        return EXIT_INPUT;
+    }
+    sotto_model *m = cli_load_model(argv[1]);
+    if (!m) return EXIT_EXEC;
+    sotto_model_info h;
+    sotto_model_get_info(m, &h);
+    printf("model          %s (%s)\n", argv[1], h.source_format);
+    printf("vocabulary     %d tokens, %s\n", h.n_vocab, h.multilingual ? "multilingual" : "English-only");
+    if (h.multilingual) printf("languages      %d\n", h.n_languages);
+    printf("mel bins       %d\n", h.n_mels);
+    printf("encoder        %d layers, width %d, %d heads, %d positions\n", h.n_audio_layer, h.n_audio_state,
+           h.n_audio_head, h.n_audio_ctx);
+    printf("decoder        %d layers, width %d, %d heads, %d positions\n", h.n_text_layer, h.n_text_state,
+           h.n_text_head, h.n_text_ctx);
+    printf("special tokens\n");
+    show_token(m, "endoftext", h.token_eot);
+    show_token(m, "startoftranscript", h.token_sot);
+    show_token(m, "translate", h.token_translate);
+    show_token(m, "transcribe", h.token_transcribe);
+    show_token(m, "nospeech", h.token_nospeech);
+    show_token(m, "notimestamps", h.token_notimestamps);
+    show_token(m, "timestamp_begin", h.token_timestamp_begin);
+    const double MB = 1e6;
+    printf("weights (as stored)\n");
+    printf("  encoder        %10.2f MB  %s matrices\n", h.encoder_bytes / MB, type_name(h.encoder_type));
+    printf("  decoder        %10.2f MB  %s matrices (embedding excluded)\n", h.decoder_bytes / MB,
+           type_name(h.decoder_type));
+    printf("  embedding      %10.2f MB  %s, tied: also the output projection\n", h.embedding_bytes / MB,
+           type_name(h.decoder_type));
+    printf("  total          %10.2f MB\n", (h.encoder_bytes + h.decoder_bytes + h.embedding_bytes) / MB);
+    sotto_model_free(m);
+    return EXIT_OK;
+}

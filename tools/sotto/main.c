@@ -1,0 +1,154 @@
+/* main.c — the sotto command-line tool: subcommand dispatch, the top-level help, and
+ * helpers every subcommand shares (model lookup, strict integers, file I/O). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "sotto " SOTTO_VERSION " - speech recognition with OpenAI Whisper models, in C\n"
+    "\n"
+    "usage: sotto COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  transcribe [-m MODEL] AUDIO...   print the transcript of 16 kHz mono WAV files\n"
+    "  run -m MODEL --mel FILE [...]     token-level runner: raw log-mel in, token ids out\n"
+    "  mel AUDIO OUT                     write the first 30 s window's log-mel as raw fp32\n"
+    "  convert IN OUT.gguf [--type T]    convert a model (CTranslate2 / Hugging Face / GGUF)\n"
+    "  info MODEL                        hyper-parameters, tokenizer and sizes of a model\n"
+    "\n"
+    "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
+    "directory. Without -m, $SOTTO_MODEL or the model `make demo` installed is used.\n"
+    "Run `sotto COMMAND --help` for the options of a command.\n"
+    "\n"
+    "exit codes: 0 success, 1 invalid arguments or input, 2 execution error (unreadable\n"
+    "model, out of memory), 3 mismatch against --expected (sotto run)\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_INPUT : EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("sotto %s\n", SOTTO_VERSION);
+        return EXIT_OK;
+    }
+    static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+        {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
+        {"convert", cmd_convert}, {"info", cmd_info},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "sotto: unknown command '%s' (see sotto --help)\n", argv[1]);
+    return EXIT_INPUT;
+}
+
+bool cli_model_path(const char *flag, char *out, size_t n)
+{
+    if (flag) {
+        snprintf(out, n, "%s", flag);
+        return true;
+    }
+    const char *env = getenv("SOTTO_MODEL");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return true;
+    }
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(out, n, "%s/sotto/models/tiny.en.gguf", xdg);
+    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models/tiny.en.gguf", home);
+    else out[0] = 0;
+    struct stat st;
+    if (out[0] && stat(out, &st) == 0) return true;
+    fprintf(stderr, "sotto: no model given and none installed at %s\n"
+                    "  pass -m MODEL, set SOTTO_MODEL, or run `make demo` to install the default model\n",
+            out[0] ? out : "~/.local/share/sotto/models/tiny.en.gguf");
+    return false;
+}
+
+bool cli_parse_int(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s) return false;
+    long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        if (v > (hi - (*p - '0')) / 10) return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+sotto_model *cli_load_model(const char *path)
+{
+    sotto_model *m = NULL;
+    if (sotto_model_load(path, &m) != SOTTO_OK) {
+        fprintf(stderr, "sotto: cannot load model: %s\n", sotto_last_error());
+        return NULL;
+    }
+    return m;
+}
+
+char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t msg_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(msg, msg_len, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *p = cap <= max + 1 ? realloc(buf, cap + 1) : NULL;
+            if (!p) {
+                snprintf(msg, msg_len, "%s: larger than %zu bytes", path, max);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = p;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad || n > max) {
+        snprintf(msg, msg_len, bad ? "%s: read error" : "%s: file too large", path);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+bool cli_write_file(const char *path, const void *data, size_t n)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return false;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) remove(tmp);
+    return ok;
+}
+
+double cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
