@@ -2,14 +2,15 @@
 """Eager PyTorch reference: writes the golden vectors the C tests compare against.
 
 Builds openai-whisper's own `Whisper` module (fp32, eager) from
-  * a CTranslate2 Whisper directory (real tiny.en weights, fused QKV split back), and
+  * CTranslate2 Whisper directories (real tiny.en and multilingual base weights, f16
+    converted to fp32, fused QKV split back), and
   * random-weight models of real dimensions, filled by a counter-based PRNG that the
     C side implements identically (spec in docs/GOLDEN.md; weights are never committed),
-and for every clip in tests/data/clips writes mel, encoder output, first-step logits,
-openai `decode` ids/text and plain-argmax ids into tests/golden/<model>/.
+and for every clip in tests/data/clips writes mel (tiny.en only), encoder output,
+first-step logits, openai `decode` ids/text and plain-argmax ids into tests/golden/<model>/.
 
 Run with the reference env (scripts/setup-golden-env.sh), from the repo root:
-  .venv-golden/bin/python scripts/golden.py [--ct2 models/tiny.en-ct2] [--threads 2]
+  .venv-golden/bin/python scripts/golden.py [--models tiny.en,base] [--threads 2]
 """
 
 import argparse
@@ -150,7 +151,10 @@ def read_ct2(path):
 def load_ct2_whisper(ct2_dir):
     spec, revision, t = read_ct2(os.path.join(ct2_dir, "model.bin"))
     assert spec == "WhisperSpec", spec
-    f32 = {k: torch.from_numpy(np.asarray(v, dtype=np.float32).copy()) for k, v in t.items()}
+    # weights are float16 (or float32); the int8/int16 scalars are flags and counts
+    # (num_heads, activation, pre_norm, alignment_heads, ...), not weights: skip them
+    f32 = {k: torch.from_numpy(np.asarray(v, dtype=np.float32).copy()) for k, v in t.items()
+           if v.dtype.kind == "f"}
 
     n_state, n_mels, _ = f32["encoder/conv1/weight"].shape
     n_enc = len({m.group(1) for k in t if (m := re.match(r"encoder/layer_(\d+)/", k))})
@@ -378,27 +382,82 @@ def word_errors(ref, hyp):
 # ---------------------------------------------------------------------------------------
 
 
-def run_tiny(args, clips, refs):
-    out = os.path.join(args.out, "tiny.en")
+def check_suppress_lists(ct2_dir, model):
+    """CT2's config.json suppress lists vs the ones openai's decode builds itself
+    (suppress_tokens "-1": non-speech symbols + specials; suppress_blank: " " and EOT)."""
+    cfg_path = os.path.join(ct2_dir, "config.json")
+    if not os.path.exists(cfg_path):
+        return "no config.json"
+    with open(cfg_path) as f:
+        cfg = json.load(f)
+    tok = whisper.tokenizer.get_tokenizer(model.is_multilingual,
+                                          num_languages=model.num_languages,
+                                          language="en", task="transcribe")
+    ours = set(tok.non_speech_tokens) | {tok.transcribe, tok.translate, tok.sot, tok.sot_prev,
+                                         tok.sot_lm, tok.no_speech}
+    theirs = set(cfg.get("suppress_ids", []))
+    begin = set(tok.encode(" ")) | {tok.eot}
+    begin_ct2 = set(cfg.get("suppress_ids_begin", []))
+    msg = (f"suppress_ids: ct2 {len(theirs)}, openai {len(ours)}, only ct2 "
+           f"{sorted(theirs - ours)}, only openai {sorted(ours - theirs)}; "
+           f"suppress_ids_begin: ct2 {sorted(begin_ct2)}, openai {sorted(begin)}")
+    if "lang_ids" in cfg:
+        langs, theirs = set(tok.all_language_tokens), set(cfg["lang_ids"])
+        msg += (f"; lang_ids: ct2 {len(theirs)}, openai {len(langs)}, only ct2 "
+                f"{sorted(theirs - langs)}, only openai {sorted(langs - theirs)}")
+    return msg
+
+
+REAL_MODELS = {
+    # name: (args attribute holding the CT2 dir, write NAME.mel.f32, write run32.last_logits)
+    "tiny.en": ("ct2", True, False),
+    "base": ("ct2_base", False, True),
+}
+
+
+def run_real(args, model_name, clips, refs):
+    ct2_attr, write_mel, write_last = REAL_MODELS[model_name]
+    ct2_dir = getattr(args, ct2_attr)
+    out = os.path.join(args.out, model_name)
     os.makedirs(out, exist_ok=True)
-    model = load_ct2_whisper(args.ct2)
+    model = load_ct2_whisper(ct2_dir)
     dims = model.dims
     prefix, eot = special_ids(dims.n_vocab)
-    print(f"tiny.en dims: {dims}")
+    print(f"{model_name} dims: {dims}")
+    tok = whisper.tokenizer.get_tokenizer(model.is_multilingual,
+                                          num_languages=model.num_languages,
+                                          language="en", task="transcribe")
+    assert list(tok.sot_sequence_including_notimestamps) == prefix, \
+        (tok.sot_sequence_including_notimestamps, prefix)
+    assert tok.eot == eot, (tok.eot, eot)
+    print(f"{model_name} {check_suppress_lists(ct2_dir, model)}")
     opts = whisper.DecodingOptions(language="en", without_timestamps=True, fp16=False,
                                    temperature=0.0)
+    mel_ref_dir = os.path.join(args.out, "tiny.en")
     rows, totals, notes = [], {}, []
     for name, path in clips:
         t0 = time.time()
         mel = mel_window(read_wav(path), dims.n_mels)
-        save_f32(os.path.join(out, f"{name}.mel.f32"), mel)
+        if write_mel:
+            save_f32(os.path.join(out, f"{name}.mel.f32"), mel)
+        else:
+            # the C test reads ../tiny.en/NAME.mel.f32 for models without their own mel
+            ref_path = os.path.join(mel_ref_dir, f"{name}.mel.f32")
+            if dims.n_mels != 80 or not os.path.exists(ref_path):
+                sys.exit(f"{model_name}/{name}: needs tiny.en's 80-bin mel {ref_path}")
+            ref = np.fromfile(ref_path, dtype="<f4")
+            if not np.array_equal(ref, mel.numpy().astype("<f4").reshape(-1)):
+                sys.exit(f"{model_name}/{name}: mel differs from {ref_path}")
         with torch.no_grad():
             enc = model.embed_audio(mel[None])
         save_f32(os.path.join(out, f"{name}.enc.f32"), enc[0])
 
-        run, first_logits, _, margin = argmax_run(model, enc, prefix, eot, MAX_NEW_RUN)
+        run, first_logits, last_logits, margin = argmax_run(model, enc, prefix, eot,
+                                                             MAX_NEW_RUN)
         save_f32(os.path.join(out, f"{name}.logits.f32"), first_logits)
         save_ids(os.path.join(out, f"{name}.run32.ids"), run)
+        if write_last:
+            save_f32(os.path.join(out, f"{name}.run32.last_logits.f32"), last_logits)
 
         res = whisper.decode(model, mel, opts)
         ids = prefix + list(res.tokens)
@@ -426,7 +485,7 @@ def run_tiny(args, clips, refs):
 
     with open(os.path.join(out, "summary.tsv"), "w") as f:
         f.write("# eager openai-whisper decode (greedy, temperature 0, no timestamps, "
-                "suppress_tokens=-1 + suppress_blank) on tiny.en fp32\n")
+                f"suppress_tokens=-1 + suppress_blank) on {model_name} fp32\n")
         f.write("# normalisation: lowercase; delete all but a-z 0-9 ' and space; "
                 "collapse spaces; numbers not spelled out\n")
         f.write("name\tset\terrors\tref_words\twer\thypothesis\treference\n")
@@ -482,11 +541,15 @@ def run_random(args, name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ct2", default="models/tiny.en-ct2", help="CTranslate2 tiny.en dir")
+    ap.add_argument("--ct2-base", default="models/base-ct2",
+                    help="CTranslate2 multilingual base dir (scripts/fetch-base-ct2.sh)")
     ap.add_argument("--clips", default="tests/data/clips")
     ap.add_argument("--out", default="tests/golden")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--models", default="tiny.en," + ",".join(RAND_MODELS),
-                    help="comma-separated subset of tiny.en," + ",".join(RAND_MODELS))
+    all_models = ",".join(list(REAL_MODELS) + list(RAND_MODELS))
+    ap.add_argument("--models", default=all_models,
+                    help="comma-separated subset of " + all_models + " (base and the 80-bin "
+                    "random models read tests/golden/tiny.en/*.mel.f32)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.set_num_interop_threads(1)
@@ -501,8 +564,8 @@ def main():
                 k, v = line.rstrip("\n").split("\t", 1)
                 refs[k] = v
     for m in args.models.split(","):
-        if m == "tiny.en":
-            run_tiny(args, clips, refs)
+        if m in REAL_MODELS:
+            run_real(args, m, clips, refs)
         elif m in RAND_MODELS:
             run_random(args, m)
         else:
