@@ -5,7 +5,8 @@
 
 SAMPLE := tests/data/clips/librivox-0870.wav
 
-demo: setup
+demo:
+	SOTTO_SKIP_BASE=1 sh scripts/setup.sh
 	@echo "== sotto transcribe $(SAMPLE)"
 	./build/sotto transcribe $(SAMPLE)
 
