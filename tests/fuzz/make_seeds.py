@@ -459,7 +459,10 @@ def wav_seeds():
          "fmt-short.wav": b"RIFF\x1c\0\0\0WAVEfmt \x08\0\0\0\x01\0\x01\0\x80>\0\0",
          "data-before-fmt.wav": b"RIFF\x10\0\0\0WAVEdata\x02\0\0\0\0\0",
          "float-nan.wav": wav(fmt=3, bits=32)[:-4] + b"\0\0\xc0\x7f",
-         "odd-chunk.wav": wav(extra=b"junk" + struct.pack("<I", 3) + b"abc\0")}
+         "odd-chunk.wav": wav(extra=b"junk" + struct.pack("<I", 3) + b"abc\0"),
+         # silence of exactly one 30 s window and one sample more (odd: the 128-bin mel);
+         # about 1 MB each on disk, a few hundred bytes in git
+         "window-exact.wav": wav(samples=[0] * 480000), "window-plus-one.wav": wav(samples=[0] * 480001)}
     return s
 
 
