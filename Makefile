@@ -21,3 +21,15 @@ build:
 
 clean:
 	rm -rf build
+
+# Fuzzing (docs/ROBUSTNESS.md): libFuzzer targets built with clang + ASan/UBSan in build-fuzz/.
+#   make fuzz      every target for FUZZ_SECONDS (default 600) each
+#   make fuzz-ci   replay the committed corpus and reproducers, then 30 s per target
+.PHONY: fuzz fuzz-ci
+FUZZ_SECONDS ?= 600
+
+fuzz:
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-ci:
+	sh tests/fuzz/run.sh 30 --ci
