@@ -2,7 +2,10 @@
  * (scripts/golden.py, committed in tests/golden/<model>/): log-mel max-abs error,
  * encoder output and first-step logits (correlation, max-abs), and complete greedy id
  * sequences, for every clip that has vectors.
- * usage: test_golden MODEL GOLDEN_DIR [CLIPS_DIR] */
+ * usage: test_golden MODEL GOLDEN_DIR [CLIPS_DIR] [--min-enc-corr X] [--min-logit-corr X]
+ *                    [--max-id-mismatch N]
+ * The defaults hold fp32 to eager: correlations >= 0.99999 and every id sequence
+ * identical. Quantised weights pass looser bounds; the last line sums up either way. */
 #include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
@@ -13,6 +16,8 @@
 #include "sotto.h"
 
 static int failures;
+static double min_enc_corr = 0.99999, min_logit_corr = 0.99999;
+static int max_id_mismatch = 0, id_mismatches, clips_differ;
 
 static float *read_f32(const char *path, size_t *n)
 {
@@ -70,19 +75,29 @@ static bool same_ids(const int32_t *a, int na, const int32_t *b, int nb, const c
     int n = na < nb ? na : nb, i = 0;
     while (i < n && a[i] == b[i]) i++;
     if (i == n && na == nb) return true;
-    printf("FAIL %s: %s differ at position %d (sotto %d, eager %d)\n", name, what, i, i < na ? a[i] : -1,
-           i < nb ? b[i] : -1);
-    failures++;
+    printf("%s %s: %s differ at position %d (sotto %d, eager %d)\n", max_id_mismatch ? "note" : "FAIL", name, what,
+           i, i < na ? a[i] : -1, i < nb ? b[i] : -1);
+    id_mismatches++;
     return false;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_golden MODEL GOLDEN_DIR [CLIPS_DIR]\n");
+    const char *pos[3] = {NULL, NULL, NULL};
+    int n_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--min-enc-corr") == 0 && i + 1 < argc) min_enc_corr = atof(argv[++i]);
+        else if (strcmp(argv[i], "--min-logit-corr") == 0 && i + 1 < argc) min_logit_corr = atof(argv[++i]);
+        else if (strcmp(argv[i], "--max-id-mismatch") == 0 && i + 1 < argc) max_id_mismatch = atoi(argv[++i]);
+        else if (n_pos < 3) pos[n_pos++] = argv[i];
+    }
+    if (n_pos < 2) {
+        fprintf(stderr, "usage: test_golden MODEL GOLDEN_DIR [CLIPS_DIR] [--min-enc-corr X] [--min-logit-corr X] "
+                        "[--max-id-mismatch N]\n");
         return 2;
     }
-    const char *gdir = argv[2], *cdir = argc > 3 ? argv[3] : NULL;
+    argv[1] = (char *)pos[0];
+    const char *gdir = pos[1], *cdir = pos[2];
     sotto_model *model;
     if (sotto_model_load(argv[1], &model) != SOTTO_OK) {
         printf("FAIL: cannot load %s: %s\n", argv[1], sotto_last_error());
@@ -146,7 +161,7 @@ int main(int argc, char **argv)
         check(genc && n == n_enc, name, "golden encoder output missing or of the wrong size");
         if (!genc || n != n_enc) { free(gmel); free(genc); continue; }
         compare(sotto_encoder_output(ctx), genc, n_enc, &enc_corr, &enc_abs);
-        check(enc_corr >= 0.99999, name, "encoder-output correlation below 0.99999");
+        check(enc_corr >= min_enc_corr, name, "encoder-output correlation below the bound");
         /* 3. first-step logits after the default prefix */
         sotto_greedy_params gp = sotto_greedy_params_default();
         int n_ids;
@@ -159,7 +174,7 @@ int main(int argc, char **argv)
         if (glog && n == (size_t)h.n_vocab) {
             /* re-run the prefill: greedy masks nothing with suppress 0, logits are intact */
             compare(sotto_logits(ctx), glog, n, &lg_corr, &lg_abs);
-            check(lg_corr >= 0.99999, name, "first-step logit correlation below 0.99999");
+            check(lg_corr >= min_logit_corr, name, "first-step logit correlation below the bound");
         } else {
             check(false, name, "golden logits missing");
         }
@@ -178,7 +193,7 @@ int main(int argc, char **argv)
             if (last && n == (size_t)h.n_vocab) {
                 double c, a;
                 compare(sotto_logits(ctx), last, n, &c, &a);
-                check(c >= 0.99999, name, "last-step logit correlation below 0.99999");
+                if (!max_id_mismatch) check(c >= min_logit_corr, name, "last-step logit correlation below the bound");
                 printf("%-16s last-step logits: corr %.8f max-abs %.2e after %d cached steps\n", name, c, a,
                        n_ids - n_prefix - 1);
             }
@@ -194,6 +209,7 @@ int main(int argc, char **argv)
             sotto_greedy(ctx, &gp, ids, &n_ids, NULL);
             if (!same_ids(ids, n_ids, ref, n_ref, name, "decode ids")) verdict = "IDS DIFFER";
         }
+        clips_differ += strcmp(verdict, "ok") != 0;
         printf("%-16s %10.2e %10.7f %10.2e %10.7f %10.2e %s\n", name, mel_abs, enc_corr, enc_abs, lg_corr, lg_abs,
                verdict);
         if (enc_corr < worst_enc_corr) worst_enc_corr = enc_corr;
@@ -207,6 +223,14 @@ int main(int argc, char **argv)
     check(n_clips > 0, gdir, "no golden clips found");
     printf("worst: mel max-abs %.2e, encoder corr %.8f max-abs %.2e, logits corr %.8f max-abs %.2e over %d clips\n",
            worst_mel, worst_enc_corr, worst_enc_abs, worst_logit_corr, worst_logit_abs, n_clips);
+    printf("summary: clips %d enc_corr_min %.8f enc_maxabs %.3e logit_corr_min %.8f logit_maxabs %.3e "
+           "id_mismatches %d clips_identical %d\n",
+           n_clips, worst_enc_corr, worst_enc_abs, worst_logit_corr, worst_logit_abs, id_mismatches,
+           n_clips - clips_differ);
+    if (id_mismatches > max_id_mismatch) {
+        printf("FAIL: %d id sequences differ from eager (at most %d allowed)\n", id_mismatches, max_id_mismatch);
+        failures++;
+    }
     printf("%d clips, %d failures\n", n_clips, failures);
     free(mel), free(ids), free(ref);
     sotto_context_free(ctx);

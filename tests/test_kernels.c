@@ -6,6 +6,7 @@
 #include "check.h"
 #include "nn/kernels.h"
 #include "nn/ops.h"
+#include "quant.h"
 
 static float rnd(unsigned *s)
 {
@@ -48,11 +49,49 @@ static void test_matmul(const sotto__kernels *k)
             }
 }
 
+/* f16 and q8_0 kernels against their scalar references (the same stored values). */
+static void test_typed(const sotto__kernels *k)
+{
+    static const int sizes[][3] = {{1, 1, 32}, {1, 7, 64}, {3, 5, 96}, {4, 2, 32}, {5, 9, 160}, {9, 13, 384},
+                                   {17, 33, 1536}, {1, 301, 384}};
+    unsigned seed = 3;
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int M = sizes[t][0], N = sizes[t][1], K = sizes[t][2] + (t % 2) * 0;
+        float *A = malloc((size_t)M * K * sizeof *A), *Bf = malloc((size_t)N * K * sizeof *Bf);
+        float *bias = malloc(N * sizeof *bias), *C0 = malloc((size_t)M * N * sizeof *C0),
+              *C1 = malloc((size_t)M * N * sizeof *C1);
+        uint16_t *Bh = malloc((size_t)N * K * sizeof *Bh);
+        sotto__block_q8_0 *Aq = malloc((size_t)M * K / 32 * sizeof *Aq), *Bq = malloc((size_t)N * K / 32 * sizeof *Bq);
+        for (int i = 0; i < M * K; i++) A[i] = rnd(&seed);
+        for (int i = 0; i < N * K; i++) Bf[i] = rnd(&seed);
+        for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+        sotto__quantize(SOTTO_TYPE_F16, Bf, Bh, (int64_t)N * K);
+        sotto__quantize(SOTTO_TYPE_Q8_0, A, Aq, (int64_t)M * K);
+        sotto__quantize(SOTTO_TYPE_Q8_0, Bf, Bq, (int64_t)N * K);
+        double worst = 0;
+        sotto__matmul_f16_ref(A, K, Bh, K, bias, C0, N, M, N, K);
+        k->matmul_f16(A, K, Bh, K, bias, C1, N, M, N, K);
+        for (int i = 0; i < M * N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]) / (1 + sqrt((double)K)));
+        CHECK(worst < 1e-5, "%s matmul_f16 M=%d N=%d K=%d: error %g", k->name, M, N, K, worst);
+        worst = 0;
+        sotto__matmul_q8_ref(Aq, K / 32, Bq, K / 32, bias, C0, N, M, N, K);
+        k->matmul_q8(Aq, K / 32, Bq, K / 32, bias, C1, N, M, N, K);
+        for (int i = 0; i < M * N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]) / (1 + sqrt((double)K)));
+        CHECK(worst < 1e-5, "%s matmul_q8 M=%d N=%d K=%d: error %g", k->name, M, N, K, worst);
+        /* q8_0 against the exact f32 product: the quantisation error stays small */
+        sotto__matmul_ref(A, K, Bf, K, bias, C0, N, M, N, K);
+        worst = 0;
+        for (int i = 0; i < M * N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]) / sqrt((double)K));
+        CHECK(worst < 0.02, "%s matmul_q8 M=%d N=%d K=%d is far from f32: %g", k->name, M, N, K, worst);
+        free(A), free(Bf), free(bias), free(C0), free(C1), free(Bh), free(Aq), free(Bq);
+    }
+}
+
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
     for (int nt = 1; nt <= 3; nt++) {
-        sotto__exec ex = {sotto__pool_create(nt), k, NULL, 0};
+        sotto__exec ex = {.pool = sotto__pool_create(nt), .k = k};
         int M = 37, N = 301, K = 67;
         unsigned seed = 7;
         float *A = malloc(M * K * sizeof *A), *B = malloc(N * K * sizeof *B);
@@ -91,8 +130,9 @@ static void test_threaded(void)
 int main(void)
 {
     test_matmul(sotto__kernels_by_name("scalar"));
+    test_typed(sotto__kernels_by_name("scalar"));
     const sotto__kernels *avx2 = sotto__kernels_by_name("avx2");
-    if (avx2) test_matmul(avx2);
+    if (avx2) test_matmul(avx2), test_typed(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     test_threaded();
     return check_summary();

@@ -277,19 +277,39 @@ static void bind_norm(binder *b, sotto__norm *n, const char *prefix, int64_t d)
     n->b = bind(b, name, 1, d, 0, 0);
 }
 
+/* Binds a matrix in its stored type; q8_0 needs rows of a multiple of 32 values, and
+ * anything the kernels cannot take is widened to f32 once. */
+static void bind_matrix(binder *b, sotto__linear *l, const char *name, int64_t n_out, int64_t n_in)
+{
+    l->n_out = (int)n_out;
+    l->n_in = (int)n_in;
+    l->w = NULL;
+    if (!b->ok) return;
+    const sotto__tensor *t = expect(b->m, name, 2, n_out, n_in, 0, b->err);
+    if (!t) {
+        b->ok = false;
+        return;
+    }
+    l->type = t->type;
+    l->w = t->data;
+    if (t->type == SOTTO_TYPE_Q8_0 && n_in % 32 != 0) {
+        l->type = SOTTO_TYPE_F32;
+        l->w = as_f32(b->m, t, b->err);
+        if (!l->w) b->ok = false;
+    }
+}
+
 static void bind_linear(binder *b, sotto__linear *l, const char *prefix, int64_t n_out,
                         int64_t n_in, bool has_bias)
 {
     char name[SOTTO__NAME_LEN];
     snprintf(name, sizeof name, "%s.weight", prefix);
-    l->w = bind(b, name, 2, n_out, n_in, 0);
+    bind_matrix(b, l, name, n_out, n_in);
     l->b = NULL;
     if (has_bias) {
         snprintf(name, sizeof name, "%s.bias", prefix);
         l->b = bind(b, name, 1, n_out, 0, 0);
     }
-    l->n_out = (int)n_out;
-    l->n_in = (int)n_in;
 }
 
 static void bind_block(binder *b, sotto__layer *L, const char *stack, int i, int64_t d,
@@ -425,7 +445,8 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     w->enc_pos = bind(&b, "encoder.positional_embedding", 2, h->n_audio_ctx, d, 0);
     for (int i = 0; i < h->n_audio_layer; i++) bind_block(&b, &w->enc[i], "encoder", i, d, d, false);
     bind_norm(&b, &w->enc_ln, "encoder.ln_post", d);
-    w->tok_emb = bind(&b, "decoder.token_embedding.weight", 2, h->n_vocab, dt, 0);
+    bind_matrix(&b, &w->tok_emb, "decoder.token_embedding.weight", h->n_vocab, dt);
+    w->tok_emb.b = NULL;
     w->dec_pos = bind(&b, "decoder.positional_embedding", 2, h->n_text_ctx, dt, 0);
     for (int i = 0; i < h->n_text_layer; i++) bind_block(&b, &w->dec[i], "decoder", i, dt, d, true);
     bind_norm(&b, &w->dec_ln, "decoder.ln", dt);

@@ -19,9 +19,11 @@ typedef struct sotto__tensor {
     size_t n_bytes;
 } sotto__tensor;
 
-/* A linear layer y = x W^T + b as the kernels consume it. */
+/* A linear layer y = x W^T + b as the kernels consume it. W stays in its stored type
+ * (f32, f16 or q8_0 rows of n_in values) and points into the file mapping. */
 typedef struct sotto__linear {
-    const float *w;            /* [n_out, n_in] */
+    sotto_type type;
+    const void *w;             /* [n_out, n_in] in TYPE */
     const float *b;            /* [n_out] or NULL */
     int n_out, n_in;
 } sotto__linear;
@@ -45,7 +47,8 @@ typedef struct sotto__weights {
     const float *enc_pos;             /* [n_audio_ctx, d] */
     sotto__layer enc[SOTTO__MAX_LAYERS];
     sotto__norm enc_ln;
-    const float *tok_emb;             /* [n_vocab, d]; also the output projection */
+    sotto__linear tok_emb;            /* [n_vocab, d]: the lookup table and, tied, the output
+                                         projection (no bias), stored once */
     const float *dec_pos;             /* [n_text_ctx, d] */
     sotto__layer dec[SOTTO__MAX_LAYERS];
     sotto__norm dec_ln;

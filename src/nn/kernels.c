@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sotto__kernels scalar = {"scalar", sotto__matmul_ref};
+static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_f16_ref, sotto__matmul_q8_ref};
 #if defined(__x86_64__) || defined(__i386__)
-static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2};
+static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_f16_avx2, sotto__matmul_q8_avx2};
 #endif
 
 const sotto__kernels *sotto__kernels_by_name(const char *name)
@@ -16,7 +16,8 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
 #if defined(__x86_64__) || defined(__i386__)
     if (strcmp(name, "avx2") == 0) {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &avx2;
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+            return &avx2;
     }
 #endif
     return NULL;

@@ -5,23 +5,44 @@
  *   matmul:  C[m,n] = bias[n] + sum_k A[m,k] * B[n,k]      A[M,K], B[N,K], C[M,N]
  *            (row strides lda, ldb, ldc in floats; bias may be NULL)
  *   dot:     sum_k a[k] * b[k]
- *   axpy:    y[k] += alpha * x[k]
+ *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves)
+ *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
+ *               blocks): per block pair an exact int32 dot product of the int8 values,
+ *               scaled by d_a * d_b and summed in f32
  */
 #ifndef SOTTO_KERNELS_H
 #define SOTTO_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "../quant.h"
 
 typedef void (*sotto__matmul_fn)(const float *A, size_t lda, const float *B, size_t ldb, const float *bias,
                                  float *C, size_t ldc, int M, int N, int K);
 
+typedef void (*sotto__matmul_f16_fn)(const float *A, size_t lda, const uint16_t *B, size_t ldb,
+                                     const float *bias, float *C, size_t ldc, int M, int N, int K);
+typedef void (*sotto__matmul_q8_fn)(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B,
+                                    size_t ldb, const float *bias, float *C, size_t ldc, int M, int N, int K);
+
 typedef struct sotto__kernels {
     const char *name;          /* "scalar", "avx2" */
     sotto__matmul_fn matmul;
+    sotto__matmul_f16_fn matmul_f16;
+    sotto__matmul_q8_fn matmul_q8;
 } sotto__kernels;
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K);
+void sotto__matmul_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                           size_t ldc, int M, int N, int K);
+void sotto__matmul_q8_ref(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                          const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__matmul_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                            size_t ldc, int M, int N, int K);
+void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                           const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K);
 

@@ -1,6 +1,8 @@
-/* kernels_avx2.c — AVX2 + FMA kernels (compiled with -mavx2 -mfma for this file only,
- * selected at run time). matmul works on panels of B rows that stay in L2, computing
- * 4x2 blocks of C as 8-wide dot products. */
+/* kernels_avx2.c — AVX2 + FMA + F16C kernels (compiled with -mavx2 -mfma -mf16c for this
+ * file only, selected at run time). matmul works on panels of B rows that stay in L2,
+ * computing 4x2 blocks of C as 8-wide dot products; the f16 and q8_0 variants read B
+ * in its stored type (halves widened in registers; int8 blocks multiplied exactly in
+ * integers). */
 #include <immintrin.h>
 
 #include "kernels.h"
@@ -117,5 +119,140 @@ void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, 
                     C[(m + i) * ldc + n] = dot1(A + (m + i) * lda, B + n * ldb, K) + (bias ? bias[n] : 0.0f);
         }
         for (; m < M; m++) row_1x4(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
+    }
+}
+
+/* ---- B in f16 --------------------------------------------------------------------- */
+
+static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+static void block_4x2_f16(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *out, int K)
+{
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+           c31 = c00;
+    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
+    const uint16_t *b0 = B, *b1 = B + ldb;
+    int k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 x0 = ld_h8(b0 + k), x1 = ld_h8(b1 + k), a;
+        a = _mm256_loadu_ps(a0 + k), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
+        a = _mm256_loadu_ps(a1 + k), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
+        a = _mm256_loadu_ps(a2 + k), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
+        a = _mm256_loadu_ps(a3 + k), c30 = _mm256_fmadd_ps(a, x0, c30), c31 = _mm256_fmadd_ps(a, x1, c31);
+    }
+    out[0] = hsum(c00), out[1] = hsum(c01), out[2] = hsum(c10), out[3] = hsum(c11);
+    out[4] = hsum(c20), out[5] = hsum(c21), out[6] = hsum(c30), out[7] = hsum(c31);
+    for (; k < K; k++) {
+        float x0 = _cvtsh_ss(b0[k]), x1 = _cvtsh_ss(b1[k]);
+        out[0] += a0[k] * x0, out[1] += a0[k] * x1, out[2] += a1[k] * x0, out[3] += a1[k] * x1;
+        out[4] += a2[k] * x0, out[5] += a2[k] * x1, out[6] += a3[k] * x0, out[7] += a3[k] * x1;
+    }
+}
+
+static void row_1x4_f16(const float *a, const uint16_t *B, size_t ldb, const float *bias, float *c, int n0, int n1,
+                        int K)
+{
+    int n = n0;
+    for (; n + 4 <= n1; n += 4) {
+        const uint16_t *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        int k = 0;
+        for (; k + 8 <= K; k += 8) {
+            __m256 x = _mm256_loadu_ps(a + k);
+            s0 = _mm256_fmadd_ps(x, ld_h8(b0 + k), s0);
+            s1 = _mm256_fmadd_ps(x, ld_h8(b1 + k), s1);
+            s2 = _mm256_fmadd_ps(x, ld_h8(b2 + k), s2);
+            s3 = _mm256_fmadd_ps(x, ld_h8(b3 + k), s3);
+        }
+        float r[4] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3)};
+        for (; k < K; k++)
+            r[0] += a[k] * _cvtsh_ss(b0[k]), r[1] += a[k] * _cvtsh_ss(b1[k]), r[2] += a[k] * _cvtsh_ss(b2[k]),
+                r[3] += a[k] * _cvtsh_ss(b3[k]);
+        for (int i = 0; i < 4; i++) c[n + i] = r[i] + (bias ? bias[n + i] : 0.0f);
+    }
+    for (; n < n1; n++) {
+        const uint16_t *b = B + n * ldb;
+        __m256 s = _mm256_setzero_ps();
+        int k = 0;
+        for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_h8(b + k), s);
+        float r = hsum(s);
+        for (; k < K; k++) r += a[k] * _cvtsh_ss(b[k]);
+        c[n] = r + (bias ? bias[n] : 0.0f);
+    }
+}
+
+void sotto__matmul_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                            size_t ldc, int M, int N, int K)
+{
+    int panel = (int)((512 * 1024) / ((size_t)K * sizeof(uint16_t) + 1));
+    if (panel < 8) panel = 8;
+    panel &= ~1;
+    for (int n0 = 0; n0 < N; n0 += panel) {
+        int n1 = n0 + panel < N ? n0 + panel : N;
+        int m = 0;
+        for (; m + 4 <= M; m += 4) {
+            int n = n0;
+            for (; n + 2 <= n1; n += 2) {
+                float o[8];
+                block_4x2_f16(A + m * lda, lda, B + n * ldb, ldb, o, K);
+                for (int i = 0; i < 4; i++) {
+                    C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
+                    C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
+                }
+            }
+            for (int i = 0; n < n1 && i < 4; i++) row_1x4_f16(A + (m + i) * lda, B, ldb, bias, C + (m + i) * ldc, n, n1, K);
+        }
+        for (; m < M; m++) row_1x4_f16(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
+    }
+}
+
+/* ---- A and B in q8_0 -------------------------------------------------------------- */
+
+/* Exact int32 dot products of one 32-value block, 8 lanes: |a| * (b * sign a) pairs
+ * (u8 x s8 -> s16, at most 2 * 127 * 127: no saturation), then pairs of s16 -> s32. */
+static inline __m256 block_dot(const sotto__block_q8_0 *a, const sotto__block_q8_0 *b)
+{
+    __m256i qa = _mm256_loadu_si256((const __m256i *)a->qs), qb = _mm256_loadu_si256((const __m256i *)b->qs);
+    __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(qa, qa), _mm256_sign_epi8(qb, qa));
+    return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
+}
+
+static void row_1x4_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias,
+                       float *c, int n0, int n1, int nb)
+{
+    int n = n0;
+    for (; n + 4 <= n1; n += 4) {
+        const sotto__block_q8_0 *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int j = 0; j < nb; j++) {
+            float da = _cvtsh_ss(a[j].d);
+            s0 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b0[j].d)), block_dot(a + j, b0 + j), s0);
+            s1 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b1[j].d)), block_dot(a + j, b1 + j), s1);
+            s2 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b2[j].d)), block_dot(a + j, b2 + j), s2);
+            s3 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b3[j].d)), block_dot(a + j, b3 + j), s3);
+        }
+        c[n] = hsum(s0) + (bias ? bias[n] : 0.0f);
+        c[n + 1] = hsum(s1) + (bias ? bias[n + 1] : 0.0f);
+        c[n + 2] = hsum(s2) + (bias ? bias[n + 2] : 0.0f);
+        c[n + 3] = hsum(s3) + (bias ? bias[n + 3] : 0.0f);
+    }
+    for (; n < n1; n++) {
+        const sotto__block_q8_0 *b = B + n * ldb;
+        __m256 s = _mm256_setzero_ps();
+        for (int j = 0; j < nb; j++)
+            s = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j].d) * _cvtsh_ss(b[j].d)), block_dot(a + j, b + j), s);
+        c[n] = hsum(s) + (bias ? bias[n] : 0.0f);
+    }
+}
+
+void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                           const float *bias, float *C, size_t ldc, int M, int N, int K)
+{
+    int nb = K / SOTTO__QK8_0;
+    int panel = (int)((512 * 1024) / ((size_t)nb * sizeof(sotto__block_q8_0) + 1));
+    if (panel < 8) panel = 8;
+    for (int n0 = 0; n0 < N; n0 += panel) {
+        int n1 = n0 + panel < N ? n0 + panel : N;
+        for (int m = 0; m < M; m++) row_1x4_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
     }
 }

@@ -2,6 +2,8 @@
  * tested against, and the path used on CPUs without one. */
 #include "kernels.h"
 
+#include "../common.h"
+
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K)
 {
@@ -9,6 +11,36 @@ void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, c
         for (int n = 0; n < N; n++) {
             float s = 0;
             for (int k = 0; k < K; k++) s += A[m * lda + k] * B[n * ldb + k];
+            C[m * ldc + n] = s + (bias ? bias[n] : 0.0f);
+        }
+    }
+}
+
+void sotto__matmul_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                           size_t ldc, int M, int N, int K)
+{
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            float s = 0;
+            for (int k = 0; k < K; k++) s += A[m * lda + k] * sotto__f16_to_f32(B[n * ldb + k]);
+            C[m * ldc + n] = s + (bias ? bias[n] : 0.0f);
+        }
+    }
+}
+
+void sotto__matmul_q8_ref(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                          const float *bias, float *C, size_t ldc, int M, int N, int K)
+{
+    int nb = K / SOTTO__QK8_0;
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            const sotto__block_q8_0 *a = A + m * lda, *b = B + n * ldb;
+            float s = 0;
+            for (int j = 0; j < nb; j++) {
+                int32_t dot = 0;
+                for (int i = 0; i < SOTTO__QK8_0; i++) dot += (int32_t)a[j].qs[i] * b[j].qs[i];
+                s += sotto__f16_to_f32(a[j].d) * sotto__f16_to_f32(b[j].d) * (float)dot;
+            }
             C[m * ldc + n] = s + (bias ? bias[n] : 0.0f);
         }
     }

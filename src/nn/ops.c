@@ -7,12 +7,36 @@
 
 typedef struct mm_job {
     const sotto__exec *ex;
-    const float *A, *B, *bias;
-    size_t lda, ldb, ldc;
+    sotto_type type;           /* of B (and of A when q8_0) */
+    const void *A, *B;
+    const float *bias;
+    size_t lda, ldb, ldc;      /* in elements of the stored type (blocks for q8_0) */
     float *C;
     int M, N, K;
     bool split_n;
 } mm_job;
+
+static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
+{
+    const sotto__kernels *k = j->ex->k;
+    const float *bias = j->bias ? j->bias + n0 : NULL;
+    float *C = j->C + (size_t)m0 * j->ldc + n0;
+    switch (j->type) {
+    case SOTTO_TYPE_F32:
+        k->matmul((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const float *)j->B + (size_t)n0 * j->ldb,
+                  j->ldb, bias, C, j->ldc, m1 - m0, n1 - n0, j->K);
+        break;
+    case SOTTO_TYPE_F16:
+        k->matmul_f16((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const uint16_t *)j->B + (size_t)n0 * j->ldb,
+                      j->ldb, bias, C, j->ldc, m1 - m0, n1 - n0, j->K);
+        break;
+    case SOTTO_TYPE_Q8_0:
+        k->matmul_q8((const sotto__block_q8_0 *)j->A + (size_t)m0 * j->lda, j->lda,
+                     (const sotto__block_q8_0 *)j->B + (size_t)n0 * j->ldb, j->ldb, bias, C, j->ldc, m1 - m0,
+                     n1 - n0, j->K);
+        break;
+    }
+}
 
 static void mm_task(void *arg, int tid, int nt)
 {
@@ -23,30 +47,39 @@ static void mm_task(void *arg, int tid, int nt)
     per = (per + align - 1) / align * align;
     int b = tid * per, e = b + per < total ? b + per : total;
     if (b >= e) return;
-    if (j->split_n)
-        j->ex->k->matmul(j->A, j->lda, j->B + (size_t)b * j->ldb, j->ldb, j->bias ? j->bias + b : NULL, j->C + b,
-                         j->ldc, j->M, e - b, j->K);
-    else
-        j->ex->k->matmul(j->A + (size_t)b * j->lda, j->lda, j->B, j->ldb, j->bias, j->C + (size_t)b * j->ldc,
-                         j->ldc, e - b, j->N, j->K);
+    if (j->split_n) mm_range(j, 0, j->M, b, e);
+    else mm_range(j, b, e, 0, j->N);
+}
+
+static void mm_run(mm_job *j)
+{
+    int nt = sotto__pool_size(j->ex->pool);
+    if (nt == 1 || (size_t)j->M * j->N * j->K < 32768) {
+        mm_range(j, 0, j->M, 0, j->N);
+        return;
+    }
+    j->split_n = j->N >= j->M || j->M < 4 * nt;
+    sotto__parallel_for(j->ex->pool, mm_task, j);
 }
 
 void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
                       const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    int nt = sotto__pool_size(ex->pool);
-    if (nt == 1 || (size_t)M * N * K < 32768) {
-        ex->k->matmul(A, lda, B, ldb, bias, C, ldc, M, N, K);
-        return;
-    }
-    mm_job j = {ex, A, B, bias, lda, ldb, ldc, C, M, N, K, N >= M || M < 4 * nt};
-    sotto__parallel_for(ex->pool, mm_task, &j);
+    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false};
+    mm_run(&j);
 }
 
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
 {
-    sotto__op_matmul(ex, X, (size_t)l->n_in, l->w, (size_t)l->n_in, l->b, Y, (size_t)l->n_out, M, l->n_out,
-                     l->n_in);
+    mm_job j = {ex, l->type, X, l->w, l->b, (size_t)l->n_in, (size_t)l->n_in, (size_t)l->n_out, Y, M, l->n_out,
+                l->n_in, false};
+    if (l->type == SOTTO_TYPE_Q8_0) {
+        size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
+        for (int m = 0; m < M; m++) sotto__quantize(SOTTO_TYPE_Q8_0, X + (size_t)m * l->n_in, ex->qbuf + m * nb, l->n_in);
+        j.A = ex->qbuf;
+        j.lda = j.ldb = nb;
+    }
+    mm_run(&j);
 }
 
 void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, float *Y)

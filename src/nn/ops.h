@@ -16,13 +16,16 @@ typedef struct sotto__exec {
     const sotto__kernels *k;
     float *scratch;            /* n_threads * scratch_per_thread floats */
     size_t scratch_per_thread; /* >= SOTTO__ATTN_ROWS * max key length */
+    sotto__block_q8_0 *qbuf;   /* activations quantised for q8_0 weights: [max rows, max K / 32] */
+    size_t qbuf_blocks;
 } sotto__exec;
 
 /* C[M,N] = A[M,K] B[N,K]^T + bias, split over threads by rows of B or of A. */
 void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
                       const float *bias, float *C, size_t ldc, int M, int N, int K);
 
-/* Y[M, n_out] = X[M, n_in] W^T + b. */
+/* Y[M, n_out] = X[M, n_in] W^T + b, with W in f32, f16 or q8_0 (then X is quantised to
+ * q8_0 blocks first and the products are integer). */
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y);
 
 /* Y[M,d] = LayerNorm(X[M,d]) * g + b, eps 1e-5 (Y may equal X). */

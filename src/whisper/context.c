@@ -52,6 +52,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     size_t cols = 3 * (d > (size_t)h->n_mels ? d : (size_t)h->n_mels);
     size_t key_max = n > ctxn ? n : ctxn;
     size_t scratch_per_thread = SOTTO__ATTN_ROWS * key_max;
+    size_t qbuf_blocks = key_max * (4 * (d > dt ? d : dt) / 32 + 1); /* rows x blocks of the widest linear */
 
     sotto_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
@@ -64,6 +65,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         {&ctx->dec_x, ctxn * dt}, {&ctx->dec_h, ctxn * dt}, {&ctx->dec_q, ctxn * dt}, {&ctx->dec_attn, ctxn * dt},
         {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_v, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},
         {&ctx->logits, (size_t)h->n_vocab}, {&ctx->ex.scratch, (size_t)n_threads * scratch_per_thread},
+        {(float **)&ctx->ex.qbuf, qbuf_blocks * sizeof(sotto__block_q8_0) / sizeof(float) + 1},
     };
     enum { N_PARTS = sizeof parts / sizeof *parts };
     size_t offsets[N_PARTS], total = 0;
@@ -77,6 +79,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     for (int i = 0; i < N_PARTS; i++) *parts[i].ptr = (float *)((char *)ctx->arena + offsets[i]);
     ctx->model = model;
     ctx->ex.scratch_per_thread = scratch_per_thread;
+    ctx->ex.qbuf_blocks = qbuf_blocks;
     ctx->ex.k = sotto__kernels_get();
     ctx->ex.pool = sotto__pool_create(n_threads);
     if (!ctx->ex.pool) {

@@ -19,9 +19,12 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
     const int d = h->n_text_state, n_head = h->n_text_head, dh = d / n_head;
     const int n_ctx = h->n_text_ctx, n_audio = h->n_audio_ctx;
     float *x = ctx->dec_x;
-    for (int i = 0; i < n_tok; i++)
-        for (int j = 0; j < d; j++)
-            x[(size_t)i * d + j] = w->tok_emb[(size_t)tokens[i] * d + j] + w->dec_pos[(size_t)(n_past + i) * d + j];
+    for (int i = 0; i < n_tok; i++) {
+        size_t row_off;
+        sotto__type_bytes(w->tok_emb.type, (int64_t)tokens[i] * d, &row_off);
+        sotto__dequantize(w->tok_emb.type, (const char *)w->tok_emb.w + row_off, x + (size_t)i * d, d);
+        for (int j = 0; j < d; j++) x[(size_t)i * d + j] += w->dec_pos[(size_t)(n_past + i) * d + j];
+    }
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
         float *kc = ctx->self_k + (size_t)l * n_ctx * d, *vtc = ctx->self_vt + (size_t)l * n_ctx * d;
@@ -53,6 +56,5 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
     /* only the last position's logits are needed: prefill and step alike */
     float *last = ctx->dec_h;
     sotto__op_layernorm(x + (size_t)(n_tok - 1) * d, 1, d, &w->dec_ln, last);
-    sotto__op_matmul(&ctx->ex, last, (size_t)d, w->tok_emb, (size_t)d, NULL, ctx->logits, (size_t)h->n_vocab, 1,
-                     h->n_vocab, d);
+    sotto__op_linear(&ctx->ex, last, 1, &w->tok_emb, ctx->logits);
 }
