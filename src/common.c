@@ -103,6 +103,21 @@ uint16_t sotto__f32_to_f16(float f)
     return (uint16_t)(sign | q);
 }
 
+bool sotto__need(sotto__reader *r, uint64_t k, const char *what)
+{
+    if (r->n - r->i >= k) return true;
+    sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: truncated at byte %zu while reading %s", r->path, r->i, what);
+    return false;
+}
+
+bool sotto__rd_u32(sotto__reader *r, uint32_t *v, const char *what)
+{
+    if (!sotto__need(r, 4, what)) return false;
+    *v = sotto__rd32(r->p + r->i);
+    r->i += 4;
+    return true;
+}
+
 sotto_status sotto__map_file(const char *path, sotto__map *map, sotto__err *err)
 {
     memset(map, 0, sizeof *map);

@@ -51,6 +51,19 @@ static inline uint64_t sotto__rd64(const uint8_t *p)
     return (uint64_t)sotto__rd32(p) | (uint64_t)sotto__rd32(p + 4) << 32;
 }
 
+/* A bounded cursor over a file's bytes, for the binary loaders: every read checks the
+ * bytes left first and, when short, records "PATH: truncated at byte I while reading
+ * WHAT" in ERR. */
+typedef struct sotto__reader {
+    const uint8_t *p;
+    size_t n, i;
+    const char *path;
+    sotto__err *err;
+} sotto__reader;
+
+bool sotto__need(sotto__reader *r, uint64_t k, const char *what);
+bool sotto__rd_u32(sotto__reader *r, uint32_t *v, const char *what);
+
 /* A read-only file mapping (or a heap copy where mmap is unavailable). */
 typedef struct sotto__map {
     const uint8_t *data;

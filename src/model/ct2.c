@@ -31,38 +31,17 @@ typedef struct ct2_file {
     int n_alias;
 } ct2_file;
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, i;
-    const char *path;
-    sotto__err *err;
-} reader;
 
-static bool need(reader *r, size_t k, const char *what)
+static bool rd_str(sotto__reader *r, const char **s, const char *what)
 {
-    if (r->n - r->i >= k) return true;
-    sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: truncated at byte %zu while reading %s", r->path, r->i, what);
-    return false;
-}
-
-static bool rd_u32(reader *r, uint32_t *v, const char *what)
-{
-    if (!need(r, 4, what)) return false;
-    *v = sotto__rd32(r->p + r->i);
-    r->i += 4;
-    return true;
-}
-
-static bool rd_str(reader *r, const char **s, const char *what)
-{
-    if (!need(r, 2, what)) return false;
+    if (!sotto__need(r, 2, what)) return false;
     uint16_t len = sotto__rd16(r->p + r->i);
     r->i += 2;
     if (len == 0) {
         sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: empty string for %s at byte %zu", r->path, what, r->i - 2);
         return false;
     }
-    if (!need(r, len, what)) return false;
+    if (!sotto__need(r, len, what)) return false;
     const char *str = (const char *)r->p + r->i;
     if (str[len - 1] != 0 || memchr(str, 0, len - 1)) {
         sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: malformed string for %s at byte %zu", r->path, what, r->i);
@@ -75,15 +54,15 @@ static bool rd_str(reader *r, const char **s, const char *what)
 
 static sotto_status parse_bin(const sotto__map *map, const char *path, ct2_file *f, sotto__err *err)
 {
-    reader r = {map->data, map->size, 0, path, err};
+    sotto__reader r = {map->data, map->size, 0, path, err};
     uint32_t version, revision, n_vars;
     const char *spec;
-    if (!rd_u32(&r, &version, "the version")) return err->status;
+    if (!sotto__rd_u32(&r, &version, "the version")) return err->status;
     if (version < 4 || version > 6)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: CTranslate2 binary version %u (supported: 4 to 6)",
                            path, version);
-    if (!rd_str(&r, &spec, "the spec name") || !rd_u32(&r, &revision, "the spec revision") ||
-        !rd_u32(&r, &n_vars, "the variable count"))
+    if (!rd_str(&r, &spec, "the spec name") || !sotto__rd_u32(&r, &revision, "the spec revision") ||
+        !sotto__rd_u32(&r, &n_vars, "the variable count"))
         return err->status;
     if (strcmp(spec, "WhisperSpec") != 0)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: spec '%s' is not a Whisper model", path, spec);
@@ -93,36 +72,36 @@ static sotto_status parse_bin(const sotto__map *map, const char *path, ct2_file 
     if (!f->vars) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < n_vars; k++) {
         ct2_var *v = &f->vars[k];
-        if (!rd_str(&r, &v->name, "a variable name") || !need(&r, 1, "a rank")) return err->status;
+        if (!rd_str(&r, &v->name, "a variable name") || !sotto__need(&r, 1, "a rank")) return err->status;
         v->rank = r.p[r.i++];
         if (v->rank > 4)
             return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: variable %s has rank %d", path, v->name, v->rank);
         int64_t numel = 1;
         for (int d = 0; d < v->rank; d++) {
             uint32_t dim;
-            if (!rd_u32(&r, &dim, "a dimension")) return err->status;
+            if (!sotto__rd_u32(&r, &dim, "a dimension")) return err->status;
             v->dims[d] = dim;
             if (__builtin_mul_overflow(numel, (int64_t)dim, &numel))
                 return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: variable %s is too large", path, v->name);
         }
         uint32_t n_bytes;
-        if (!need(&r, 1, "a dtype")) return err->status;
+        if (!sotto__need(&r, 1, "a dtype")) return err->status;
         v->dtype = r.p[r.i++];
         if (v->dtype >= CT2_N_TYPES)
             return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: variable %s has unknown dtype %d", path, v->name, v->dtype);
-        if (!rd_u32(&r, &n_bytes, "a byte count")) return err->status;
+        if (!sotto__rd_u32(&r, &n_bytes, "a byte count")) return err->status;
         size_t want;
         if (!sotto__mul_ok((size_t)numel, ct2_item[v->dtype], &want) || want != n_bytes)
             return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: variable %s holds %u bytes, its shape needs %zu",
                                path, v->name, n_bytes, want);
-        if (!need(&r, n_bytes, v->name)) return err->status;
+        if (!sotto__need(&r, n_bytes, v->name)) return err->status;
         v->data = r.p + r.i;
         v->n_bytes = n_bytes;
         r.i += n_bytes;
         f->n_vars++;
     }
     uint32_t n_alias = 0;
-    if (!rd_u32(&r, &n_alias, "the alias count")) return err->status;
+    if (!sotto__rd_u32(&r, &n_alias, "the alias count")) return err->status;
     if (n_alias > 16) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %u aliases is implausible", path, n_alias);
     for (uint32_t k = 0; k < n_alias; k++) {
         if (!rd_str(&r, &f->alias_from[k], "an alias") || !rd_str(&r, &f->alias_to[k], "an alias target"))

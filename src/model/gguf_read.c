@@ -8,39 +8,18 @@
 #include "gguf.h"
 #include "model.h"
 
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, i;
-    const char *path;
-    sotto__err *err;
-} reader;
 
-static bool need(reader *r, uint64_t k, const char *what)
+static bool rd_u64(sotto__reader *r, uint64_t *v, const char *what)
 {
-    if (r->n - r->i >= k) return true;
-    sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: truncated at byte %zu while reading %s", r->path, r->i, what);
-    return false;
-}
-
-static bool rd_u32(reader *r, uint32_t *v, const char *what)
-{
-    if (!need(r, 4, what)) return false;
-    *v = sotto__rd32(r->p + r->i);
-    r->i += 4;
-    return true;
-}
-
-static bool rd_u64(reader *r, uint64_t *v, const char *what)
-{
-    if (!need(r, 8, what)) return false;
+    if (!sotto__need(r, 8, what)) return false;
     *v = sotto__rd64(r->p + r->i);
     r->i += 8;
     return true;
 }
 
-static bool rd_str(reader *r, const char **s, uint64_t *len, const char *what)
+static bool rd_str(sotto__reader *r, const char **s, uint64_t *len, const char *what)
 {
-    if (!rd_u64(r, len, what) || !need(r, *len, what)) return false;
+    if (!rd_u64(r, len, what) || !sotto__need(r, *len, what)) return false;
     *s = (const char *)r->p + r->i;
     r->i += *len;
     return true;
@@ -63,12 +42,12 @@ static bool key_is(const char *k, uint64_t len, const char *want)
     return len == strlen(want) && memcmp(k, want, len) == 0;
 }
 
-static sotto_status read_kv(reader *r, meta *mt)
+static sotto_status read_kv(sotto__reader *r, meta *mt)
 {
     const char *key;
     uint64_t klen;
     uint32_t type;
-    if (!rd_str(r, &key, &klen, "a key") || !rd_u32(r, &type, "a value type")) return r->err->status;
+    if (!rd_str(r, &key, &klen, "a key") || !sotto__rd_u32(r, &type, "a value type")) return r->err->status;
     if (klen == 0 || klen > 65535)
         return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: key of length %llu", r->path, (unsigned long long)klen);
     if (type >= SOTTO__GGUF_N_TYPES)
@@ -83,7 +62,7 @@ static sotto_status read_kv(reader *r, meta *mt)
     if (type == SOTTO__GGUF_ARRAY) {
         uint32_t et;
         uint64_t count;
-        if (!rd_u32(r, &et, "an array type") || !rd_u64(r, &count, "an array length")) return r->err->status;
+        if (!sotto__rd_u32(r, &et, "an array type") || !rd_u64(r, &count, "an array length")) return r->err->status;
         uint64_t pos = r->i;
         if (et == SOTTO__GGUF_STRING) {
             if (count > r->n / 8) return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s is longer than the file",
@@ -94,7 +73,7 @@ static sotto_status read_kv(reader *r, meta *mt)
                 if (!rd_str(r, &s, &len, "an array string")) return r->err->status;
             }
         } else if (et < SOTTO__GGUF_N_TYPES && scalar_size[et]) {
-            if (!need(r, 0, "") || count > (r->n - r->i) / scalar_size[et])
+            if (!sotto__need(r, 0, "") || count > (r->n - r->i) / scalar_size[et])
                 return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s is longer than the file", r->path,
                                    (int)klen, key);
             r->i += count * scalar_size[et];
@@ -115,7 +94,7 @@ static sotto_status read_kv(reader *r, meta *mt)
             mt->heads_pos = pos, mt->n_heads = count;
         return SOTTO_OK;
     }
-    if (!need(r, scalar_size[type], "a value")) return r->err->status;
+    if (!sotto__need(r, scalar_size[type], "a value")) return r->err->status;
     uint64_t v = 0;
     switch (scalar_size[type]) {
     case 1: v = r->p[r->i]; break;
@@ -209,15 +188,15 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
 {
     sotto_status st = sotto__map_file(path, &m->map, err);
     if (st) return st;
-    reader r = {m->map.data, m->map.size, 0, path, err};
+    sotto__reader r = {m->map.data, m->map.size, 0, path, err};
     uint32_t version;
     uint64_t n_tensors, n_kv;
-    if (!need(&r, 4, "the magic")) return err->status;
+    if (!sotto__need(&r, 4, "the magic")) return err->status;
     if (memcmp(r.p, "GGUF", 4) != 0)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: not a GGUF file (bad magic); sotto reads .gguf files, "
                            "CTranslate2 directories and Hugging Face directories", path);
     r.i = 4;
-    if (!rd_u32(&r, &version, "the version")) return err->status;
+    if (!sotto__rd_u32(&r, &version, "the version")) return err->status;
     if (version < 2 || version > 3)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: GGUF version %u (supported: 2, 3)", path, version);
     if (!rd_u64(&r, &n_tensors, "the tensor count") || !rd_u64(&r, &n_kv, "the key count")) return err->status;
@@ -234,7 +213,7 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
     if (!ti) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
     for (uint64_t k = 0; k < n_tensors && !st; k++) {
         info *t = &ti[k];
-        if (!rd_str(&r, &t->name, &t->name_len, "a tensor name") || !rd_u32(&r, &t->n_dims, "a rank")) {
+        if (!rd_str(&r, &t->name, &t->name_len, "a tensor name") || !sotto__rd_u32(&r, &t->n_dims, "a rank")) {
             st = err->status;
             break;
         }
@@ -251,7 +230,7 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
                                  (int)t->name_len, t->name, (unsigned long long)dim);
             else t->dims[t->n_dims - 1 - d] = (int64_t)dim; /* GGUF lists the fastest dim first */
         }
-        if (!st && (!rd_u32(&r, &t->type, "a tensor type") || !rd_u64(&r, &t->off, "a tensor offset")))
+        if (!st && (!sotto__rd_u32(&r, &t->type, "a tensor type") || !rd_u64(&r, &t->off, "a tensor offset")))
             st = err->status;
         if (!st && t->type != SOTTO_TYPE_F32 && t->type != SOTTO_TYPE_F16 && t->type != SOTTO_TYPE_Q8_0)
             st = sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: tensor %.*s has type %u (supported: f32, f16, q8_0)",
