@@ -21,6 +21,7 @@ static const char usage[] =
     "  mel AUDIO OUT                     write the first 30 s window's log-mel as raw fp32\n"
     "  convert IN OUT.gguf [--type T]    convert a model (CTranslate2 / Hugging Face / GGUF)\n"
     "  info MODEL                        hyper-parameters, tokenizer and sizes of a model\n"
+    "  bench [-m MODEL] [-t N]           machine-readable timings of the engine (JSON)\n"
     "\n"
     "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
     "directory. Without -m, $SOTTO_MODEL or the model `make demo` installed is used.\n"
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
     }
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
-        {"convert", cmd_convert}, {"info", cmd_info},
+        {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
