@@ -87,6 +87,41 @@ static void test_typed(const sotto__kernels *k)
     }
 }
 
+/* matmul_nn, exp_sum and gelu against their references. */
+static void test_nn_and_elementwise(const sotto__kernels *k)
+{
+    static const int sizes[] = {1, 3, 4, 5, 8, 15, 16, 17, 33, 64, 100};
+    unsigned seed = 11;
+    for (int a = 0; a < 11; a++)
+        for (int b = 0; b < 11; b += 2)
+            for (int c = 0; c < 11; c += 3) {
+                int M = sizes[a], N = sizes[b], K = sizes[c];
+                size_t lda = K + 1, ldb = N + 3, ldc = N + 2;
+                float *A = malloc(M * lda * 4), *B = malloc(K * ldb * 4), *C0 = calloc(M * ldc, 4), *C1 = calloc(M * ldc, 4);
+                for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+                for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+                sotto__matmul_nn_ref(A, lda, B, ldb, C0, ldc, M, N, K);
+                k->matmul_nn(A, lda, B, ldb, C1, ldc, M, N, K);
+                double worst = 0;
+                for (size_t i = 0; i < M * ldc; i++) worst = fmax(worst, fabs(C0[i] - C1[i]));
+                CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn M=%d N=%d K=%d: error %g (padding untouched)", k->name, M,
+                      N, K, worst);
+                free(A), free(B), free(C0), free(C1);
+            }
+    float x0[1001], x1[1001];
+    for (int i = 0; i < 1001; i++) x0[i] = x1[i] = -30.0f + 60.0f * i / 1000.0f;
+    float s0 = sotto__exp_sum_ref(x0, 1001, 30.0f), s1 = k->exp_sum(x1, 1001, 30.0f);
+    double worst = 0;
+    for (int i = 0; i < 1001; i++) worst = fmax(worst, fabs(x0[i] - x1[i]) / fmax(x0[i], 1e-30));
+    CHECK(worst < 1e-6 && fabsf(s0 - s1) / s0 < 1e-6, "%s exp_sum: relative error %g, sums %g %g", k->name, worst, s0, s1);
+    for (int i = 0; i < 1001; i++) x0[i] = x1[i] = -10.0f + 20.0f * i / 1000.0f;
+    sotto__gelu_ref(x0, 1001);
+    k->gelu(x1, 1001);
+    worst = 0;
+    for (int i = 0; i < 1001; i++) worst = fmax(worst, fabs(x0[i] - x1[i]));
+    CHECK(worst < 1e-6 * 10, "%s gelu: absolute error %g", k->name, worst);
+}
+
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
@@ -105,19 +140,22 @@ static void test_threaded(void)
         CHECK(same, "threaded matmul with %d threads differs from one thread", nt);
         /* attention: softmax rows sum to one, causal rows ignore later keys */
         int T = 5, S = 9, H = 2, dh = 4, d = H * dh;
-        float Q[5 * 8], Kk[9 * 8], VT[8 * 9], O[5 * 8], O2[5 * 8];
+        float Q[5 * 8], KT[8 * 9], V[9 * 8], O[5 * 8], O2[5 * 8];
         for (int i = 0; i < T * d; i++) Q[i] = rnd(&seed);
-        for (int i = 0; i < S * d; i++) Kk[i] = rnd(&seed);
-        for (int i = 0; i < d * S; i++) VT[i] = 1.0f; /* all-ones values: output 1 */
+        for (int i = 0; i < d * S; i++) KT[i] = rnd(&seed);
+        for (int i = 0; i < S * d; i++) V[i] = 1.0f; /* all-ones values: output 1 */
         ex.scratch_per_thread = SOTTO__ATTN_ROWS * S;
         ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
-        sotto__op_attention(&ex, Q, d, Kk, d, VT, S, O, d, T, S, H, dh, -1);
+        sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, T, S, H, dh, -1);
         bool ones = true;
         for (int i = 0; i < T * d; i++) ones &= fabsf(O[i] - 1.0f) < 1e-5f;
         CHECK(ones, "attention over constant values must return them (threads %d)", nt);
-        for (int i = 0; i < d * S; i++) VT[i] = (float)(i % S); /* value = key position */
-        sotto__op_attention(&ex, Q, d, Kk, d, VT, S, O, d, 1, S, H, dh, 2); /* query 0 at position 2 */
-        sotto__op_attention(&ex, Q, d, Kk, d, VT, S, O2, d, 1, 3, H, dh, -1);
+        for (int i = 0; i < S * d; i++) V[i] = (float)(i / d); /* value = key position */
+        sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, 1, S, H, dh, 2); /* query 0 at position 2 */
+        float KT3[8 * 3];
+        for (int r = 0; r < d; r++)
+            for (int c = 0; c < 3; c++) KT3[r * 3 + c] = KT[r * S + c];
+        sotto__op_attention(&ex, Q, d, KT3, 3, V, d, O2, d, 1, 3, H, dh, -1);
         bool causal = true;
         for (int i = 0; i < d; i++) causal &= fabsf(O[i] - O2[i]) < 1e-5f && O[i] <= 2.0f + 1e-5f;
         CHECK(causal, "causal attention must only see keys 0..position (threads %d)", nt);
@@ -132,7 +170,8 @@ int main(void)
     test_matmul(sotto__kernels_by_name("scalar"));
     test_typed(sotto__kernels_by_name("scalar"));
     const sotto__kernels *avx2 = sotto__kernels_by_name("avx2");
-    if (avx2) test_matmul(avx2), test_typed(avx2);
+    test_nn_and_elementwise(sotto__kernels_by_name("scalar"));
+    if (avx2) test_matmul(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     test_threaded();
     return check_summary();

@@ -5,6 +5,11 @@
  *   matmul:  C[m,n] = bias[n] + sum_k A[m,k] * B[n,k]      A[M,K], B[N,K], C[M,N]
  *            (row strides lda, ldb, ldc in floats; bias may be NULL)
  *   dot:     sum_k a[k] * b[k]
+ *   matmul_nn: C[m,n] = sum_k A[m,k] * B[k,n]               A[M,K], B[K,N], C[M,N]
+ *               (B not transposed; no bias; used by attention on keys stored transposed
+ *               [d, S] and values stored as rows [S, d])
+ *   exp_sum: x[i] = exp(x[i] - sub) over N values, returns their sum (softmax core)
+ *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values
  *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves)
  *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
  *               blocks): per block pair an exact int32 dot product of the int8 values,
@@ -26,15 +31,31 @@ typedef void (*sotto__matmul_f16_fn)(const float *A, size_t lda, const uint16_t 
 typedef void (*sotto__matmul_q8_fn)(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B,
                                     size_t ldb, const float *bias, float *C, size_t ldc, int M, int N, int K);
 
+typedef void (*sotto__matmul_nn_fn)(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
+                                    int M, int N, int K);
+typedef float (*sotto__exp_sum_fn)(float *x, int n, float sub);
+typedef void (*sotto__gelu_fn)(float *x, size_t n);
+
 typedef struct sotto__kernels {
     const char *name;          /* "scalar", "avx2" */
     sotto__matmul_fn matmul;
+    sotto__matmul_nn_fn matmul_nn;
+    sotto__exp_sum_fn exp_sum;
+    sotto__gelu_fn gelu;
     sotto__matmul_f16_fn matmul_f16;
     sotto__matmul_q8_fn matmul_q8;
 } sotto__kernels;
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K);
+void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                          int N, int K);
+float sotto__exp_sum_ref(float *x, int n, float sub);
+void sotto__gelu_ref(float *x, size_t n);
+void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                           int N, int K);
+float sotto__exp_sum_avx2(float *x, int n, float sub);
+void sotto__gelu_avx2(float *x, size_t n);
 void sotto__matmul_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                            size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_ref(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,

@@ -4,6 +4,7 @@
  * in its stored type (halves widened in registers; int8 blocks multiplied exactly in
  * integers). */
 #include <immintrin.h>
+#include <stdbool.h>
 
 #include "kernels.h"
 
@@ -255,4 +256,120 @@ void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__
         int n1 = n0 + panel < N ? n0 + panel : N;
         for (int m = 0; m < M; m++) row_1x4_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
     }
+}
+
+/* ---- B not transposed: C = A B ------------------------------------------------------ */
+
+/* ROWS (1..4) rows of C, 16 columns from n (cols <= 16 valid, masked beyond). */
+static inline void tile_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
+                           int cols, int K)
+{
+    __m256 c[4][2];
+    for (int i = 0; i < 4; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
+    __m256i m0 = tail_mask(cols < 8 ? cols : 8), m1 = tail_mask(cols > 8 ? cols - 8 : 0);
+    bool full = cols == 16;
+    for (int k = 0; k < K; k++) {
+        const float *b = B + (size_t)k * ldb;
+        __m256 b0 = full ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, m0);
+        __m256 b1 = full ? _mm256_loadu_ps(b + 8) : _mm256_maskload_ps(b + 8, m1);
+        for (int i = 0; i < rows; i++) {
+            __m256 a = _mm256_broadcast_ss(A + i * lda + k);
+            c[i][0] = _mm256_fmadd_ps(a, b0, c[i][0]);
+            c[i][1] = _mm256_fmadd_ps(a, b1, c[i][1]);
+        }
+    }
+    for (int i = 0; i < rows; i++) {
+        if (full) {
+            _mm256_storeu_ps(C + i * ldc, c[i][0]);
+            _mm256_storeu_ps(C + i * ldc + 8, c[i][1]);
+        } else {
+            _mm256_maskstore_ps(C + i * ldc, m0, c[i][0]);
+            _mm256_maskstore_ps(C + i * ldc + 8, m1, c[i][1]);
+        }
+    }
+}
+
+void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                           int N, int K)
+{
+    for (int n = 0; n < N; n += 16) {
+        int cols = N - n < 16 ? N - n : 16;
+        int m = 0;
+        for (; m + 4 <= M; m += 4) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, 4, cols, K);
+        if (m < M) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m, cols, K);
+    }
+}
+
+/* ---- exp and erf --------------------------------------------------------------------- */
+
+/* e^x for x <= 0 down to the f32 underflow (softmax inputs are x - max): x = n ln2 + r,
+ * |r| <= ln2/2, e^r by a degree-6 polynomial (Cephes expf coefficients), relative error
+ * ~1e-7; results below 2^-126 flush to 0. */
+static inline __m256 exp256(__m256 x)
+{
+    const __m256 lo = _mm256_set1_ps(-87.3f);
+    __m256 under = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
+    x = _mm256_max_ps(x, lo);
+    x = _mm256_min_ps(x, _mm256_set1_ps(88.3f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_andnot_ps(under, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
+}
+
+float sotto__exp_sum_avx2(float *x, int n, float sub)
+{
+    __m256 s = _mm256_set1_ps(sub), acc = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+        _mm256_storeu_ps(x + i, v);
+        acc = _mm256_add_ps(acc, v);
+    }
+    if (i < n) {
+        __m256i mk = tail_mask(n - i);
+        __m256 v = _mm256_and_ps(exp256(_mm256_sub_ps(_mm256_maskload_ps(x + i, mk), s)), _mm256_castsi256_ps(mk));
+        _mm256_maskstore_ps(x + i, mk, v);
+        acc = _mm256_add_ps(acc, v);
+    }
+    return hsum(acc);
+}
+
+/* erf(x) = sign(x) (1 - t P(t) e^{-x^2}), t = 1 / (1 + p|x|): Abramowitz & Stegun 7.1.26,
+ * absolute error <= 1.5e-7, with e^{-x^2} from exp256. */
+static inline __m256 erf256(__m256 x)
+{
+    __m256 sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0f));
+    __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_fmadd_ps(_mm256_set1_ps(0.3275911f), ax, _mm256_set1_ps(1.0f)));
+    __m256 p = _mm256_set1_ps(1.061405429f);
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
+    p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
+    p = _mm256_mul_ps(p, t);
+    __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_mul_ps(ax, ax)));
+    __m256 y = _mm256_fnmadd_ps(p, e, _mm256_set1_ps(1.0f));
+    return _mm256_or_ps(y, sign);
+}
+
+void sotto__gelu_avx2(float *x, size_t n)
+{
+    const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), r2 = _mm256_set1_ps(0.70710678118654752f);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 g = _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, erf256(_mm256_mul_ps(v, r2))));
+        _mm256_storeu_ps(x + i, g);
+    }
+    sotto__gelu_ref(x + i, n - i);
 }

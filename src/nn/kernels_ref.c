@@ -4,6 +4,8 @@
 
 #include "../common.h"
 
+#include <math.h>
+
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K)
 {
@@ -44,4 +46,31 @@ void sotto__matmul_q8_ref(const sotto__block_q8_0 *A, size_t lda, const sotto__b
             C[m * ldc + n] = s + (bias ? bias[n] : 0.0f);
         }
     }
+}
+
+void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                          int N, int K)
+{
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            float s = 0;
+            for (int k = 0; k < K; k++) s += A[m * lda + k] * B[k * ldb + n];
+            C[m * ldc + n] = s;
+        }
+    }
+}
+
+float sotto__exp_sum_ref(float *x, int n, float sub)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = expf(x[i] - sub);
+        sum += x[i];
+    }
+    return (float)sum;
+}
+
+void sotto__gelu_ref(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2));
 }

@@ -99,6 +99,7 @@ void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, flo
 }
 
 typedef struct gelu_job {
+    const sotto__kernels *k;
     float *x;
     size_t n;
 } gelu_job;
@@ -107,21 +108,22 @@ static void gelu_task(void *arg, int tid, int nt)
 {
     gelu_job *j = arg;
     size_t per = (j->n + (size_t)nt - 1) / (size_t)nt;
+    per = (per + 7) & ~(size_t)7;
     size_t b = per * (size_t)tid, e = b + per < j->n ? b + per : j->n;
-    for (size_t i = b; i < e; i++) j->x[i] = 0.5f * j->x[i] * (1.0f + erff(j->x[i] * (float)M_SQRT1_2));
+    if (b < e) j->k->gelu(j->x + b, e - b);
 }
 
 void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n)
 {
-    gelu_job j = {x, n};
+    gelu_job j = {ex->k, x, n};
     if (n < 16384) gelu_task(&j, 0, 1);
     else sotto__parallel_for(ex->pool, gelu_task, &j);
 }
 
 typedef struct attn_job {
     const sotto__exec *ex;
-    const float *Q, *K, *VT;
-    size_t ldq, ldk, ldvt, ldo;
+    const float *Q, *KT, *V;
+    size_t ldq, ldkt, ldv, ldo;
     float *O;
     int T, S, n_head, dh, causal_pos;
 } attn_job;
@@ -138,8 +140,8 @@ static void attn_task(void *arg, int tid, int nt)
         int rows = j->T - t0 < SOTTO__ATTN_ROWS ? j->T - t0 : SOTTO__ATTN_ROWS;
         int S = j->S;
         if (j->causal_pos >= 0 && j->causal_pos + t0 + rows < S) S = j->causal_pos + t0 + rows;
-        k->matmul(j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh, j->ldq, j->K + (size_t)h * j->dh, j->ldk, NULL,
-                  P, (size_t)S, rows, S, j->dh);
+        k->matmul_nn(j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh, j->ldq, j->KT + (size_t)h * j->dh * j->ldkt,
+                     j->ldkt, P, (size_t)S, rows, S, j->dh);
         for (int r = 0; r < rows; r++) {
             float *p = P + (size_t)r * S;
             int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
@@ -149,24 +151,19 @@ static void attn_task(void *arg, int tid, int nt)
                 p[s] *= scale;
                 if (p[s] > max) max = p[s];
             }
-            double sum = 0;
-            for (int s = 0; s < visible; s++) {
-                p[s] = expf(p[s] - max);
-                sum += p[s];
-            }
-            float inv = (float)(1.0 / sum);
+            float inv = 1.0f / k->exp_sum(p, visible, max);
             for (int s = 0; s < visible; s++) p[s] *= inv;
             for (int s = visible; s < S; s++) p[s] = 0;
         }
-        k->matmul(P, (size_t)S, j->VT + (size_t)h * j->dh * j->ldvt, j->ldvt, NULL,
-                  j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, S);
+        k->matmul_nn(P, (size_t)S, j->V + (size_t)h * j->dh, j->ldv, j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh,
+                     j->ldo, rows, j->dh, S);
     }
 }
 
-void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *K, size_t ldk,
-                         const float *VT, size_t ldvt, float *O, size_t ldo, int T, int S, int n_head, int dh,
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *KT, size_t ldkt,
+                         const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
                          int causal_pos)
 {
-    attn_job j = {ex, Q, K, VT, ldq, ldk, ldvt, ldo, O, T, S, n_head, dh, causal_pos};
+    attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
     sotto__parallel_for(ex->pool, attn_task, &j);
 }

@@ -34,11 +34,11 @@ void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, flo
 /* x = x * 0.5 * (1 + erf(x / sqrt 2)) over N values (exact GELU, as torch.nn.GELU). */
 void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);
 
-/* Multi-head scaled dot-product attention. Q [T, n_head*dh] (ldq), K [S, n_head*dh]
- * (ldk), VT the values transposed: [n_head*dh, S] (ldvt), O [T, n_head*dh] (ldo).
+/* Multi-head scaled dot-product attention. Q [T, n_head*dh] (ldq), KT the keys
+ * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), O [T, n_head*dh] (ldo).
  * CAUSAL_POS < 0: every query sees all S keys; else query t sees keys 0..causal_pos+t. */
-void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *K, size_t ldk,
-                         const float *VT, size_t ldvt, float *O, size_t ldo, int T, int S, int n_head, int dh,
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *KT, size_t ldkt,
+                         const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
                          int causal_pos);
 
 #endif

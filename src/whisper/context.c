@@ -59,11 +59,11 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     struct { float **ptr; size_t n; } parts[] = {
         {&ctx->im2col, 2 * n * cols}, {&ctx->conv1, 2 * n * d}, {&ctx->enc_x, n * d}, {&ctx->enc_out, n * d},
         {&ctx->enc_h, n * d}, {&ctx->enc_q, n * d}, {&ctx->enc_k, n * d}, {&ctx->enc_v, n * d},
-        {&ctx->enc_attn, n * d}, {&ctx->enc_vt, n * d}, {&ctx->enc_ff, n * 4 * d},
-        {&ctx->cross_k, L * n * dt}, {&ctx->cross_vt, L * n * dt},
-        {&ctx->self_k, L * ctxn * dt}, {&ctx->self_vt, L * ctxn * dt},
+        {&ctx->enc_attn, n * d}, {&ctx->enc_kt, n * d}, {&ctx->enc_ff, n * 4 * d},
+        {&ctx->cross_kt, L * n * dt}, {&ctx->cross_v, L * n * dt},
+        {&ctx->self_kt, L * ctxn * dt}, {&ctx->self_v, L * ctxn * dt},
         {&ctx->dec_x, ctxn * dt}, {&ctx->dec_h, ctxn * dt}, {&ctx->dec_q, ctxn * dt}, {&ctx->dec_attn, ctxn * dt},
-        {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_v, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},
+        {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_k, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},
         {&ctx->logits, (size_t)h->n_vocab}, {&ctx->ex.scratch, (size_t)n_threads * scratch_per_thread},
         {(float **)&ctx->ex.qbuf, qbuf_blocks * sizeof(sotto__block_q8_0) / sizeof(float) + 1},
     };

@@ -19,21 +19,21 @@ struct sotto_context {
     float *enc_x;              /* [n, d] residual stream */
     float *enc_out;            /* [n, d] output of ln_post */
     float *enc_h, *enc_q, *enc_k, *enc_v, *enc_attn; /* [n, d] each */
-    float *enc_vt;             /* [d, n] values transposed */
+    float *enc_kt;             /* [d, n] keys transposed */
     float *enc_ff;             /* [n, 4d] */
     bool encoded;
 
     /* cross-attention, per decoder layer, projected once per window */
-    float *cross_k;            /* [n_text_layer, n_audio_ctx, d_text] */
-    float *cross_vt;           /* [n_text_layer, d_text, n_audio_ctx] */
+    float *cross_kt;           /* [n_text_layer, d_text, n_audio_ctx] keys transposed */
+    float *cross_v;            /* [n_text_layer, n_audio_ctx, d_text] */
 
     /* static self-attention cache, written at the cache position */
-    float *self_k;             /* [n_text_layer, n_text_ctx, d_text] */
-    float *self_vt;            /* [n_text_layer, d_text, n_text_ctx] */
+    float *self_kt;            /* [n_text_layer, d_text, n_text_ctx] keys transposed */
+    float *self_v;             /* [n_text_layer, n_text_ctx, d_text] */
 
     /* decoder activations for up to n_text_ctx tokens at once */
     float *dec_x, *dec_h, *dec_q, *dec_attn, *dec_tmp; /* [n_text_ctx, d_text] */
-    float *dec_v;              /* [n_text_ctx, d_text] */
+    float *dec_k;              /* [n_text_ctx, d_text] */
     float *dec_ff;             /* [n_text_ctx, 4 d_text] */
     float *logits;             /* [n_vocab] */
     bool have_logits;

@@ -1,7 +1,7 @@
 /* decoder.c — the text decoder (openai/whisper model.py TextDecoder) over a static KV
  * cache: N tokens at cache positions n_past.. are embedded, their self-attention K/V
- * written into the cache (values transposed, [d, n_text_ctx], so the attention kernel
- * reads them as rows), cross-attention reads the window's resident K/V, and the logits
+ * written into the cache (keys transposed, [d, n_text_ctx], values as rows, so both
+ * attention products read rows), cross-attention reads the window's resident K/V, and the logits
  * of the last token come from the tied token embedding. */
 #include <string.h>
 
@@ -27,23 +27,23 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
     }
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
-        float *kc = ctx->self_k + (size_t)l * n_ctx * d, *vtc = ctx->self_vt + (size_t)l * n_ctx * d;
+        float *ktc = ctx->self_kt + (size_t)l * n_ctx * d, *vc = ctx->self_v + (size_t)l * n_ctx * d;
         sotto__op_layernorm(x, n_tok, d, &L->attn_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->q, ctx->dec_q);
-        sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->k, kc + (size_t)n_past * d);
-        sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->v, ctx->dec_v);
+        sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->k, ctx->dec_k);
+        sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->v, vc + (size_t)n_past * d);
         for (int i = 0; i < n_tok; i++)
-            for (int j = 0; j < d; j++) vtc[(size_t)j * n_ctx + n_past + i] = ctx->dec_v[(size_t)i * d + j];
-        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, kc, (size_t)d, vtc, (size_t)n_ctx, ctx->dec_attn,
+            for (int j = 0; j < d; j++) ktc[(size_t)j * n_ctx + n_past + i] = ctx->dec_k[(size_t)i * d + j];
+        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d, ctx->dec_attn,
                             (size_t)d, n_tok, n_past + n_tok, n_head, dh, n_past);
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->o, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 
         sotto__op_layernorm(x, n_tok, d, &L->cross_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->cq, ctx->dec_q);
-        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_k + (size_t)l * n_audio * d, (size_t)d,
-                            ctx->cross_vt + (size_t)l * n_audio * d, (size_t)n_audio, ctx->dec_attn, (size_t)d, n_tok,
-                            n_audio, n_head, dh, -1);
+        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_kt + (size_t)l * n_audio * d,
+                            (size_t)n_audio, ctx->cross_v + (size_t)l * n_audio * d, (size_t)d, ctx->dec_attn,
+                            (size_t)d, n_tok, n_audio, n_head, dh, -1);
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->co, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 

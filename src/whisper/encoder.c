@@ -2,7 +2,8 @@
  * convolutions with GELU (as im2col matmuls), sinusoidal positions, pre-LN transformer
  * blocks, ln_post; then the cross-attention K/V of every decoder layer, projected once
  * per window. Input: mel [n_mels, 3000]; output: ctx->enc_out [1500, d] and the
- * resident ctx->cross_k / ctx->cross_vt. */
+ * resident ctx->cross_kt / ctx->cross_v. Keys are kept transposed ([d, n]) so both
+ * attention products read rows. */
 #include <string.h>
 
 #include "context.h"
@@ -64,8 +65,8 @@ static void block(sotto_context *ctx, const sotto__layer *L)
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->q, ctx->enc_q);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->k, ctx->enc_k);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->v, ctx->enc_v);
-    transpose(ctx->enc_v, n, d, ctx->enc_vt, (size_t)n);
-    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, ctx->enc_k, (size_t)d, ctx->enc_vt, (size_t)n, ctx->enc_attn,
+    transpose(ctx->enc_k, n, d, ctx->enc_kt, (size_t)n);
+    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d, ctx->enc_attn,
                         (size_t)d, n, n, n_head, d / n_head, -1);
     sotto__op_linear(&ctx->ex, ctx->enc_attn, n, &L->o, ctx->enc_h);
     add_inplace(ctx->enc_x, ctx->enc_h, (size_t)n * d);
@@ -87,8 +88,8 @@ void sotto__encoder_forward(sotto_context *ctx, const float *mel)
     /* cross-attention keys and values of every decoder layer, once per window */
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
-        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->cross_k + (size_t)l * n * dt);
-        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
-        transpose(ctx->enc_v, n, dt, ctx->cross_vt + (size_t)l * n * dt, (size_t)n);
+        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
+        transpose(ctx->enc_k, n, dt, ctx->cross_kt + (size_t)l * n * dt, (size_t)n);
+        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->cross_v + (size_t)l * n * dt);
     }
 }
