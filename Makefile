@@ -1,7 +1,7 @@
 # sotto — the two commands of the README, plus helpers.
 #   make demo   set everything up and transcribe the bundled sample with the default model
 #   make test   set everything up and run the whole test suite
-.PHONY: demo test build setup clean
+.PHONY: demo test test-asan build setup clean
 
 SAMPLE := tests/data/clips/librivox-0870.wav
 
@@ -12,6 +12,13 @@ demo:
 
 test: setup
 	cd build && ctest --output-on-failure -j 2
+
+# the whole suite again in an AddressSanitizer + UndefinedBehaviorSanitizer build
+# (valgrind does not run under ASan, so its test is left to `make test`)
+test-asan: setup
+	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build-asan -j 2 >/dev/null
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j 2 -E valgrind
 
 setup:
 	sh scripts/setup.sh

@@ -13,6 +13,7 @@ command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v cc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 { python3 -m pip --version || /usr/bin/python3 -m pip --version; } >/dev/null 2>&1 || need="$need python3-pip"
 if [ -n "$need" ]; then
     echo "setup: installing$need"

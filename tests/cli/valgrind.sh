@@ -1,0 +1,32 @@
+#!/bin/bash
+# valgrind.sh — the CLI end to end under valgrind memcheck: zero errors, zero definite or
+# indirect leaks. Uses the small random model so the encoder stays affordable under
+# valgrind; the paths (WAV, mel, encoder, cross K/V, cache, greedy, detokenize, output,
+# model loading from GGUF and CTranslate2, bad input) are the same as for real models.
+# usage: valgrind.sh SOTTO SMALL.gguf CT2_DIR CLIP.wav TMP_DIR
+set -u
+SOTTO=$1 SMALL=$2 CT2=$3 CLIP=$4 TMP=$5
+mkdir -p "$TMP"
+VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+    --show-leak-kinds=definite,indirect)
+pass=0 fail=0
+check() { # check WANT_RC CMD...
+    local want=$1
+    shift
+    "${VG[@]}" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [[ $rc -eq $want ]]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL (exit $rc, want $want): $*"; tail -20 "$TMP/err"; fi
+}
+"$SOTTO" mel "$CLIP" "$TMP/clip.mel"
+check 0 "$SOTTO" transcribe -m "$SMALL" -t 2 "$CLIP"
+check 0 "$SOTTO" run -m "$SMALL" --mel "$TMP/clip.mel" --max-new-tokens 3 -t 2
+check 0 "$SOTTO" mel "$CLIP" "$TMP/again.mel"
+check 0 "$SOTTO" info "$CT2"
+check 0 "$SOTTO" convert "$SMALL" "$TMP/small-q8.gguf" --type q8_0
+check 0 "$SOTTO" info "$TMP/small-q8.gguf"
+check 1 "$SOTTO" run -m "$SMALL" --mel "$TMP/clip.mel" --prefix 1,,2
+check 2 "$SOTTO" info "$TMP/clip.mel"
+check 1 "$SOTTO" transcribe -m "$SMALL" "$TMP/clip.mel"
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
