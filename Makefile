@@ -40,3 +40,9 @@ fuzz:
 
 fuzz-ci:
 	sh tests/fuzz/run.sh 30 --ci
+
+# Speed against whisper.cpp and faster-whisper on this machine; writes docs/BENCHMARKS.md.
+#   make bench   builds/installs the peers into build-bench/ and .cache/ (BENCH_QUICK=1: shorter)
+.PHONY: bench
+bench:
+	sh bench/run.sh
