@@ -82,10 +82,9 @@ static int64_t numel_of(const sotto__tensor *t)
     return n;
 }
 
-static void write_meta(writer *w, const sotto_model *m, int n_kv_expected)
+static void write_meta(writer *w, const sotto_model *m)
 {
     const sotto_model_info *h = &m->info;
-    (void)n_kv_expected;
     kv_str(w, "general.architecture", "whisper");
     kv_str(w, "general.name", "whisper");
     kv_u32(w, "general.alignment", SOTTO__GGUF_ALIGNMENT);
@@ -145,18 +144,15 @@ static void write_tensor_data(writer *w, const sotto__tensor *t, sotto_type type
                               int64_t chunk)
 {
     int64_t n = numel_of(t);
-    size_t in_bytes, out_bytes;
-    for (int64_t i = 0; i < n && w->ok; i += chunk) {
+    for (int64_t i = 0; i < n && w->ok; i += chunk) { /* chunk is a multiple of 32: q8_0 blocks stay whole */
         int64_t k = n - i < chunk ? n - i : chunk;
-        size_t in_off;
+        size_t in_off, out_bytes;
         sotto__type_bytes(t->type, i, &in_off);
-        sotto__type_bytes(t->type, k, &in_bytes);
         sotto__dequantize(t->type, (const uint8_t *)t->data + in_off, f32, k);
         sotto__quantize(type, f32, out, k);
         sotto__type_bytes(type, k, &out_bytes);
         put(w, out, out_bytes);
     }
-    (void)in_bytes;
 }
 
 sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const sotto_convert_params *params)
@@ -181,7 +177,7 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
     put_u32(&w, 3);
     put_u64(&w, (uint64_t)m->n_tensors);
     put_u64(&w, (uint64_t)n_kv);
-    write_meta(&w, m, n_kv);
+    write_meta(&w, m);
     uint64_t off = 0;
     for (int i = 0; i < m->n_tensors; i++) {
         const sotto__tensor *t = &m->tensors[i];
