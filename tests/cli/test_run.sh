@@ -27,6 +27,13 @@ expect() {
 }
 
 MEL=$TMP/clip.mel
+# a 44.1 kHz copy of a clip: header edit (sample rate at byte 24, byte rate at 28)
+python3 - "$CLIPS/librivox-0880.wav" "$TMP/44k.wav" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<II", b, 24, 44100, 88200)
+open(sys.argv[2], "wb").write(b)
+PY
 "$SOTTO" mel "$CLIPS/librivox-0870.wav" "$MEL" || { echo "FAIL: sotto mel"; exit 1; }
 cmp -s "$MEL" /dev/null && { echo "FAIL: empty mel"; exit 1; }
 REF=$GOLDEN/librivox-0870.run32.ids
@@ -131,6 +138,15 @@ expect 2 "cannot load model" "$SOTTO" run -m "$TMP/nothing.gguf" --mel "$MEL"
 printf 'GGUF garbage' >"$TMP/garbage.gguf"
 expect 2 "cannot load model" "$SOTTO" run -m "$TMP/garbage.gguf" --mel "$MEL"
 expect 0 "stdout:usage: sotto run" "$SOTTO" run --help
+
+# --- model resolution: -m, then $SOTTO_MODEL, then the installed default -----------
+expect 0 "stdout:And Mr. John Dashwood" env SOTTO_MODEL="$TINY" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"
+mkdir -p "$TMP/xdg/sotto/models"
+ln -sf "$(cd "$(dirname "$TINY")" && pwd)/$(basename "$TINY")" "$TMP/xdg/sotto/models/tiny.en.gguf"
+expect 0 "stdout:And Mr. John Dashwood" env -u SOTTO_MODEL XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"
+expect 1 "no model given and none installed" env -u SOTTO_MODEL XDG_DATA_HOME="$TMP/none" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"
+expect 2 "cannot load model" env SOTTO_MODEL="$TMP/garbage.gguf" "$SOTTO" transcribe -m "$TMP/nothing.gguf" "$CLIPS/librivox-0870.wav"
+expect 1 "16000 Hz" "$SOTTO" transcribe -m "$SMALL" "$TMP/44k.wav"
 
 # --- sotto mel -----------------------------------------------------------------------
 expect 1 "expected AUDIO and OUT" "$SOTTO" mel "$CLIPS/librivox-0870.wav"
