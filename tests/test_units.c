@@ -58,6 +58,13 @@ static void test_json(void)
     CHECK(sotto__json_int(sotto__json_get(doc.root, "n"), 0, 100000, &v) && v == 51865, "integer member");
     CHECK(!sotto__json_int(sotto__json_get(doc.root, "f"), 0, 10, &v), "1.5 is not an integer");
     CHECK(!sotto__json_int(sotto__json_get(doc.root, "big"), 0, INT64_MAX, &v), "1e300 is out of range");
+    const char *edge = "[9223372036854775807, -9223372036854775808, 9007199254740992]";
+    sotto__json_doc d2;
+    CHECK(sotto__json_parse(edge, strlen(edge), "edge", &d2, &err) == SOTTO_OK, "parse edge");
+    CHECK(!sotto__json_int(d2.root->child, 0, INT64_MAX, &v), "2^63 - 1 rounds to 2^63 in a double: refused");
+    CHECK(sotto__json_int(d2.root->child->next, INT64_MIN, 0, &v) && v == INT64_MIN, "-2^63 is exact");
+    CHECK(sotto__json_int(d2.root->child->next->next, 0, INT64_MAX, &v) && v == 9007199254740992LL, "2^53");
+    sotto__json_free(&d2);
     const sotto__json *s = sotto__json_get(doc.root, "s");
     CHECK(s && s->len == 5 && memcmp(s->str, "\xc4\xa0the", 5) == 0, "\\u escape decodes to UTF-8");
     sotto__json_free(&doc);

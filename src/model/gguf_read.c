@@ -155,6 +155,7 @@ static sotto_status read_merges(sotto_model *m, const meta *mt)
     size_t total = 0;
     for (uint64_t k = 0; k < mt->n_merges; k++) {
         uint64_t l = sotto__rd64(p);
+        if (memchr(p + 8, '\n', l) || memchr(p + 8, 0, l)) return SOTTO_ERR_FORMAT;
         total += l + 1;
         p += 8 + l;
     }
@@ -260,7 +261,9 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
     m->n_audio_head_file = (int32_t)(mt.n_audio_head > 0 && mt.n_audio_head < 4096 ? mt.n_audio_head : 0);
     m->n_text_head_file = (int32_t)(mt.n_text_head > 0 && mt.n_text_head < 4096 ? mt.n_text_head : 0);
     if ((st = read_tokens(m, &mt, path, err))) return st;
-    if (read_merges(m, &mt)) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    if ((st = read_merges(m, &mt)))
+        return sotto__fail(err, st, st == SOTTO_ERR_NOMEM ? "out of memory"
+                                                           : "%s: a tokenizer.ggml.merges entry holds a newline or NUL", path);
     if ((st = read_ids(m, mt.suppress_pos, mt.n_suppress, &m->suppress, err))) return st;
     if ((st = read_ids(m, mt.begin_pos, mt.n_begin, &m->suppress_begin, err))) return st;
     if ((st = read_ids(m, mt.heads_pos, mt.n_heads, &m->alignment_heads, err))) return st;

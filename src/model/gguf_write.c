@@ -126,9 +126,9 @@ static void write_meta(writer *w, const sotto_model *m)
         put_u32(w, SOTTO__GGUF_ARRAY);
         put_u32(w, SOTTO__GGUF_STRING);
         put_u64(w, n);
-        const char *p = m->merges;
-        for (uint64_t k = 0; k < n; k++) {
-            const char *nl = strchr(p, '\n');
+        const char *p = m->merges, *end = m->merges + m->merges_len;
+        for (uint64_t k = 0; k < n; k++) { /* n counted the newlines, so each is found */
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
             put_str(w, p, (size_t)(nl - p));
             p = nl + 1;
         }

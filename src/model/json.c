@@ -271,9 +271,12 @@ const sotto__json *sotto__json_get(const sotto__json *o, const char *key)
 
 bool sotto__json_int(const sotto__json *v, int64_t lo, int64_t hi, int64_t *out)
 {
+    /* (double)INT64_MAX rounds up to 2^63: compare in int64 after ruling that out */
     if (!v || v->kind != SOTTO__JSON_NUM || !isfinite(v->num) || v->num != floor(v->num) ||
-        v->num < (double)lo || v->num > (double)hi)
+        v->num >= 9223372036854775808.0 || v->num < -9223372036854775808.0)
         return false;
-    *out = (int64_t)v->num;
+    int64_t i = (int64_t)v->num;
+    if (i < lo || i > hi) return false;
+    *out = i;
     return true;
 }

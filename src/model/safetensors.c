@@ -183,11 +183,15 @@ static sotto_status build_merges(sotto_model *m, const sotto__json *merges)
     if (!merges || merges->kind != SOTTO__JSON_ARR || merges->n == 0) return SOTTO_OK;
     size_t total = 0;
     for (const sotto__json *e = merges->child; e; e = e->next) {
-        if (e->kind == SOTTO__JSON_STR) total += e->len + 1;
-        else if (e->kind == SOTTO__JSON_ARR && e->n == 2 && e->child->kind == SOTTO__JSON_STR &&
-                 e->child->next->kind == SOTTO__JSON_STR)
-            total += e->child->len + e->child->next->len + 2;
-        else return SOTTO_ERR_FORMAT;
+        const sotto__json *parts[2] = {e, NULL};
+        if (e->kind == SOTTO__JSON_ARR && e->n == 2) parts[0] = e->child, parts[1] = e->child->next;
+        else if (e->kind != SOTTO__JSON_STR) return SOTTO_ERR_FORMAT;
+        for (int k = 0; k < 2 && parts[k]; k++) {
+            if (parts[k]->kind != SOTTO__JSON_STR || memchr(parts[k]->str, '\n', parts[k]->len) ||
+                memchr(parts[k]->str, 0, parts[k]->len))
+                return SOTTO_ERR_FORMAT; /* merges are stored newline-separated */
+            total += parts[k]->len + 1;
+        }
     }
     m->merges = sotto__model_alloc(m, total + 1);
     if (!m->merges) return SOTTO_ERR_NOMEM;

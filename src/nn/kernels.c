@@ -4,6 +4,16 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* F16C through CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports lacks it. */
+static int has_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+}
+#endif
 
 static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_nn_ref, sotto__exp_sum_ref,
                                       sotto__gelu_ref, sotto__matmul_f16_ref, sotto__matmul_q8_ref};
@@ -18,7 +28,7 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
 #if defined(__x86_64__) || defined(__i386__)
     if (strcmp(name, "avx2") == 0) {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
             return &avx2;
     }
 #endif
