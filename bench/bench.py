@@ -32,6 +32,12 @@ E2E_RUNS = int(os.environ.get("BENCH_E2E_RUNS", 1))
 BIG_RUNS = int(os.environ.get("BENCH_BIG_RUNS", 1))
 THREADS = [int(t) for t in os.environ.get("BENCH_THREADS", "1 2").split()]
 BIG = os.environ.get("BENCH_BIG", "base" if QUICK else "base small").split()
+# Time limits (seconds): per command, and per phase (a phase stops starting new rounds once
+# past its budget; at least one round always runs). Keep `make bench` near 20 minutes.
+T_ENGINE = int(os.environ.get("BENCH_T_ENGINE", 90))
+T_E2E = int(os.environ.get("BENCH_T_E2E", 300))
+BUDGET = {"tiny.en": 360, "rand-base": 120, "rand-small": 180, "e2e": 420}
+TIMEOUTS = []
 WCPP_FLAGS = ["-bs", "1", "-bo", "1", "-nt", "-nf", "-mc", "0", "-l", "en"]
 
 
@@ -39,9 +45,13 @@ def log(*a):
     print("[bench]", *a, file=sys.stderr, flush=True)
 
 
-def run(cmd, timeout=900):
+def run(cmd, timeout=T_ENGINE):
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        TIMEOUTS.append(" ".join(os.path.basename(c) if "/" in c else c for c in cmd[:8]) + f" … > {timeout} s")
+        raise
     wall = (time.perf_counter() - t0) * 1000
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} -> rc {p.returncode}\n{p.stderr[-2000:]}")
@@ -106,7 +116,11 @@ def configs(size):
 
 def engine_rounds(size, runs, tokens, f):
     cs = configs(size)
+    t_start = time.time()
     for r in range(runs):
+        if r and time.time() - t_start > BUDGET.get(size, 300):
+            log(f"{size}: time budget spent after {r} round(s)")
+            break
         for t in THREADS:
             order = cs[r % len(cs):] + cs[:r % len(cs)]  # rotate the start each round
             for eng, wt, label, fn in order:
@@ -126,9 +140,10 @@ def engine_rounds(size, runs, tokens, f):
 
 # ---------------------------------------------------------------- end to end
 def timev(cmd):
-    out, err, wall = run(["/usr/bin/time", "-v"] + cmd, timeout=1800)
+    out, err, wall = run(["/usr/bin/time", "-v"] + cmd, timeout=T_E2E)
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1)) / 1024
-    return out, err, wall, rss
+    cpu = sum(float(re.search(r"%s time \(seconds\): ([\d.]+)" % k, err).group(1)) for k in ("User", "System"))
+    return out, err, wall, rss, cpu
 
 
 def e2e_configs():
@@ -148,20 +163,29 @@ def e2e_configs():
 
 def e2e_rounds(f, audio_s):
     cs = e2e_configs()
+    t_start = time.time()
     for r in range(E2E_RUNS):
+        if r and time.time() - t_start > BUDGET["e2e"]:
+            break
         for t in THREADS:
             order = cs[r % len(cs):] + cs[:r % len(cs)]
             for eng, wt, label, fn in order:
                 la = loadavg()
                 try:
-                    out, err, wall, rss = timev(fn(t))
+                    out, err, wall, rss, cpu = timev(fn(t))
+                except subprocess.TimeoutExpired:
+                    log(f"TIMEOUT e2e {label} t={t} (> {T_E2E} s)")
+                    f.write(json.dumps({"engine": eng, "wtype": wt, "label": label, "threads": t, "round": r,
+                                        "loadavg": round(la, 2), "timed_out": T_E2E}) + "\n")
+                    continue
                 except Exception as e:
                     log(f"FAILED e2e {label} t={t}: {e}")
                     continue
                 text = json.loads(out)["text"] if eng == "faster-whisper" else out
                 rec = {"engine": eng, "wtype": wt, "label": label, "threads": t, "round": r,
                        "loadavg": round(la, 2), "wall_ms": round(wall, 1), "rtf": round(wall / 1000 / audio_s, 4),
-                       "peak_rss_mb": round(rss, 1), "words": len(text.split())}
+                       "peak_rss_mb": round(rss, 1), "cpu_per_wall": round(cpu * 1000 / wall, 2),
+                       "words": len(text.split())}
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
                 with open(f"{RES}/e2e-{label.replace(' ', '-')}-t{t}.txt", "w") as tf:
@@ -193,9 +217,14 @@ def table(recs, key, sizes, digits=1, lower="lower is better"):
                 get = lambda eng: med([r[key] for r in recs if r.get("size", "tiny.en") == size and r["engine"] == eng
                                        and r["wtype"] == wt and r["threads"] == t and r.get(key) is not None])
                 s, w, fw = get("sotto"), get("whisper.cpp"), get("faster-whisper")
-                if s is None and w is None and fw is None:
+                cell = lambda eng, x: fmt(x, digits) if x is not None else (
+                    f"> {max(r['timed_out'] for r in recs if r.get('timed_out') and r['engine'] == eng and r['wtype'] == wt and r['threads'] == t)} s"
+                    if any(r.get("timed_out") and r["engine"] == eng and r["wtype"] == wt and r["threads"] == t
+                           and r.get("size", "tiny.en") == size for r in recs) else "—")
+                if s is None and w is None and fw is None and not any(
+                        r.get("timed_out") and r["wtype"] == wt and r["threads"] == t for r in recs):
                     continue
-                rows.append(f"| {size} | {t} | {wt} | {fmt(s, digits)} | {fmt(w, digits)} | {fmt(fw, digits)} | "
+                rows.append(f"| {size} | {t} | {wt} | {cell('sotto', s)} | {cell('whisper.cpp', w)} | {cell('faster-whisper', fw)} | "
                             f"{ratio(s, w)} | {ratio(s, fw)} |")
     return rows
 
@@ -307,7 +336,8 @@ def report(eng, e2e, meta):
     w("and imports included). RTF = wall / audio duration.")
     w("")
     for key, title, d in (("wall_ms", "Wall time, ms", 0), ("rtf", "Real-time factor", 3),
-                          ("peak_rss_mb", "Peak RSS, MB", 1)):
+                          ("peak_rss_mb", "Peak RSS, MB", 1),
+                          ("cpu_per_wall", "CPU time / wall time (cores kept busy; spinning counts)", 2)):
         w(f"### {title}")
         w("")
         L.extend(hdr)
@@ -315,10 +345,13 @@ def report(eng, e2e, meta):
         w("")
     words = {}
     for r in e2e:
-        words.setdefault(r["label"], r["words"])
-    w("Words transcribed (sanity check, same audio): " + ", ".join(f"{k} {v}" for k, v in words.items()) + ".")
+        if "words" in r:
+            words.setdefault(r["label"], r["words"])
+    w("Words transcribed (sanity check, same audio): " + ", ".join(f"{k} {v}" for k, v in words.items()) +
+      ". Differences come from each engine's window and decoding details, so the amount of decoding")
+    w("work differs somewhat too; transcripts: `build-bench/results/e2e-*.txt`.")
     w("")
-    big = [s for s in BIG if any(r.get("size") == s for r in eng)]
+    big = [s for s in BIG if any(r.get("size") == "rand-" + s for r in eng)]
     if big:
         w("## Larger models (random weights)")
         w("")
@@ -366,12 +399,18 @@ def main():
         tokens = 86
     log(f"decoder tokens per sample: {tokens}")
     t_start = time.time()
-    with open(f"{RES}/engine.jsonl", "w") as f:
-        engine_rounds("tiny.en", RUNS, tokens, f)
-        for s in BIG:
-            engine_rounds("rand-" + s, BIG_RUNS, tokens, f)
-    with open(f"{RES}/e2e.jsonl", "w") as f:
-        e2e_rounds(f, audio_s)
+    phases = os.environ.get("BENCH_PHASES", "engine e2e").split()  # a subset reuses the other's results
+    if "engine" in phases:
+        with open(f"{RES}/engine.jsonl", "w") as f:
+            engine_rounds("tiny.en", RUNS, tokens, f)
+            for s in BIG:
+                engine_rounds("rand-" + s, BIG_RUNS, tokens, f)
+        json.dump({"timeouts": TIMEOUTS}, open(f"{RES}/engine-meta.json", "w"))
+    else:
+        TIMEOUTS.extend(json.load(open(f"{RES}/engine-meta.json"))["timeouts"])
+    if "e2e" in phases:
+        with open(f"{RES}/e2e.jsonl", "w") as f:
+            e2e_rounds(f, audio_s)
     eng = [json.loads(l) for l in open(f"{RES}/engine.jsonl")]
     e2e = [json.loads(l) for l in open(f"{RES}/e2e.jsonl")]
     loads = [r["loadavg"] for r in eng + e2e]
@@ -390,6 +429,23 @@ def main():
                 tm = wcpp_timings(err)
                 notes.append(f"whisper-bench tiny.en {wt}, {t} thread(s): encode {tm['encode'][0]:.0f} ms, "
                              f"decode {tm['decode'][0] / tm['decode'][1]:.2f} ms per token (positions 0–255).")
+    multi = [r["cpu_per_wall"] for r in e2e if r.get("cpu_per_wall") and r["threads"] > 1]
+    if multi and statistics.median(multi) < 1.5:
+        notes.append(f"The machine was shared: at {max(THREADS)} threads the end-to-end runs kept a median of only "
+                     f"{statistics.median(multi):.2f} cores busy (CPU time / wall), for every engine. The "
+                     "multi-thread rows therefore measure behaviour under contention (thread pools that spin "
+                     "at barriers, as whisper.cpp's OpenMP build and ctranslate2's do, lose most when a "
+                     "thread is descheduled), not scaling on idle cores; rerun on a quiet machine for that.")
+    if TIMEOUTS:
+        notes.append("Timed out (not counted in the medians): " + "; ".join(TIMEOUTS) + ".")
+    n_eng = {}
+    for r in eng:
+        k = (r["size"], r["label"], r["threads"])
+        n_eng[k] = n_eng.get(k, 0) + 1
+    for size in sorted({k[0] for k in n_eng}):
+        counts = sorted({v for k, v in n_eng.items() if k[0] == size})
+        notes.append(f"Engine samples per cell, {size}: " + (f"{counts[0]}" if len(counts) == 1 else
+                     f"{counts[0]}–{counts[-1]}") + " (a phase stops starting rounds once past its time budget).")
     notes += json.loads(os.environ.get("BENCH_NOTES", "[]"))
     meta = {"date": datetime.date.today().isoformat(), "v": versions(), "machine": machine(), "audio_s": audio_s,
             "tokens": tokens, "load_med": statistics.median(loads), "load_min": min(loads), "load_max": max(loads),
