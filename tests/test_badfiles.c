@@ -142,6 +142,30 @@ static void test_ct2(const char *dir)
     expect_model_fails("byte count past the end", path, bad_dir, b, n);
     memcpy(b, orig, n), put32(b + 4 + 2 + 12 + 4, 0x7fffffff);
     expect_model_fails("2^31 variables", path, bad_dir, b, n);
+    /* many aliases are valid: ctranslate2 names every tensor equal to another one so */
+    {
+        const char *from = "decoder/projection/weight", *to = "decoder/embeddings/weight";
+        size_t tail = 4 + 2 * (2 + strlen(from) + 1), base = n - tail;
+        unsigned char *c = malloc(n + 64 * 64), *q = c;
+        memcpy(q, orig, base), q += base;
+        put32(q, 41), q += 4;
+        for (int k = 0; k < 41; k++) {
+            char a[32];
+            const char *name = k ? a : from;
+            snprintf(a, sizeof a, "extra/alias_%02d", k);
+            const char *pair[2] = {name, k % 2 ? "encoder/conv1/bias" : to};
+            for (int j = 0; j < 2; j++) {
+                uint16_t l = (uint16_t)(strlen(pair[j]) + 1);
+                memcpy(q, &l, 2), memcpy(q + 2, pair[j], l), q += 2 + l;
+            }
+        }
+        spill(path, c, (size_t)(q - c));
+        sotto_model *m = NULL;
+        CHECK(sotto_model_load(bad_dir, &m) == SOTTO_OK, "41 aliases must load: %s", sotto_last_error());
+        sotto_model_free(m);
+        printf("  %-34s -> loads\n", "41 aliases");
+        free(c);
+    }
     spill(path, orig, n);
     snprintf(src, sizeof src, "%s/vocabulary.txt", bad_dir);
     unlink(src);

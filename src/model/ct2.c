@@ -27,7 +27,8 @@ typedef struct ct2_var {
 typedef struct ct2_file {
     ct2_var *vars;
     int n_vars;
-    const char *alias_from[16], *alias_to[16];
+    const char **alias_from, **alias_to; /* ctranslate2 stores equal tensors (zero biases, the tied
+                                             projection) once and names the others as aliases */
     int n_alias;
 } ct2_file;
 
@@ -102,7 +103,11 @@ static sotto_status parse_bin(const sotto__map *map, const char *path, ct2_file 
     }
     uint32_t n_alias = 0;
     if (!sotto__rd_u32(&r, &n_alias, "the alias count")) return err->status;
-    if (n_alias > 16) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %u aliases is implausible", path, n_alias);
+    if (n_alias > 100000 || n_alias > (r.n - r.i) / 4)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %u aliases do not fit the file", path, n_alias);
+    f->alias_from = calloc(n_alias ? n_alias : 1, sizeof *f->alias_from);
+    f->alias_to = calloc(n_alias ? n_alias : 1, sizeof *f->alias_to);
+    if (!f->alias_from || !f->alias_to) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < n_alias; k++) {
         if (!rd_str(&r, &f->alias_from[k], "an alias") || !rd_str(&r, &f->alias_to[k], "an alias target"))
             return err->status;
@@ -453,6 +458,8 @@ sotto_status sotto__load_ct2(sotto_model *m, const char *dir, sotto__err *err)
         m->n_text_head_file = scalar_int(&f, "decoder/num_heads");
     }
     free(f.vars);
+    free(f.alias_from);
+    free(f.alias_to);
     if (!st) st = load_vocab(m, dir, err);
     if (!st) st = load_config(m, dir, err);
     if (!st) st = sotto__model_finish(m, err);
