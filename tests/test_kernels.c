@@ -2,6 +2,7 @@
  * strides, and the thread-pool ops against the single-threaded kernels. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "nn/kernels.h"
@@ -78,6 +79,11 @@ static void test_typed(const sotto__kernels *k)
         k->matmul_q8(Aq, K / 32, Bq, K / 32, bias, C1, N, M, N, K);
         for (int i = 0; i < M * N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]) / (1 + sqrt((double)K)));
         CHECK(worst < 1e-5, "%s matmul_q8 M=%d N=%d K=%d: error %g", k->name, M, N, K, worst);
+        /* activation quantisation: bit-identical to the reference */
+        sotto__block_q8_0 *Aq2 = malloc((size_t)M * K / 32 * sizeof *Aq2);
+        for (int m = 0; m < M; m++) k->quantize_q8(A + (size_t)m * K, Aq2 + (size_t)m * K / 32, K);
+        CHECK(memcmp(Aq, Aq2, (size_t)M * K / 32 * sizeof *Aq2) == 0, "%s quantize_q8 K=%d differs", k->name, K);
+        free(Aq2);
         /* q8_0 against the exact f32 product: the quantisation error stays small */
         sotto__matmul_ref(A, K, Bf, K, bias, C0, N, M, N, K);
         worst = 0;

@@ -10,6 +10,8 @@
  *               [d, S] and values stored as rows [S, d])
  *   exp_sum: x[i] = exp(x[i] - sub) over N values, returns their sum (softmax core)
  *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values
+ *   quantize_q8: one row of K floats (K a multiple of 32) to q8_0 blocks, exactly as
+ *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
  *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves)
  *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
  *               blocks): per block pair an exact int32 dot product of the int8 values,
@@ -34,6 +36,7 @@ typedef void (*sotto__matmul_q8_fn)(const sotto__block_q8_0 *A, size_t lda, cons
 typedef void (*sotto__matmul_nn_fn)(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
                                     int M, int N, int K);
 typedef float (*sotto__exp_sum_fn)(float *x, int n, float sub);
+typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
 typedef struct sotto__kernels {
@@ -42,6 +45,7 @@ typedef struct sotto__kernels {
     sotto__matmul_nn_fn matmul_nn;
     sotto__exp_sum_fn exp_sum;
     sotto__gelu_fn gelu;
+    sotto__quantize_q8_fn quantize_q8;
     sotto__matmul_f16_fn matmul_f16;
     sotto__matmul_q8_fn matmul_q8;
 } sotto__kernels;
@@ -52,6 +56,8 @@ void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb
                           int N, int K);
 float sotto__exp_sum_ref(float *x, int n, float sub);
 void sotto__gelu_ref(float *x, size_t n);
+void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k);
+void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k);
 void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K);
 float sotto__exp_sum_avx2(float *x, int n, float sub);

@@ -218,6 +218,13 @@ static inline __m256 block_dot(const sotto__block_q8_0 *a, const sotto__block_q8
     return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
 }
 
+/* Exact int32 dot products of one 32-value block given |a| (AX) and a (QA), 8 lanes. */
+static inline __m256 block_dot_abs(__m256i ax, __m256i qa, const sotto__block_q8_0 *b)
+{
+    __m256i p16 = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)b->qs), qa));
+    return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
+}
+
 static void row_1x4_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias,
                        float *c, int n0, int n1, int nb)
 {
@@ -226,11 +233,12 @@ static void row_1x4_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, s
         const sotto__block_q8_0 *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         for (int j = 0; j < nb; j++) {
+            __m256i qa = _mm256_loadu_si256((const __m256i *)a[j].qs), ax = _mm256_sign_epi8(qa, qa);
             float da = _cvtsh_ss(a[j].d);
-            s0 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b0[j].d)), block_dot(a + j, b0 + j), s0);
-            s1 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b1[j].d)), block_dot(a + j, b1 + j), s1);
-            s2 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b2[j].d)), block_dot(a + j, b2 + j), s2);
-            s3 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b3[j].d)), block_dot(a + j, b3 + j), s3);
+            s0 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b0[j].d)), block_dot_abs(ax, qa, b0 + j), s0);
+            s1 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b1[j].d)), block_dot_abs(ax, qa, b1 + j), s1);
+            s2 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b2[j].d)), block_dot_abs(ax, qa, b2 + j), s2);
+            s3 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b3[j].d)), block_dot_abs(ax, qa, b3 + j), s3);
         }
         c[n] = hsum(s0) + (bias ? bias[n] : 0.0f);
         c[n + 1] = hsum(s1) + (bias ? bias[n + 1] : 0.0f);
@@ -372,4 +380,32 @@ void sotto__gelu_avx2(float *x, size_t n)
         _mm256_storeu_ps(x + i, g);
     }
     sotto__gelu_ref(x + i, n - i);
+}
+
+/* ---- activations to q8_0 ------------------------------------------------------------ */
+
+void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (int b = 0; b < k / SOTTO__QK8_0; b++) {
+        const float *p = x + b * SOTTO__QK8_0;
+        __m256 v0 = _mm256_loadu_ps(p), v1 = _mm256_loadu_ps(p + 8), v2 = _mm256_loadu_ps(p + 16),
+               v3 = _mm256_loadu_ps(p + 24);
+        __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
+                                 _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_max_ss(h, _mm_movehdup_ps(h));
+        float d = _mm_cvtss_f32(h) / 127.0f;
+        float id = d > 0 ? 1.0f / d : 0.0f;
+        out[b].d = (uint16_t)_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT);
+        __m256 s = _mm256_set1_ps(id);
+        /* cvtps rounds to nearest even, as lrintf in the reference */
+        __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, s)), i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, s)),
+                i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, s)), i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, s));
+        __m256i p01 = _mm256_packs_epi32(i0, i1), p23 = _mm256_packs_epi32(i2, i3);
+        __m256i q = _mm256_packs_epi16(p01, p23); /* lanes interleaved by the 128-bit packs */
+        q = _mm256_permutevar8x32_epi32(q, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i *)out[b].qs, q);
+    }
 }

@@ -74,3 +74,8 @@ void sotto__gelu_ref(float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2));
 }
+
+void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k)
+{
+    sotto__quantize(SOTTO_TYPE_Q8_0, x, out, k);
+}

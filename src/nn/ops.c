@@ -69,13 +69,29 @@ void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const f
     mm_run(&j);
 }
 
+typedef struct quant_job {
+    const sotto__kernels *k;
+    const float *X;
+    sotto__block_q8_0 *out;
+    int M, K;
+} quant_job;
+
+static void quant_task(void *arg, int tid, int nt)
+{
+    quant_job *q = arg;
+    size_t nb = (size_t)q->K / SOTTO__QK8_0;
+    for (int m = tid; m < q->M; m += nt) q->k->quantize_q8(q->X + (size_t)m * q->K, q->out + m * nb, q->K);
+}
+
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
 {
     mm_job j = {ex, l->type, X, l->w, l->b, (size_t)l->n_in, (size_t)l->n_in, (size_t)l->n_out, Y, M, l->n_out,
                 l->n_in, false};
     if (l->type == SOTTO_TYPE_Q8_0) {
         size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
-        for (int m = 0; m < M; m++) sotto__quantize(SOTTO_TYPE_Q8_0, X + (size_t)m * l->n_in, ex->qbuf + m * nb, l->n_in);
+        quant_job q = {ex->k, X, ex->qbuf, M, l->n_in};
+        if (M >= 8) sotto__parallel_for(ex->pool, quant_task, &q);
+        else quant_task(&q, 0, 1);
         j.A = ex->qbuf;
         j.lda = j.ldb = nb;
     }
