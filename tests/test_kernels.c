@@ -112,6 +112,15 @@ static void test_nn_and_elementwise(const sotto__kernels *k)
                 for (size_t i = 0; i < M * ldc; i++) worst = fmax(worst, fabs(C0[i] - C1[i]));
                 CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn M=%d N=%d K=%d: error %g (padding untouched)", k->name, M,
                       N, K, worst);
+                uint16_t *Bh = malloc(K * ldb * sizeof *Bh);
+                sotto__quantize(SOTTO_TYPE_F16, B, Bh, (int64_t)(K * ldb));
+                memset(C0, 0, M * ldc * 4), memset(C1, 0, M * ldc * 4);
+                sotto__matmul_nn_f16_ref(A, lda, Bh, ldb, C0, ldc, M, N, K);
+                k->matmul_nn_f16(A, lda, Bh, ldb, C1, ldc, M, N, K);
+                worst = 0;
+                for (size_t i = 0; i < M * ldc; i++) worst = fmax(worst, fabs(C0[i] - C1[i]));
+                CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn_f16 M=%d N=%d K=%d: error %g", k->name, M, N, K, worst);
+                free(Bh);
                 free(A), free(B), free(C0), free(C1);
             }
     float x0[1001], x1[1001];
@@ -152,16 +161,16 @@ static void test_threaded(void)
         for (int i = 0; i < S * d; i++) V[i] = 1.0f; /* all-ones values: output 1 */
         ex.scratch_per_thread = SOTTO__ATTN_ROWS * S;
         ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
-        sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, T, S, H, dh, -1);
+        sotto__op_attention(&ex, Q, d, SOTTO_TYPE_F32, KT, S, V, d, O, d, T, S, H, dh, -1);
         bool ones = true;
         for (int i = 0; i < T * d; i++) ones &= fabsf(O[i] - 1.0f) < 1e-5f;
         CHECK(ones, "attention over constant values must return them (threads %d)", nt);
         for (int i = 0; i < S * d; i++) V[i] = (float)(i / d); /* value = key position */
-        sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, 1, S, H, dh, 2); /* query 0 at position 2 */
+        sotto__op_attention(&ex, Q, d, SOTTO_TYPE_F32, KT, S, V, d, O, d, 1, S, H, dh, 2); /* query 0 at position 2 */
         float KT3[8 * 3];
         for (int r = 0; r < d; r++)
             for (int c = 0; c < 3; c++) KT3[r * 3 + c] = KT[r * S + c];
-        sotto__op_attention(&ex, Q, d, KT3, 3, V, d, O2, d, 1, 3, H, dh, -1);
+        sotto__op_attention(&ex, Q, d, SOTTO_TYPE_F32, KT3, 3, V, d, O2, d, 1, 3, H, dh, -1);
         bool causal = true;
         for (int i = 0; i < d; i++) causal &= fabsf(O[i] - O2[i]) < 1e-5f && O[i] <= 2.0f + 1e-5f;
         CHECK(causal, "causal attention must only see keys 0..position (threads %d)", nt);

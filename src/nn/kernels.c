@@ -15,11 +15,13 @@ static int has_f16c(void)
 }
 #endif
 
-static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_nn_ref, sotto__exp_sum_ref,
+static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_nn_ref, sotto__matmul_nn_f16_ref,
+                                      sotto__exp_sum_ref,
                                       sotto__gelu_ref, sotto__quantize_q8_ref, sotto__matmul_f16_ref,
                                       sotto__matmul_q8_ref};
 #if defined(__x86_64__) || defined(__i386__)
-static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__exp_sum_avx2,
+static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
+                                    sotto__exp_sum_avx2,
                                     sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
                                     sotto__matmul_q8_avx2};
 #endif

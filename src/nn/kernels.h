@@ -35,6 +35,8 @@ typedef void (*sotto__matmul_q8_fn)(const sotto__block_q8_0 *A, size_t lda, cons
 
 typedef void (*sotto__matmul_nn_fn)(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
                                     int M, int N, int K);
+typedef void (*sotto__matmul_nn_f16_fn)(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C,
+                                        size_t ldc, int M, int N, int K);
 typedef float (*sotto__exp_sum_fn)(float *x, int n, float sub);
 typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
@@ -43,6 +45,7 @@ typedef struct sotto__kernels {
     const char *name;          /* "scalar", "avx2" */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
+    sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
     sotto__exp_sum_fn exp_sum;
     sotto__gelu_fn gelu;
     sotto__quantize_q8_fn quantize_q8;
@@ -54,6 +57,10 @@ void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, c
                        size_t ldc, int M, int N, int K);
 void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                           int N, int K);
+void sotto__matmul_nn_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
+                              int M, int N, int K);
+void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
+                               int M, int N, int K);
 float sotto__exp_sum_ref(float *x, int n, float sub);
 void sotto__gelu_ref(float *x, size_t n);
 void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k);

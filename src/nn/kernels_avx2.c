@@ -409,3 +409,42 @@ void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k)
         _mm256_storeu_si256((__m256i *)out[b].qs, q);
     }
 }
+
+/* ---- C = A B with B in f16 ------------------------------------------------------------ */
+
+static inline void tile_nn_f16(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
+                               int rows, int cols, int K)
+{
+    __m256 c[4][2];
+    for (int i = 0; i < 4; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
+    uint16_t pad[16] = {0};
+    for (int k = 0; k < K; k++) {
+        const uint16_t *b = B + (size_t)k * ldb;
+        if (cols < 16) { /* a partial tile: copy the row end so no load passes it */
+            for (int j = 0; j < cols; j++) pad[j] = b[j];
+            b = pad;
+        }
+        __m256 b0 = ld_h8(b), b1 = ld_h8(b + 8);
+        for (int i = 0; i < rows; i++) {
+            __m256 a = _mm256_broadcast_ss(A + i * lda + k);
+            c[i][0] = _mm256_fmadd_ps(a, b0, c[i][0]);
+            c[i][1] = _mm256_fmadd_ps(a, b1, c[i][1]);
+        }
+    }
+    __m256i m0 = tail_mask(cols < 8 ? cols : 8), m1 = tail_mask(cols > 8 ? cols - 8 : 0);
+    for (int i = 0; i < rows; i++) {
+        _mm256_maskstore_ps(C + i * ldc, m0, c[i][0]);
+        _mm256_maskstore_ps(C + i * ldc + 8, m1, c[i][1]);
+    }
+}
+
+void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
+                               int M, int N, int K)
+{
+    for (int n = 0; n < N; n += 16) {
+        int cols = N - n < 16 ? N - n : 16;
+        int m = 0;
+        for (; m + 4 <= M; m += 4) tile_nn_f16(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, 4, cols, K);
+        if (m < M) tile_nn_f16(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m, cols, K);
+    }
+}

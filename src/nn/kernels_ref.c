@@ -79,3 +79,15 @@ void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k)
 {
     sotto__quantize(SOTTO_TYPE_Q8_0, x, out, k);
 }
+
+void sotto__matmul_nn_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
+                              int M, int N, int K)
+{
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            float s = 0;
+            for (int k = 0; k < K; k++) s += A[m * lda + k] * sotto__f16_to_f32(B[k * ldb + n]);
+            C[m * ldc + n] = s;
+        }
+    }
+}

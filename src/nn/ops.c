@@ -138,7 +138,9 @@ void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n)
 
 typedef struct attn_job {
     const sotto__exec *ex;
-    const float *Q, *KT, *V;
+    const float *Q;
+    sotto_type kv_type;
+    const void *KT, *V;
     size_t ldq, ldkt, ldv, ldo;
     float *O;
     int T, S, n_head, dh, causal_pos;
@@ -156,8 +158,12 @@ static void attn_task(void *arg, int tid, int nt)
         int rows = j->T - t0 < SOTTO__ATTN_ROWS ? j->T - t0 : SOTTO__ATTN_ROWS;
         int S = j->S;
         if (j->causal_pos >= 0 && j->causal_pos + t0 + rows < S) S = j->causal_pos + t0 + rows;
-        k->matmul_nn(j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh, j->ldq, j->KT + (size_t)h * j->dh * j->ldkt,
-                     j->ldkt, P, (size_t)S, rows, S, j->dh);
+        const float *q = j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh;
+        size_t kt_off = (size_t)h * j->dh * j->ldkt;
+        if (j->kv_type == SOTTO_TYPE_F16)
+            k->matmul_nn_f16(q, j->ldq, (const uint16_t *)j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
+        else
+            k->matmul_nn(q, j->ldq, (const float *)j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
         for (int r = 0; r < rows; r++) {
             float *p = P + (size_t)r * S;
             int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
@@ -171,15 +177,18 @@ static void attn_task(void *arg, int tid, int nt)
             for (int s = 0; s < visible; s++) p[s] *= inv;
             for (int s = visible; s < S; s++) p[s] = 0;
         }
-        k->matmul_nn(P, (size_t)S, j->V + (size_t)h * j->dh, j->ldv, j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh,
-                     j->ldo, rows, j->dh, S);
+        float *o = j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh;
+        if (j->kv_type == SOTTO_TYPE_F16)
+            k->matmul_nn_f16(P, (size_t)S, (const uint16_t *)j->V + (size_t)h * j->dh, j->ldv, o, j->ldo, rows, j->dh, S);
+        else
+            k->matmul_nn(P, (size_t)S, (const float *)j->V + (size_t)h * j->dh, j->ldv, o, j->ldo, rows, j->dh, S);
     }
 }
 
-void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *KT, size_t ldkt,
-                         const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
-                         int causal_pos)
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type kv_type, const void *KT,
+                         size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
+                         int dh, int causal_pos)
 {
-    attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
+    attn_job j = {ex, Q, kv_type, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
     sotto__parallel_for(ex->pool, attn_task, &j);
 }

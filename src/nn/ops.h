@@ -35,10 +35,11 @@ void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, flo
 void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);
 
 /* Multi-head scaled dot-product attention. Q [T, n_head*dh] (ldq), KT the keys
- * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), O [T, n_head*dh] (ldo).
- * CAUSAL_POS < 0: every query sees all S keys; else query t sees keys 0..causal_pos+t. */
-void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *KT, size_t ldkt,
-                         const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
-                         int causal_pos);
+ * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), both in KV_TYPE (f32 or
+ * f16), O [T, n_head*dh] (ldo). CAUSAL_POS < 0: every query sees all S keys; else query t
+ * sees keys 0..causal_pos+t. */
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type kv_type, const void *KT,
+                         size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
+                         int dh, int causal_pos);
 
 #endif

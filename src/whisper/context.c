@@ -60,7 +60,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         {&ctx->im2col, 2 * n * cols}, {&ctx->conv1, 2 * n * d}, {&ctx->enc_x, n * d}, {&ctx->enc_out, n * d},
         {&ctx->enc_h, n * d}, {&ctx->enc_q, n * d}, {&ctx->enc_k, n * d}, {&ctx->enc_v, n * d},
         {&ctx->enc_attn, n * d}, {&ctx->enc_kt, n * d}, {&ctx->enc_ff, n * 4 * d},
-        {&ctx->cross_kt, L * n * dt}, {&ctx->cross_v, L * n * dt},
+        {(float **)&ctx->cross_kt, L * n * dt}, {(float **)&ctx->cross_v, L * n * dt},
         {&ctx->self_kt, L * ctxn * dt}, {&ctx->self_v, L * ctxn * dt},
         {&ctx->dec_x, ctxn * dt}, {&ctx->dec_h, ctxn * dt}, {&ctx->dec_q, ctxn * dt}, {&ctx->dec_attn, ctxn * dt},
         {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_k, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},
@@ -78,6 +78,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     }
     for (int i = 0; i < N_PARTS; i++) *parts[i].ptr = (float *)((char *)ctx->arena + offsets[i]);
     ctx->model = model;
+    ctx->cross_type = model->w.tok_emb.type == SOTTO_TYPE_F32 ? SOTTO_TYPE_F32 : SOTTO_TYPE_F16;
     ctx->ex.scratch_per_thread = scratch_per_thread;
     ctx->ex.qbuf_blocks = qbuf_blocks;
     ctx->ex.k = sotto__kernels_get();

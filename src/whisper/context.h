@@ -23,9 +23,11 @@ struct sotto_context {
     float *enc_ff;             /* [n, 4d] */
     bool encoded;
 
-    /* cross-attention, per decoder layer, projected once per window */
-    float *cross_kt;           /* [n_text_layer, d_text, n_audio_ctx] keys transposed */
-    float *cross_v;            /* [n_text_layer, n_audio_ctx, d_text] */
+    /* cross-attention, per decoder layer, projected once per window; stored in f32 for an
+     * f32 decoder, in f16 for reduced-precision ones (half the bytes read per token) */
+    sotto_type cross_type;
+    void *cross_kt;            /* [n_text_layer, d_text, n_audio_ctx] keys transposed */
+    void *cross_v;             /* [n_text_layer, n_audio_ctx, d_text] */
 
     /* static self-attention cache, written at the cache position */
     float *self_kt;            /* [n_text_layer, d_text, n_text_ctx] keys transposed */

@@ -6,6 +6,7 @@
  * attention products read rows. */
 #include <string.h>
 
+#include "../quant.h"
 #include "context.h"
 
 /* DST[c, r] = SRC[r, c] for SRC [rows, cols]. */
@@ -66,7 +67,8 @@ static void block(sotto_context *ctx, const sotto__layer *L)
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->k, ctx->enc_k);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->v, ctx->enc_v);
     transpose(ctx->enc_k, n, d, ctx->enc_kt, (size_t)n);
-    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d, ctx->enc_attn,
+    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, SOTTO_TYPE_F32, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d,
+                        ctx->enc_attn,
                         (size_t)d, n, n, n_head, d / n_head, -1);
     sotto__op_linear(&ctx->ex, ctx->enc_attn, n, &L->o, ctx->enc_h);
     add_inplace(ctx->enc_x, ctx->enc_h, (size_t)n * d);
@@ -88,8 +90,11 @@ void sotto__encoder_forward(sotto_context *ctx, const float *mel)
     /* cross-attention keys and values of every decoder layer, once per window */
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
+        size_t off = (size_t)l * n * dt, elem = ctx->cross_type == SOTTO_TYPE_F16 ? 2 : 4;
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
-        transpose(ctx->enc_k, n, dt, ctx->cross_kt + (size_t)l * n * dt, (size_t)n);
-        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->cross_v + (size_t)l * n * dt);
+        transpose(ctx->enc_k, n, dt, ctx->enc_kt, (size_t)n);
+        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
+        sotto__quantize(ctx->cross_type, ctx->enc_kt, (char *)ctx->cross_kt + off * elem, (int64_t)n * dt);
+        sotto__quantize(ctx->cross_type, ctx->enc_v, (char *)ctx->cross_v + off * elem, (int64_t)n * dt);
     }
 }
