@@ -84,6 +84,8 @@ static void test_gguf(const char *good)
         {"offset past the end", info + 16, 8, (uint64_t)1 << 40},
         {"offset misaligned", info + 16, 8, 1},
         {"name length past the end", name - 8, 8, (uint64_t)1 << 50},
+        {"NaN weight", n - 64, 4, 0x7fc00000},
+        {"infinite weight", n - 128, 4, 0xff800000},
     };
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         memcpy(b, orig, n);

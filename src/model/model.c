@@ -409,6 +409,30 @@ static sotto_status check_lists(sotto_model *m, sotto__err *err)
     return SOTTO_OK;
 }
 
+/* Index of the first NaN or infinity in tensor T (by its bit pattern: an all-ones
+ * exponent), or -1. q8_0 checks its block scales; the int8 values are always finite. */
+static int64_t first_non_finite(const sotto__tensor *t)
+{
+    int64_t numel = 1;
+    for (int i = 0; i < t->n_dims; i++) numel *= t->dims[i];
+    const uint8_t *p = t->data;
+    switch (t->type) {
+    case SOTTO_TYPE_F32:
+        for (int64_t i = 0; i < numel; i++)
+            if ((sotto__rd32(p + 4 * i) & 0x7f800000u) == 0x7f800000u) return i;
+        break;
+    case SOTTO_TYPE_F16:
+        for (int64_t i = 0; i < numel; i++)
+            if ((sotto__rd16(p + 2 * i) & 0x7c00) == 0x7c00) return i;
+        break;
+    case SOTTO_TYPE_Q8_0:
+        for (int64_t b = 0; b < numel / SOTTO__QK8_0; b++)
+            if ((sotto__rd16(p + b * sizeof(sotto__block_q8_0)) & 0x7c00) == 0x7c00) return b * SOTTO__QK8_0;
+        break;
+    }
+    return -1;
+}
+
 static void component_bytes(sotto_model *m)
 {
     sotto_model_info *h = &m->info;
@@ -430,6 +454,12 @@ static void component_bytes(sotto_model *m)
 
 sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
 {
+    for (int i = 0; i < m->n_tensors; i++) {
+        int64_t at = first_non_finite(&m->tensors[i]);
+        if (at >= 0)
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s holds a NaN or infinity at element %lld",
+                               m->tensors[i].name, (long long)at);
+    }
     sotto_status st = derive_hparams(m, err);
     if (!st) st = derive_special(m, err);
     if (!st) st = check_lists(m, err);
