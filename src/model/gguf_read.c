@@ -257,6 +257,7 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
         st = sotto__model_add_tensor(m, name, t->type, (int)t->n_dims, t->dims, r.p + data_start + t->off, bytes, err);
     }
     free(ti);
+    if (!st) st = sotto__model_check_disjoint(m, m->map.data, m->map.data + m->map.size, err);
     if (st) return st;
     m->n_audio_head_file = (int32_t)(mt.n_audio_head > 0 && mt.n_audio_head < 4096 ? mt.n_audio_head : 0);
     m->n_text_head_file = (int32_t)(mt.n_text_head > 0 && mt.n_text_head < 4096 ? mt.n_text_head : 0);

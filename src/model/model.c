@@ -86,6 +86,33 @@ sotto_status sotto__model_add_tensor(sotto_model *m, const char *name, sotto_typ
     return SOTTO_OK;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+    const sotto__tensor *x = *(const sotto__tensor *const *)a, *y = *(const sotto__tensor *const *)b;
+    const uint8_t *px = x->data, *py = y->data;
+    return px < py ? -1 : px > py;
+}
+
+sotto_status sotto__model_check_disjoint(const sotto_model *m, const uint8_t *lo, const uint8_t *hi,
+                                         sotto__err *err)
+{
+    const sotto__tensor **v = malloc((size_t)(m->n_tensors ? m->n_tensors : 1) * sizeof *v);
+    if (!v) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    int n = 0;
+    for (int i = 0; i < m->n_tensors; i++) {
+        const uint8_t *p = m->tensors[i].data;
+        if (p >= lo && p < hi) v[n++] = &m->tensors[i];
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_range);
+    sotto_status st = SOTTO_OK;
+    for (int i = 1; i < n && !st; i++)
+        if ((const uint8_t *)v[i - 1]->data + v[i - 1]->n_bytes > (const uint8_t *)v[i]->data)
+            st = sotto__fail(err, SOTTO_ERR_FORMAT, "tensors %s and %s overlap in the file", v[i - 1]->name,
+                             v[i]->name);
+    free(v);
+    return st;
+}
+
 const sotto__tensor *sotto__model_find(const sotto_model *m, const char *name)
 {
     for (int i = 0; i < m->n_tensors; i++)

@@ -94,6 +94,12 @@ sotto_status sotto__model_add_tensor(sotto_model *m, const char *name, sotto_typ
 
 const sotto__tensor *sotto__model_find(const sotto_model *m, const char *name);
 
+/* Fails when two tensors whose data lies in [LO, HI) (the file mapping) share bytes: a
+ * file's tensors must not overlap (views a loader cut from one fused record are made
+ * after this check). */
+sotto_status sotto__model_check_disjoint(const sotto_model *m, const uint8_t *lo, const uint8_t *hi,
+                                         sotto__err *err);
+
 /* Sets the vocabulary from N byte strings (copied). */
 sotto_status sotto__model_set_vocab(sotto_model *m, int32_t n, const char *const *tok,
                                     const uint32_t *len, sotto__err *err);

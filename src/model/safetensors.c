@@ -55,6 +55,61 @@ static bool map_name(const char *hf, char *out, size_t n)
     return false;
 }
 
+typedef struct range {
+    int64_t begin, end;
+    const char *name;
+} range;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const range *x = a, *y = b;
+    if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The format indexes the data buffer entirely, without holes or overlaps. An entry whose
+ * range equals another's exactly (a tied proj_out.weight written by some exporters) is
+ * taken as an alias. */
+static sotto_status check_layout(const sotto__json *root, size_t data_size, const char *path, sotto__err *err)
+{
+    range *r = malloc((size_t)(root->n ? root->n : 1) * sizeof *r);
+    if (!r) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    int n = 0;
+    for (const sotto__json *e = root->child; e; e = e->next) {
+        const sotto__json *offs = sotto__json_get(e, "data_offsets");
+        if (strcmp(e->key, "__metadata__") == 0) continue;
+        if (!offs || offs->kind != SOTTO__JSON_ARR || offs->n != 2 ||
+            !sotto__json_int(offs->child, 0, INT64_MAX / 2, &r[n].begin) ||
+            !sotto__json_int(offs->child->next, r[n].begin, INT64_MAX / 2, &r[n].end)) {
+            free(r);
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: entry %s: bad data_offsets", path, e->key);
+        }
+        if ((uint64_t)r[n].end > data_size) {
+            long long end = (long long)r[n].end;
+            free(r);
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: entry %s: data_offsets end %lld past the %zu data bytes",
+                               path, e->key, end, data_size);
+        }
+        r[n++].name = e->key;
+    }
+    qsort(r, (size_t)n, sizeof *r, cmp_range);
+    int64_t at = 0;
+    sotto_status st = SOTTO_OK;
+    for (int i = 0; i < n && !st; i++) {
+        if (i > 0 && r[i].begin == r[i - 1].begin && r[i].end == r[i - 1].end) continue;
+        if (r[i].begin != at)
+            st = sotto__fail(err, SOTTO_ERR_FORMAT, "%s: entry %s: data_offsets start at %lld, expected %lld "
+                             "(%s)", path, r[i].name, (long long)r[i].begin, (long long)at,
+                             r[i].begin < at ? "overlap" : "hole");
+        at = r[i].end;
+    }
+    if (!st && (uint64_t)at != data_size)
+        st = sotto__fail(err, SOTTO_ERR_FORMAT, "%s: data_offsets cover %lld of %zu data bytes", path, (long long)at,
+                         data_size);
+    free(r);
+    return st;
+}
+
 static sotto_status load_tensors(sotto_model *m, const char *path, sotto__err *err)
 {
     sotto_status st = sotto__map_file(path, &m->map, err);
@@ -70,6 +125,7 @@ static sotto_status load_tensors(sotto_model *m, const char *path, sotto__err *e
     const uint8_t *data = p + 8 + hlen;
     size_t data_size = size - 8 - hlen;
     if (doc.root->kind != SOTTO__JSON_OBJ) st = sotto__fail(err, SOTTO_ERR_FORMAT, "%s: header is not an object", path);
+    if (!st) st = check_layout(doc.root, data_size, path, err);
     for (const sotto__json *e = st ? NULL : doc.root->child; e && !st; e = e->next) {
         if (strcmp(e->key, "__metadata__") == 0) continue;
         char name[SOTTO__NAME_LEN];
@@ -112,6 +168,9 @@ static sotto_status load_tensors(sotto_model *m, const char *path, sotto__err *e
         }
     }
     sotto__json_free(&doc);
+    /* the tensors sotto uses must not share bytes (a tied proj_out.weight aliasing the
+     * embedding is skipped above, so exact aliases of unused entries stay legal) */
+    if (!st) st = sotto__model_check_disjoint(m, data, data + data_size, err);
     return st;
 }
 
@@ -227,6 +286,9 @@ static sotto_status load_tokenizer(sotto_model *m, const char *dir, sotto__err *
         sotto__json_free(&tj);
         return st;
     }
+    char probe[4096];
+    if (!sotto__path_join(probe, sizeof probe, dir, "vocab.json") || !sotto__file_exists(probe))
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no tokenizer: neither tokenizer.json nor vocab.json", dir);
     st = read_json(dir, "vocab.json", true, &vj, err);
     if (!st) st = read_json(dir, "added_tokens.json", false, &aj, err);
     if (!st) {
@@ -253,11 +315,18 @@ static sotto_status load_config(sotto_model *m, const char *dir, sotto__err *err
     sotto__json_doc cfg, gen;
     sotto_status st = read_json(dir, "config.json", true, &cfg, err);
     if (st) return st;
-    int64_t v;
-    if (sotto__json_int(sotto__json_get(cfg.root, "encoder_attention_heads"), 1, 4096, &v))
-        m->n_audio_head_file = (int32_t)v;
-    if (sotto__json_int(sotto__json_get(cfg.root, "decoder_attention_heads"), 1, 4096, &v))
-        m->n_text_head_file = (int32_t)v;
+    static const char *keys[2] = {"encoder_attention_heads", "decoder_attention_heads"};
+    int32_t *heads[2] = {&m->n_audio_head_file, &m->n_text_head_file};
+    for (int k = 0; k < 2; k++) {
+        const sotto__json *h = sotto__json_get(cfg.root, keys[k]);
+        int64_t v;
+        if (!h) continue; /* absent: d / 64, as every Whisper size */
+        if (!sotto__json_int(h, 1, 4096, &v)) {
+            sotto__json_free(&cfg);
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "%s/config.json: %s must be an integer in 1..4096", dir, keys[k]);
+        }
+        *heads[k] = (int32_t)v;
+    }
     st = read_json(dir, "generation_config.json", false, &gen, err);
     /* generation_config.json wins; config.json carries the same lists in older exports */
     const sotto__json *src[2] = {gen.root, cfg.root};
