@@ -268,12 +268,13 @@ void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__
 
 /* ---- B not transposed: C = A B ------------------------------------------------------ */
 
-/* ROWS (1..4) rows of C, 16 columns from n (cols <= 16 valid, masked beyond). */
+/* ROWS (1..6) rows of C, 16 columns from n (cols <= 16 valid, masked beyond): 12
+ * accumulators, 2 loads of B and ROWS broadcasts of A per step of K. */
 static inline void tile_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
                            int cols, int K)
 {
-    __m256 c[4][2];
-    for (int i = 0; i < 4; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
+    __m256 c[6][2];
+    for (int i = 0; i < 6; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
     __m256i m0 = tail_mask(cols < 8 ? cols : 8), m1 = tail_mask(cols > 8 ? cols - 8 : 0);
     bool full = cols == 16;
     for (int k = 0; k < K; k++) {
@@ -303,7 +304,7 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
     for (int n = 0; n < N; n += 16) {
         int cols = N - n < 16 ? N - n : 16;
         int m = 0;
-        for (; m + 4 <= M; m += 4) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, 4, cols, K);
+        for (; m + 6 <= M; m += 6) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, 6, cols, K);
         if (m < M) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m, cols, K);
     }
 }

@@ -9,7 +9,7 @@
 #include "kernels.h"
 #include "threadpool.h"
 
-#define SOTTO__ATTN_ROWS 16    /* query rows per attention work item */
+#define SOTTO__ATTN_ROWS 24    /* query rows per attention work item (4 tiles of 6) */
 
 typedef struct sotto__exec {
     sotto__pool *pool;
