@@ -207,28 +207,30 @@ static sotto_status add_whole(sotto_model *m, const ct2_file *f, const char *src
     return sotto__model_add_tensor(m, dst, v.type, v.rank, v.dims, v.data, (size_t)numel * v.item, err);
 }
 
+/* Adds SRC/W_NAME as DST.weight and SRC/B_NAME as DST.bias: a LayerNorm is stored as
+ * gamma/beta, a linear layer as weight/bias. */
+static sotto_status add_pair(sotto_model *m, const ct2_file *f, const char *src, const char *dst,
+                             const char *w_name, const char *b_name, sotto__err *err)
+{
+    char a[256], d[256];
+    snprintf(a, sizeof a, "%s/%s", src, w_name);
+    snprintf(d, sizeof d, "%s.weight", dst);
+    sotto_status st = add_whole(m, f, a, d, err);
+    snprintf(a, sizeof a, "%s/%s", src, b_name);
+    snprintf(d, sizeof d, "%s.bias", dst);
+    return st ? st : add_whole(m, f, a, d, err);
+}
+
 static sotto_status add_norm(sotto_model *m, const ct2_file *f, const char *src, const char *dst,
                              sotto__err *err)
 {
-    char a[256], b[256];
-    snprintf(a, sizeof a, "%s/gamma", src);
-    snprintf(b, sizeof b, "%s.weight", dst);
-    sotto_status st = add_whole(m, f, a, b, err);
-    snprintf(a, sizeof a, "%s/beta", src);
-    snprintf(b, sizeof b, "%s.bias", dst);
-    return st ? st : add_whole(m, f, a, b, err);
+    return add_pair(m, f, src, dst, "gamma", "beta", err);
 }
 
 static sotto_status add_linear(sotto_model *m, const ct2_file *f, const char *src, const char *dst,
                                sotto__err *err)
 {
-    char a[256], b[256];
-    snprintf(a, sizeof a, "%s/weight", src);
-    snprintf(b, sizeof b, "%s.weight", dst);
-    sotto_status st = add_whole(m, f, a, b, err);
-    snprintf(a, sizeof a, "%s/bias", src);
-    snprintf(b, sizeof b, "%s.bias", dst);
-    return st ? st : add_whole(m, f, a, b, err);
+    return add_pair(m, f, src, dst, "weight", "bias", err);
 }
 
 /* Splits a fused projection SRC (weight [k*d, d_in], bias [k*d]) into the openai names in
