@@ -80,6 +80,8 @@ static void test_bytelevel(void)
     CHECK(sotto__bytelevel_decode("\xc4\xa0the", 5, dec, sizeof dec) == 4 && memcmp(dec, " the", 4) == 0, "Ġthe");
     CHECK(sotto__bytelevel_decode("\xe4\xb8\xad", 3, dec, sizeof dec) < 0, "a CJK character is no byte symbol");
     CHECK(sotto__bytelevel_decode("\xc4", 1, dec, sizeof dec) < 0, "truncated UTF-8 is refused");
+    CHECK(sotto__bytelevel_decode("\xc1\x81", 2, dec, sizeof dec) < 0, "overlong UTF-8 is refused");
+    CHECK(sotto__bytelevel_decode("\xc4\xa0x", 3, dec, 1) < 0, "output one byte short is refused");
 }
 
 static void test_q8_0(void)

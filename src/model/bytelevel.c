@@ -35,6 +35,7 @@ long sotto__bytelevel_decode(const char *s, size_t n, char *out, size_t cap)
         } else if ((u[i] & 0xe0) == 0xc0 && i + 1 < n && (u[i + 1] & 0xc0) == 0x80) {
             cp = (unsigned)(u[i] & 0x1f) << 6 | (u[i + 1] & 0x3f);
             i += 2;
+            if (cp < 0x80) return -1; /* overlong: "\xc1\x81" must not load as 'A' */
         } else {
             return -1; /* every byte symbol is below U+0800 */
         }

@@ -490,6 +490,20 @@ def json_seeds():
     return s
 
 
+def tokenizer_seeds():
+    # read twice by the target: as one byte-level token string, and as little-endian
+    # int32 ids (top bit set: the low byte is the id, so real tokens are hit)
+    ids = lambda *v: b"".join(struct.pack("<I", x & 0xffffffff) for x in v)
+    return {"words.txt": "\u0120the\u0120cat\u010a".encode(),
+            "all-symbols.txt": "".join(chr(c) for c in range(33, 127)).encode() +
+                               "".join(chr(c) for c in range(256, 256 + 68)).encode(),
+            "overlong.txt": b"\xc1\x81", "beyond.txt": "\u0144\u0800".encode(),
+            "truncated.txt": b"a\xc4", "nul.txt": b"\xc4\x80",
+            "ids-text.bin": ids(0x80000000 | 5, 0x80000000 | 40, 0x80000000 | 17),
+            "ids-special.bin": ids(0x80000000 | 90, 0x80000000 | 95, 0x80000000 | 99, 0x80000000 | 98),
+            "ids-wild.bin": ids(-1, 100, 0x7fffffff, 0x40000000, 0) + b"\x01\x02"}
+
+
 def write(dirname, files):
     os.makedirs(dirname, exist_ok=True)
     for name, data in files.items():
@@ -508,6 +522,7 @@ def main():
     write(os.path.join(corpus, "fuzz_wav"), wav_seeds())
     write(os.path.join(corpus, "fuzz_idlist"), idlist_seeds())
     write(os.path.join(corpus, "fuzz_json"), json_seeds())
+    write(os.path.join(corpus, "fuzz_tokenizer"), tokenizer_seeds())
     ct2_cfg = {"suppress_ids": SUPPRESS, "suppress_ids_begin": SUPPRESS_BEGIN, "alignment_heads": [[0, 0]],
                "lang_ids": []}
     write(os.path.join(out, "fixtures", "ct2"), {
