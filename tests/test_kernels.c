@@ -50,11 +50,43 @@ static void test_matmul(const sotto__kernels *k)
             }
 }
 
+/* The packed GEMM behind matmul for many rows: blocks of rows and of K, every tail. */
+static void test_matmul_large(const sotto__kernels *k)
+{
+    static const int sizes[][3] = {{24, 1, 1}, {25, 17, 7}, {121, 33, 385}, {300, 64, 1000}, {37, 130, 769}};
+    unsigned seed = 5;
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int M = sizes[t][0], N = sizes[t][1], K = sizes[t][2];
+        size_t lda = (size_t)K + 5, ldb = (size_t)K + 3, ldc = (size_t)N + 1;
+        float *A = malloc(M * lda * sizeof *A), *B = malloc(N * ldb * sizeof *B), *bias = malloc(N * sizeof *bias);
+        float *C0 = calloc(M * ldc, sizeof *C0), *C1 = calloc(M * ldc, sizeof *C1);
+        for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+        for (size_t i = 0; i < N * ldb; i++) B[i] = rnd(&seed);
+        for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+        const float *bs = t % 2 ? NULL : bias;
+        sotto__matmul_ref(A, lda, B, ldb, bs, C0, ldc, M, N, K);
+        k->matmul(A, lda, B, ldb, bs, C1, ldc, M, N, K);
+        double worst = 0;
+        bool pad_ok = true;
+        for (int m = 0; m < M; m++) {
+            for (int n = 0; n < N; n++)
+                worst = fmax(worst, fabs(C0[m * ldc + n] - C1[m * ldc + n]) / (1.0 + sqrt((double)K)));
+            pad_ok &= C1[m * ldc + N] == 0;
+        }
+        CHECK(worst < 1e-5, "%s matmul M=%d N=%d K=%d: error %g", k->name, M, N, K, worst);
+        CHECK(pad_ok, "%s matmul M=%d N=%d K=%d wrote past N", k->name, M, N, K);
+        free(A), free(B), free(bias), free(C0), free(C1);
+    }
+}
+
 /* f16 and q8_0 kernels against their scalar references (the same stored values). */
 static void test_typed(const sotto__kernels *k)
 {
-    static const int sizes[][3] = {{1, 1, 32}, {1, 7, 64}, {3, 5, 96}, {4, 2, 32}, {5, 9, 160}, {9, 13, 384},
-                                   {17, 33, 1536}, {1, 301, 384}};
+    /* M >= SOTTO__GEMM_MIN_M takes the packed GEMM: more than one block of 120 rows and
+     * of 384 steps of K, row and column tails */
+    static const int sizes[][3] = {{1, 1, 32},     {1, 7, 64},    {3, 5, 96},      {4, 2, 32},
+                                   {5, 9, 160},    {9, 13, 384},  {17, 33, 1536},  {1, 301, 384},
+                                   {24, 16, 32},   {29, 21, 800}, {127, 37, 416},  {250, 50, 1536}};
     unsigned seed = 3;
     for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
         int M = sizes[t][0], N = sizes[t][1], K = sizes[t][2] + (t % 2) * 0;
@@ -186,7 +218,7 @@ int main(void)
     test_typed(sotto__kernels_by_name("scalar"));
     const sotto__kernels *avx2 = sotto__kernels_by_name("avx2");
     test_nn_and_elementwise(sotto__kernels_by_name("scalar"));
-    if (avx2) test_matmul(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
+    if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     test_threaded();
     return check_summary();

@@ -80,6 +80,14 @@ void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K);
 
+/* Register-blocked GEMM on packed B^T panels (gemm_avx2.c), the matmul/matmul_f16 of the
+ * avx2 set for M >= SOTTO__GEMM_MIN_M rows (the row-dot kernels below that). */
+enum { SOTTO__GEMM_MIN_M = 24 };
+void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K);
+void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K);
+
 /* The best kernels this CPU supports (detected once). SOTTO_KERNELS=scalar in the
  * environment forces the reference kernels. */
 const sotto__kernels *sotto__kernels_get(void);

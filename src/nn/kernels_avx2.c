@@ -98,6 +98,10 @@ static void row_1x4(const float *a, const float *B, size_t ldb, const float *bia
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K)
 {
+    if (M >= SOTTO__GEMM_MIN_M) {
+        sotto__gemm_f32_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+        return;
+    }
     /* panel of B rows sized to stay in L2 while every row block of A streams past */
     int panel = (int)((512 * 1024) / ((size_t)K * sizeof(float) + 1));
     if (panel < 8) panel = 8;
@@ -193,6 +197,10 @@ static void row_1x4_f16(const float *a, const uint16_t *B, size_t ldb, const flo
 void sotto__matmul_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                             size_t ldc, int M, int N, int K)
 {
+    if (M >= SOTTO__GEMM_MIN_M) {
+        sotto__gemm_f16_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+        return;
+    }
     int panel = (int)((512 * 1024) / ((size_t)K * sizeof(uint16_t) + 1));
     if (panel < 8) panel = 8;
     panel &= ~1;
@@ -271,49 +279,6 @@ void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__
     for (int n0 = 0; n0 < N; n0 += panel) {
         int n1 = n0 + panel < N ? n0 + panel : N;
         for (int m = 0; m < M; m++) row_1x4_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
-    }
-}
-
-/* ---- B not transposed: C = A B ------------------------------------------------------ */
-
-/* ROWS (1..6) rows of C, 16 columns from n (cols <= 16 valid, masked beyond): 12
- * accumulators, 2 loads of B and ROWS broadcasts of A per step of K. */
-static inline void tile_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
-                           int cols, int K)
-{
-    __m256 c[6][2];
-    for (int i = 0; i < 6; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
-    __m256i m0 = tail_mask(cols < 8 ? cols : 8), m1 = tail_mask(cols > 8 ? cols - 8 : 0);
-    bool full = cols == 16;
-    for (int k = 0; k < K; k++) {
-        const float *b = B + (size_t)k * ldb;
-        __m256 b0 = full ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, m0);
-        __m256 b1 = full ? _mm256_loadu_ps(b + 8) : _mm256_maskload_ps(b + 8, m1);
-        for (int i = 0; i < rows; i++) {
-            __m256 a = _mm256_broadcast_ss(A + i * lda + k);
-            c[i][0] = _mm256_fmadd_ps(a, b0, c[i][0]);
-            c[i][1] = _mm256_fmadd_ps(a, b1, c[i][1]);
-        }
-    }
-    for (int i = 0; i < rows; i++) {
-        if (full) {
-            _mm256_storeu_ps(C + i * ldc, c[i][0]);
-            _mm256_storeu_ps(C + i * ldc + 8, c[i][1]);
-        } else {
-            _mm256_maskstore_ps(C + i * ldc, m0, c[i][0]);
-            _mm256_maskstore_ps(C + i * ldc + 8, m1, c[i][1]);
-        }
-    }
-}
-
-void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
-                           int N, int K)
-{
-    for (int n = 0; n < N; n += 16) {
-        int cols = N - n < 16 ? N - n : 16;
-        int m = 0;
-        for (; m + 6 <= M; m += 6) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, 6, cols, K);
-        if (m < M) tile_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m, cols, K);
     }
 }
 
@@ -421,11 +386,13 @@ void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k)
 
 /* ---- C = A B with B in f16 ------------------------------------------------------------ */
 
-static inline void tile_nn_f16(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
-                               int rows, int cols, int K)
+static inline __attribute__((always_inline)) void tile_nn_f16(const float *A, size_t lda, const uint16_t *B,
+                                                               size_t ldb, float *C, size_t ldc, const int rows,
+                                                               int cols, int K)
 {
     __m256 c[4][2];
-    for (int i = 0; i < 4; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (int i = 0; i < rows; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
     uint16_t pad[16] = {0};
     for (int k = 0; k < K; k++) {
         const uint16_t *b = B + (size_t)k * ldb;
@@ -434,6 +401,7 @@ static inline void tile_nn_f16(const float *A, size_t lda, const uint16_t *B, si
             b = pad;
         }
         __m256 b0 = ld_h8(b), b1 = ld_h8(b + 8);
+#pragma GCC unroll 4
         for (int i = 0; i < rows; i++) {
             __m256 a = _mm256_broadcast_ss(A + i * lda + k);
             c[i][0] = _mm256_fmadd_ps(a, b0, c[i][0]);
@@ -441,6 +409,7 @@ static inline void tile_nn_f16(const float *A, size_t lda, const uint16_t *B, si
         }
     }
     __m256i m0 = tail_mask(cols < 8 ? cols : 8), m1 = tail_mask(cols > 8 ? cols - 8 : 0);
+#pragma GCC unroll 4
     for (int i = 0; i < rows; i++) {
         _mm256_maskstore_ps(C + i * ldc, m0, c[i][0]);
         _mm256_maskstore_ps(C + i * ldc + 8, m1, c[i][1]);
@@ -454,6 +423,12 @@ void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, si
         int cols = N - n < 16 ? N - n : 16;
         int m = 0;
         for (; m + 4 <= M; m += 4) tile_nn_f16(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, 4, cols, K);
-        if (m < M) tile_nn_f16(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m, cols, K);
+        const float *a = A + m * lda;
+        float *c = C + m * ldc + n;
+        switch (M - m) { /* constant row counts keep the accumulators in registers */
+        case 3: tile_nn_f16(a, lda, B + n, ldb, c, ldc, 3, cols, K); break;
+        case 2: tile_nn_f16(a, lda, B + n, ldb, c, ldc, 2, cols, K); break;
+        case 1: tile_nn_f16(a, lda, B + n, ldb, c, ldc, 1, cols, K); break;
+        }
     }
 }

@@ -1,0 +1,192 @@
+/* gemm_avx2.c — register-blocked GEMM for AVX2 + FMA (+ F16C), compiled with those
+ * flags for this file only. The 6x16 micro-kernel keeps 12 accumulators in registers;
+ * per step of K it loads 16 values of B and broadcasts 6 of A (12 FMAs for 8 loads).
+ *
+ *   C = A B     (attention: B rows are contiguous) runs the micro-kernel on B directly;
+ *   C = A B^T   (linear layers, weights [N, K] in f32 or f16, M >= SOTTO__GEMM_MIN_M rows)
+ *               packs 16 rows of B transposed and widened to f32, [kc][16], into a
+ *               buffer on the stack, once per block of MC rows of A and KC steps of K,
+ *               so one packed panel serves MC / 6 micro-kernel calls from L1.
+ *
+ * Every shape works: row tails use the micro-kernel specialised for 1..5 rows, column
+ * tails masked stores (packed panels are zero-padded to 16 columns). */
+#include <immintrin.h>
+#include <stdbool.h>
+
+#include "kernels.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+enum { MR = 6, NR = 16, MC = 120, KC = 384 };
+
+/* Mask for the first r (0..8) lanes. */
+INLINE __m256i lanes(int r)
+{
+    static const int bits[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256((const __m256i *)(bits + 8 - r));
+}
+
+/* C[ROWS, 16] (+)= A[ROWS, K] B[K, 16]. BFULL: 16 values of each B row may be read (else
+ * COLS); CFULL: 16 columns of C are written (else COLS). The start is C itself when ACC,
+ * else the 16 values at INIT (bias) or zero. ROWS and the flags are constants at every
+ * call, so the row loop unrolls and the accumulators stay in registers. */
+INLINE void micro(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, const int rows,
+                  const bool bfull, const bool cfull, int cols, int K, const float *init, bool acc)
+{
+    __m256i m0 = lanes(cols < 8 ? cols : 8), m1 = lanes(cols > 8 ? cols - 8 : 0);
+    __m256 c[MR][2];
+#pragma GCC unroll 6
+    for (int i = 0; i < rows; i++) {
+        if (acc) {
+            c[i][0] = cfull ? _mm256_loadu_ps(C + i * ldc) : _mm256_maskload_ps(C + i * ldc, m0);
+            c[i][1] = cfull ? _mm256_loadu_ps(C + i * ldc + 8) : _mm256_maskload_ps(C + i * ldc + 8, m1);
+        } else if (init) {
+            c[i][0] = cfull ? _mm256_loadu_ps(init) : _mm256_maskload_ps(init, m0);
+            c[i][1] = cfull ? _mm256_loadu_ps(init + 8) : _mm256_maskload_ps(init + 8, m1);
+        } else {
+            c[i][0] = c[i][1] = _mm256_setzero_ps();
+        }
+    }
+    for (int k = 0; k < K; k++) {
+        const float *b = B + (size_t)k * ldb;
+        __m256 b0 = bfull ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, m0);
+        __m256 b1 = bfull ? _mm256_loadu_ps(b + 8) : _mm256_maskload_ps(b + 8, m1);
+#pragma GCC unroll 6
+        for (int i = 0; i < rows; i++) {
+            __m256 a = _mm256_broadcast_ss(A + i * lda + k);
+            c[i][0] = _mm256_fmadd_ps(a, b0, c[i][0]);
+            c[i][1] = _mm256_fmadd_ps(a, b1, c[i][1]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int i = 0; i < rows; i++) {
+        if (cfull) {
+            _mm256_storeu_ps(C + i * ldc, c[i][0]);
+            _mm256_storeu_ps(C + i * ldc + 8, c[i][1]);
+        } else {
+            _mm256_maskstore_ps(C + i * ldc, m0, c[i][0]);
+            _mm256_maskstore_ps(C + i * ldc + 8, m1, c[i][1]);
+        }
+    }
+}
+
+/* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place. */
+static void micro_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
+                     int cols, int K)
+{
+#define NN_CASE(R)                                                                                    \
+    case R:                                                                                           \
+        if (cols == NR) micro(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, false);             \
+        else micro(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, false);                    \
+        break;
+    switch (rows) {
+        NN_CASE(6) NN_CASE(5) NN_CASE(4) NN_CASE(3) NN_CASE(2) NN_CASE(1)
+    }
+#undef NN_CASE
+}
+
+/* The micro-kernel for any ROWS and COLS on a packed panel (16 floats per step). */
+static void micro_packed(const float *A, size_t lda, const float *P, float *C, size_t ldc, int rows, int cols, int K,
+                         const float *init, bool acc)
+{
+#define PK_CASE(R)                                                                                    \
+    case R:                                                                                           \
+        if (cols == NR) micro(A, lda, P, NR, C, ldc, R, true, true, NR, K, init, acc);                \
+        else micro(A, lda, P, NR, C, ldc, R, true, false, cols, K, init, acc);                        \
+        break;
+    switch (rows) {
+        PK_CASE(6) PK_CASE(5) PK_CASE(4) PK_CASE(3) PK_CASE(2) PK_CASE(1)
+    }
+#undef PK_CASE
+}
+
+void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                           int N, int K)
+{
+    for (int n = 0; n < N; n += NR) {
+        int cols = N - n < NR ? N - n : NR;
+        for (int m = 0; m < M; m += MR)
+            micro_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m < MR ? M - m : MR, cols, K);
+    }
+}
+
+/* ---- packing B^T panels ---------------------------------------------------------------- */
+
+/* Transposes the 8x8 block in R (rows become columns). */
+INLINE void transpose8(__m256 r[8])
+{
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20), r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20), r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31), r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31), r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+static const float zero_f32[KC];
+static const uint16_t zero_f16[KC];
+
+/* P[k][j] = B[j][k0 + k] for j < ROWS (0 beyond), k < KC_; B rows of stride LDB, f32 or
+ * f16 (F16). */
+static void pack(const void *B, bool f16, size_t ldb, int rows, int k0, int kc, float *P)
+{
+    for (int g = 0; g < NR; g += 8) {
+        const float *rf[8];
+        const uint16_t *rh[8];
+        for (int i = 0; i < 8; i++) {
+            bool real = g + i < rows;
+            rf[i] = real ? (const float *)B + (size_t)(g + i) * ldb + k0 : zero_f32;
+            rh[i] = real ? (const uint16_t *)B + (size_t)(g + i) * ldb + k0 : zero_f16;
+        }
+        int k = 0;
+        for (; k + 8 <= kc; k += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; i++)
+                r[i] = f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rh[i] + k))) : _mm256_loadu_ps(rf[i] + k);
+            transpose8(r);
+            for (int i = 0; i < 8; i++) _mm256_store_ps(P + (size_t)(k + i) * NR + g, r[i]);
+        }
+        for (; k < kc; k++)
+            for (int i = 0; i < 8; i++) P[(size_t)k * NR + g + i] = f16 ? _cvtsh_ss(rh[i][k]) : rf[i][k];
+    }
+}
+
+static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
+                        size_t ldc, int M, int N, int K)
+{
+    _Alignas(32) float P[KC * NR];
+    for (int m0 = 0; m0 < M; m0 += MC) {
+        int m1 = m0 + MC < M ? m0 + MC : M;
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            int kc = K - k0 < KC ? K - k0 : KC;
+            for (int n0 = 0; n0 < N; n0 += NR) {
+                int cols = N - n0 < NR ? N - n0 : NR;
+                const void *Bn = f16 ? (const void *)((const uint16_t *)B + (size_t)n0 * ldb)
+                                     : (const void *)((const float *)B + (size_t)n0 * ldb);
+                pack(Bn, f16, ldb, cols, k0, kc, P);
+                const float *init = k0 == 0 && bias ? bias + n0 : NULL;
+                for (int m = m0; m < m1; m += MR)
+                    micro_packed(A + (size_t)m * lda + k0, lda, P, C + (size_t)m * ldc + n0, ldc,
+                                 m1 - m < MR ? m1 - m : MR, cols, kc, init, k0 > 0);
+            }
+        }
+    }
+}
+
+void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K)
+{
+    gemm_packed(A, lda, B, false, ldb, bias, C, ldc, M, N, K);
+}
+
+void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K)
+{
+    gemm_packed(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
+}
