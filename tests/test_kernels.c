@@ -125,7 +125,7 @@ static void test_typed(const sotto__kernels *k)
     }
 }
 
-/* matmul_nn, exp_sum and gelu against their references. */
+/* matmul_nn, softmax, to_f16 and gelu against their references. */
 static void test_nn_and_elementwise(const sotto__kernels *k)
 {
     static const int sizes[] = {1, 3, 4, 5, 8, 15, 16, 17, 33, 64, 100};
@@ -156,15 +156,29 @@ static void test_nn_and_elementwise(const sotto__kernels *k)
                 free(A), free(B), free(C0), free(C1);
             }
     float x0[1001], x1[1001];
-    for (int i = 0; i < 1001; i++) x0[i] = x1[i] = -30.0f + 60.0f * i / 1000.0f;
-    float s0 = sotto__exp_sum_ref(x0, 1001, 30.0f), s1 = k->exp_sum(x1, 1001, 30.0f);
-    double worst = 0;
-    for (int i = 0; i < 1001; i++) worst = fmax(worst, fabs(x0[i] - x1[i]) / fmax(x0[i], 1e-30));
-    CHECK(worst < 1e-6 && fabsf(s0 - s1) / s0 < 1e-6, "%s exp_sum: relative error %g, sums %g %g", k->name, worst, s0, s1);
+    static const int vis[] = {1001, 1000, 999, 993, 8, 7, 1};
+    for (size_t v = 0; v < sizeof vis / sizeof *vis; v++) {
+        for (int i = 0; i < 1001; i++) x0[i] = x1[i] = -30.0f + 60.0f * ((i * 37) % 1001) / 1000.0f;
+        sotto__softmax_ref(x0, 1001, vis[v], 0.37f);
+        k->softmax(x1, 1001, vis[v], 0.37f);
+        double worst = 0, sum = 0;
+        for (int i = 0; i < 1001; i++) worst = fmax(worst, fabs(x0[i] - x1[i]) / fmax(x0[i], 1e-30)), sum += x1[i];
+        bool tail0 = true;
+        for (int i = vis[v]; i < 1001; i++) tail0 &= x1[i] == 0.0f;
+        CHECK(worst < 2e-6 && fabs(sum - 1) < 1e-5 && tail0, "%s softmax visible %d: relative error %g, sum %g",
+              k->name, vis[v], worst, sum);
+    }
+    /* halves: bit-identical to the scalar conversion on normals, subnormals, overflow */
+    for (int i = 0; i < 1001; i++) x0[i] = (i % 2 ? -1.0f : 1.0f) * ldexpf(1.0f + (float)i / 1001.0f, i % 50 - 30);
+    x0[0] = 65519.0f, x0[1] = 65520.0f, x0[2] = 1e9f, x0[3] = -0.0f, x0[4] = 0.0f, x0[5] = 2.9802322e-8f;
+    uint16_t h0[1001], h1[1001];
+    sotto__to_f16_ref(x0, h0, 1001);
+    k->to_f16(x0, h1, 1001);
+    CHECK(memcmp(h0, h1, sizeof h0) == 0, "%s to_f16 differs from sotto__f32_to_f16", k->name);
     for (int i = 0; i < 1001; i++) x0[i] = x1[i] = -10.0f + 20.0f * i / 1000.0f;
     sotto__gelu_ref(x0, 1001);
     k->gelu(x1, 1001);
-    worst = 0;
+    double worst = 0;
     for (int i = 0; i < 1001; i++) worst = fmax(worst, fabs(x0[i] - x1[i]));
     CHECK(worst < 1e-6 * 10, "%s gelu: absolute error %g", k->name, worst);
 }
@@ -220,6 +234,9 @@ int main(void)
     test_nn_and_elementwise(sotto__kernels_by_name("scalar"));
     if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
+    const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
+    if (avx512) test_typed(avx512);
+    else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     test_threaded();
     return check_summary();
 }

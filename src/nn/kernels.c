@@ -13,27 +13,46 @@ static int has_f16c(void)
     unsigned a, b, c, d;
     return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
 }
+
+/* AVX-512 F, BW, VL and VNNI (CPUID leaf 7), with the OS saving the opmask and zmm state
+ * (XCR0 bits 1, 2, 5, 6, 7). */
+static int has_avx512_vnni(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return 0; /* OSXSAVE */
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 0xe6) != 0xe6) return 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    unsigned need_b = 1u << 16 | 1u << 30 | 1u << 31; /* F, BW, VL */
+    return (b & need_b) == need_b && (c & (1u << 11));
+}
 #endif
 
 static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_nn_ref, sotto__matmul_nn_f16_ref,
-                                      sotto__exp_sum_ref,
+                                      sotto__softmax_ref,
                                       sotto__gelu_ref, sotto__quantize_q8_ref, sotto__matmul_f16_ref,
-                                      sotto__matmul_q8_ref};
+                                      sotto__matmul_q8_ref, sotto__to_f16_ref};
 #if defined(__x86_64__) || defined(__i386__)
 static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
-                                    sotto__exp_sum_avx2,
+                                    sotto__softmax_avx2,
                                     sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
-                                    sotto__matmul_q8_avx2};
+                                    sotto__matmul_q8_avx2, sotto__to_f16_avx2};
+static const sotto__kernels avx512 = {"avx512", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
+                                      sotto__softmax_avx2,
+                                      sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
+                                      sotto__matmul_q8_avx512, sotto__to_f16_avx2};
 #endif
 
 const sotto__kernels *sotto__kernels_by_name(const char *name)
 {
     if (strcmp(name, "scalar") == 0) return &scalar;
 #if defined(__x86_64__) || defined(__i386__)
-    if (strcmp(name, "avx2") == 0) {
+    if (strcmp(name, "avx2") == 0 || strcmp(name, "avx512") == 0) {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
-            return &avx2;
+        if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !has_f16c()) return NULL;
+        if (strcmp(name, "avx2") == 0) return &avx2;
+        return has_avx512_vnni() ? &avx512 : NULL;
     }
 #endif
     return NULL;
@@ -46,6 +65,7 @@ const sotto__kernels *sotto__kernels_get(void)
         const sotto__kernels *k = sotto__kernels_by_name(force);
         if (k) return k;
     }
-    const sotto__kernels *k = sotto__kernels_by_name("avx2");
+    const sotto__kernels *k = sotto__kernels_by_name("avx512");
+    if (!k) k = sotto__kernels_by_name("avx2");
     return k ? k : &scalar;
 }

@@ -8,7 +8,9 @@
  *   matmul_nn: C[m,n] = sum_k A[m,k] * B[k,n]               A[M,K], B[K,N], C[M,N]
  *               (B not transposed; no bias; used by attention on keys stored transposed
  *               [d, S] and values stored as rows [S, d])
- *   exp_sum: x[i] = exp(x[i] - sub) over N values, returns their sum (softmax core)
+ *   softmax: one attention row: with m = max x[0..visible), x[i] = exp(scale (x[i] - m))
+ *            normalised to sum 1 over i < visible, x[i] = 0 for visible <= i < n
+ *   to_f16:  n floats to IEEE halves, rounded to nearest even (as sotto__f32_to_f16)
  *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values
  *   quantize_q8: one row of K floats (K a multiple of 32) to q8_0 blocks, exactly as
  *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
@@ -37,20 +39,22 @@ typedef void (*sotto__matmul_nn_fn)(const float *A, size_t lda, const float *B, 
                                     int M, int N, int K);
 typedef void (*sotto__matmul_nn_f16_fn)(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C,
                                         size_t ldc, int M, int N, int K);
-typedef float (*sotto__exp_sum_fn)(float *x, int n, float sub);
+typedef void (*sotto__softmax_fn)(float *x, int n, int visible, float scale);
+typedef void (*sotto__to_f16_fn)(const float *x, uint16_t *out, size_t n);
 typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
 typedef struct sotto__kernels {
-    const char *name;          /* "scalar", "avx2" */
+    const char *name;          /* "scalar", "avx2", "avx512" (avx2 + the VNNI q8_0 GEMM) */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
     sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
-    sotto__exp_sum_fn exp_sum;
+    sotto__softmax_fn softmax;
     sotto__gelu_fn gelu;
     sotto__quantize_q8_fn quantize_q8;
     sotto__matmul_f16_fn matmul_f16;
     sotto__matmul_q8_fn matmul_q8;
+    sotto__to_f16_fn to_f16;
 } sotto__kernels;
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -61,13 +65,15 @@ void sotto__matmul_nn_f16_ref(const float *A, size_t lda, const uint16_t *B, siz
                               int M, int N, int K);
 void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
                                int M, int N, int K);
-float sotto__exp_sum_ref(float *x, int n, float sub);
+void sotto__softmax_ref(float *x, int n, int visible, float scale);
+void sotto__to_f16_ref(const float *x, uint16_t *out, size_t n);
 void sotto__gelu_ref(float *x, size_t n);
 void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k);
 void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k);
 void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K);
-float sotto__exp_sum_avx2(float *x, int n, float sub);
+void sotto__softmax_avx2(float *x, int n, int visible, float scale);
+void sotto__to_f16_avx2(const float *x, uint16_t *out, size_t n);
 void sotto__gelu_avx2(float *x, size_t n);
 void sotto__matmul_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                            size_t ldc, int M, int N, int K);
@@ -87,6 +93,12 @@ void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb
                           size_t ldc, int M, int N, int K);
 void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                           size_t ldc, int M, int N, int K);
+/* q8_0 GEMM with AVX-512 VNNI (gemm_q8_avx512.c) for M >= SOTTO__GEMM_MIN_M, and the
+ * matmul_q8 of the avx512 set (the AVX2 kernel below that). */
+void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                           const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                             const float *bias, float *C, size_t ldc, int M, int N, int K);
 
 /* The best kernels this CPU supports (detected once). SOTTO_KERNELS=scalar in the
  * environment forces the reference kernels. */

@@ -4,6 +4,7 @@
  * in its stored type (halves widened in registers; int8 blocks multiplied exactly in
  * integers). */
 #include <immintrin.h>
+#include <math.h>
 #include <stdbool.h>
 
 #include "kernels.h"
@@ -308,22 +309,41 @@ static inline __m256 exp256(__m256 x)
     return _mm256_andnot_ps(under, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }
 
-float sotto__exp_sum_avx2(float *x, int n, float sub)
+void sotto__softmax_avx2(float *x, int n, int visible, float scale)
 {
-    __m256 s = _mm256_set1_ps(sub), acc = _mm256_setzero_ps();
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    __m256 mx = ninf;
     int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = exp256(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+    for (; i + 8 <= visible; i += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(x + i));
+    __m256i tail = tail_mask(visible - i);
+    if (i < visible) mx = _mm256_max_ps(mx, _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, tail), _mm256_castsi256_ps(tail)));
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    __m256 m = _mm256_set1_ps(_mm_cvtss_f32(h)), sc = _mm256_set1_ps(scale), acc = _mm256_setzero_ps();
+    for (i = 0; i + 8 <= visible; i += 8) {
+        __m256 v = exp256(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), sc));
         _mm256_storeu_ps(x + i, v);
         acc = _mm256_add_ps(acc, v);
     }
-    if (i < n) {
-        __m256i mk = tail_mask(n - i);
-        __m256 v = _mm256_and_ps(exp256(_mm256_sub_ps(_mm256_maskload_ps(x + i, mk), s)), _mm256_castsi256_ps(mk));
-        _mm256_maskstore_ps(x + i, mk, v);
+    if (i < visible) {
+        __m256 v = exp256(_mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, tail), m), sc));
+        v = _mm256_and_ps(v, _mm256_castsi256_ps(tail));
+        _mm256_maskstore_ps(x + i, tail, v);
         acc = _mm256_add_ps(acc, v);
     }
-    return hsum(acc);
+    __m256 inv = _mm256_set1_ps(1.0f / hsum(acc));
+    for (i = 0; i + 8 <= visible; i += 8) _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), inv));
+    for (; i < visible; i++) x[i] *= _mm256_cvtss_f32(inv);
+    for (i = visible; i < n; i++) x[i] = 0.0f;
+}
+
+void sotto__to_f16_avx2(const float *x, uint16_t *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; i++) out[i] = (uint16_t)_cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
 }
 
 /* erf(x) = sign(x) (1 - t P(t) e^{-x^2}), t = 1 / (1 + p|x|): Abramowitz & Stegun 7.1.26,

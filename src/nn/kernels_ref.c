@@ -60,14 +60,23 @@ void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb
     }
 }
 
-float sotto__exp_sum_ref(float *x, int n, float sub)
+void sotto__softmax_ref(float *x, int n, int visible, float scale)
 {
+    float max = -INFINITY;
+    for (int i = 0; i < visible; i++) max = x[i] > max ? x[i] : max;
     double sum = 0;
-    for (int i = 0; i < n; i++) {
-        x[i] = expf(x[i] - sub);
+    for (int i = 0; i < visible; i++) {
+        x[i] = expf((x[i] - max) * scale);
         sum += x[i];
     }
-    return (float)sum;
+    float inv = (float)(1.0 / sum);
+    for (int i = 0; i < visible; i++) x[i] *= inv;
+    for (int i = visible; i < n; i++) x[i] = 0.0f;
+}
+
+void sotto__to_f16_ref(const float *x, uint16_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = sotto__f32_to_f16(x[i]);
 }
 
 void sotto__gelu_ref(float *x, size_t n)

@@ -165,17 +165,8 @@ static void attn_task(void *arg, int tid, int nt)
         else
             k->matmul_nn(q, j->ldq, (const float *)j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
         for (int r = 0; r < rows; r++) {
-            float *p = P + (size_t)r * S;
             int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
-            if (visible > S) visible = S;
-            float max = -INFINITY;
-            for (int s = 0; s < visible; s++) {
-                p[s] *= scale;
-                if (p[s] > max) max = p[s];
-            }
-            float inv = 1.0f / k->exp_sum(p, visible, max);
-            for (int s = 0; s < visible; s++) p[s] *= inv;
-            for (int s = visible; s < S; s++) p[s] = 0;
+            k->softmax(P + (size_t)r * S, S, visible < S ? visible : S, scale);
         }
         float *o = j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh;
         if (j->kv_type == SOTTO_TYPE_F16)

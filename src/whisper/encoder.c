@@ -90,11 +90,16 @@ void sotto__encoder_forward(sotto_context *ctx, const float *mel)
     /* cross-attention keys and values of every decoder layer, once per window */
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
-        size_t off = (size_t)l * n * dt, elem = ctx->cross_type == SOTTO_TYPE_F16 ? 2 : 4;
+        size_t off = (size_t)l * n * dt;
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
         transpose(ctx->enc_k, n, dt, ctx->enc_kt, (size_t)n);
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
-        sotto__quantize(ctx->cross_type, ctx->enc_kt, (char *)ctx->cross_kt + off * elem, (int64_t)n * dt);
-        sotto__quantize(ctx->cross_type, ctx->enc_v, (char *)ctx->cross_v + off * elem, (int64_t)n * dt);
+        if (ctx->cross_type == SOTTO_TYPE_F16) {
+            ctx->ex.k->to_f16(ctx->enc_kt, (uint16_t *)ctx->cross_kt + off, (size_t)n * dt);
+            ctx->ex.k->to_f16(ctx->enc_v, (uint16_t *)ctx->cross_v + off, (size_t)n * dt);
+        } else {
+            memcpy((float *)ctx->cross_kt + off, ctx->enc_kt, (size_t)n * dt * sizeof(float));
+            memcpy((float *)ctx->cross_v + off, ctx->enc_v, (size_t)n * dt * sizeof(float));
+        }
     }
 }

@@ -1,0 +1,164 @@
+/* gemm_q8_avx512.c — q8_0 x q8_0 GEMM with AVX-512 VNNI (vpdpbusd: 64 int8 products
+ * summed into 16 int32 lanes per instruction), compiled with those flags for this file
+ * only and selected at run time. Used for M >= SOTTO__GEMM_MIN_M rows (the encoder);
+ * fewer rows keep the AVX2 row kernels.
+ *
+ * vpdpbusd multiplies unsigned by signed bytes. B is packed offset by 128 (b + 128 in
+ * 0..255, the sign bit flipped), so a block's int32 sum is sum a (b + 128) and
+ * sum a b = that - 128 sum a, exact for any int8 values; the correction -128 sum a is
+ * computed once per row and block of A and starts each block's accumulator.
+ *
+ * Panels of 16 rows of B are packed per block of 32 values as [8 quads][16 rows][4
+ * bytes] (one 64-byte vector per quad of K), with their scales widened to f32, once per
+ * MC rows of A and KCB blocks of K. The 8x16 micro-kernel keeps 8 int32 and 8 f32
+ * accumulators in zmm registers: per block, 8 quads x 8 rows of broadcast + vpdpbusd,
+ * then per row one convert and one FMA by d_a * d_b. */
+#include <immintrin.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "../common.h"
+#include "kernels.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+enum { MR = 8, NR = 16, MC = 96, KCB = 16, QK = SOTTO__QK8_0 };
+
+typedef struct panel {
+    _Alignas(64) uint8_t q[KCB][QK / 4][NR][4]; /* b + 128 */
+    _Alignas(64) float d[KCB][NR];
+} panel;
+
+typedef struct arows {
+    int32_t corr[MC][KCB]; /* -128 sum a */
+    float d[MC][KCB];
+} arows;
+
+static void pack_b(const sotto__block_q8_0 *B, size_t ldb, int rows, int j0, int kcb, panel *p)
+{
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    for (int jb = 0; jb < kcb; jb++) {
+        for (int g = 0; g < NR; g += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; i++) {
+                if (g + i < rows) {
+                    const sotto__block_q8_0 *b = B + (size_t)(g + i) * ldb + j0 + jb;
+                    r[i] = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs), flip));
+                    p->d[jb][g + i] = _cvtsh_ss(b->d);
+                } else {
+                    r[i] = _mm256_castsi256_ps(flip); /* b = 0, d = 0 */
+                    p->d[jb][g + i] = 0.0f;
+                }
+            }
+            /* 8 rows x 8 quads (dwords) -> 8 quads x 8 rows */
+            __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+            __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+            __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+            __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+            __m256 o[8] = {_mm256_permute2f128_ps(s0, s4, 0x20), _mm256_permute2f128_ps(s1, s5, 0x20),
+                           _mm256_permute2f128_ps(s2, s6, 0x20), _mm256_permute2f128_ps(s3, s7, 0x20),
+                           _mm256_permute2f128_ps(s0, s4, 0x31), _mm256_permute2f128_ps(s1, s5, 0x31),
+                           _mm256_permute2f128_ps(s2, s6, 0x31), _mm256_permute2f128_ps(s3, s7, 0x31)};
+            for (int s = 0; s < QK / 4; s++) _mm256_store_ps((float *)p->q[jb][s][g], o[s]);
+        }
+    }
+}
+
+static void prep_a(const sotto__block_q8_0 *A, size_t lda, int rows, int j0, int kcb, arows *a)
+{
+    const __m256i ones = _mm256_set1_epi8(1);
+    for (int i = 0; i < rows; i++)
+        for (int jb = 0; jb < kcb; jb++) {
+            const sotto__block_q8_0 *b = A + (size_t)i * lda + j0 + jb;
+            __m256i q = _mm256_loadu_si256((const __m256i *)b->qs);
+            /* sum of 32 signed bytes: 1 x q in pairs -> s16, then s16 pairs -> s32 */
+            __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ones, q), _mm256_set1_epi16(1));
+            __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+            h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
+            a->corr[i][jb] = -128 * _mm_cvtsi128_si32(h);
+            a->d[i][jb] = _cvtsh_ss(b->d);
+        }
+}
+
+INLINE int32_t quad(const sotto__block_q8_0 *b, int s)
+{
+    int32_t v;
+    memcpy(&v, b->qs + 4 * s, 4);
+    return v;
+}
+
+/* C[ROWS, 16] (+)= A[ROWS, kcb blocks] B-panel; start from C (ACC), INIT (bias) or 0. */
+INLINE void micro(const sotto__block_q8_0 *A, size_t lda, int i0, const arows *ar, const panel *p, int kcb,
+                  float *C, size_t ldc, const int rows, __mmask16 cols, const float *init, bool acc)
+{
+    __m512 c[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < rows; i++)
+        c[i] = acc ? _mm512_maskz_loadu_ps(cols, C + i * ldc) : init ? _mm512_maskz_loadu_ps(cols, init)
+                                                                       : _mm512_setzero_ps();
+    for (int jb = 0; jb < kcb; jb++) {
+        __m512i s[MR];
+#pragma GCC unroll 8
+        for (int i = 0; i < rows; i++) s[i] = _mm512_set1_epi32(ar->corr[i0 + i][jb]);
+#pragma GCC unroll 8
+        for (int q = 0; q < QK / 4; q++) {
+            __m512i b = _mm512_load_si512((const void *)p->q[jb][q]);
+#pragma GCC unroll 8
+            for (int i = 0; i < rows; i++)
+                s[i] = _mm512_dpbusd_epi32(s[i], b, _mm512_set1_epi32(quad(A + (size_t)i * lda + jb, q)));
+        }
+        __m512 db = _mm512_load_ps(p->d[jb]);
+#pragma GCC unroll 8
+        for (int i = 0; i < rows; i++)
+            c[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[i]), _mm512_mul_ps(db, _mm512_set1_ps(ar->d[i0 + i][jb])), c[i]);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < rows; i++) _mm512_mask_storeu_ps(C + i * ldc, cols, c[i]);
+}
+
+static void micro_any(const sotto__block_q8_0 *A, size_t lda, int i0, const arows *ar, const panel *p, int kcb,
+                      float *C, size_t ldc, int rows, __mmask16 cols, const float *init, bool acc)
+{
+#define Q8_CASE(R)                                                                                    \
+    case R: micro(A, lda, i0, ar, p, kcb, C, ldc, R, cols, init, acc); break;
+    switch (rows) {
+        Q8_CASE(8) Q8_CASE(7) Q8_CASE(6) Q8_CASE(5) Q8_CASE(4) Q8_CASE(3) Q8_CASE(2) Q8_CASE(1)
+    }
+#undef Q8_CASE
+}
+
+void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                           const float *bias, float *C, size_t ldc, int M, int N, int K)
+{
+    int nb = K / QK;
+    panel p;
+    arows ar;
+    for (int m0 = 0; m0 < M; m0 += MC) {
+        int mc = M - m0 < MC ? M - m0 : MC;
+        for (int j0 = 0; j0 < nb; j0 += KCB) {
+            int kcb = nb - j0 < KCB ? nb - j0 : KCB;
+            prep_a(A + (size_t)m0 * lda, lda, mc, j0, kcb, &ar);
+            for (int n0 = 0; n0 < N; n0 += NR) {
+                int cols = N - n0 < NR ? N - n0 : NR;
+                pack_b(B + (size_t)n0 * ldb, ldb, cols, j0, kcb, &p);
+                const float *init = j0 == 0 && bias ? bias + n0 : NULL;
+                __mmask16 mask = (__mmask16)((1u << cols) - 1);
+                for (int i = 0; i < mc; i += MR)
+                    micro_any(A + (size_t)(m0 + i) * lda + j0, lda, i, &ar, &p, kcb, C + (size_t)(m0 + i) * ldc + n0,
+                              ldc, mc - i < MR ? mc - i : MR, mask, init, j0 > 0);
+            }
+        }
+    }
+}
+
+void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                             const float *bias, float *C, size_t ldc, int M, int N, int K)
+{
+    if (M >= SOTTO__GEMM_MIN_M) sotto__gemm_q8_avx512(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else sotto__matmul_q8_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+}
