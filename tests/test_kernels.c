@@ -155,6 +155,28 @@ static void test_nn_and_elementwise(const sotto__kernels *k)
                 free(Bh);
                 free(A), free(B), free(C0), free(C1);
             }
+    /* one query row against many keys: the streaming kernels (N >= 128 / 256) */
+    static const int wide[][2] = {{128, 64}, {300, 5}, {1500, 64}, {1501, 7}, {449, 1}};
+    for (size_t t = 0; t < sizeof wide / sizeof *wide; t++) {
+        int N = wide[t][0], K = wide[t][1];
+        size_t ldb = (size_t)N + 5;
+        float *A = malloc(K * 4), *B = malloc(K * ldb * 4), *C0 = malloc(N * 4), *C1 = malloc(N * 4);
+        uint16_t *Bh = malloc(K * ldb * 2);
+        for (int i = 0; i < K; i++) A[i] = rnd(&seed);
+        for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+        sotto__quantize(SOTTO_TYPE_F16, B, Bh, (int64_t)(K * ldb));
+        double worst = 0;
+        sotto__matmul_nn_ref(A, K, B, ldb, C0, N, 1, N, K);
+        k->matmul_nn(A, K, B, ldb, C1, N, 1, N, K);
+        for (int i = 0; i < N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]));
+        CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn M=1 N=%d K=%d: error %g", k->name, N, K, worst);
+        worst = 0;
+        sotto__matmul_nn_f16_ref(A, K, Bh, ldb, C0, N, 1, N, K);
+        k->matmul_nn_f16(A, K, Bh, ldb, C1, N, 1, N, K);
+        for (int i = 0; i < N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]));
+        CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn_f16 M=1 N=%d K=%d: error %g", k->name, N, K, worst);
+        free(A), free(B), free(C0), free(C1), free(Bh);
+    }
     float x0[1001], x1[1001];
     static const int vis[] = {1001, 1000, 999, 993, 8, 7, 1};
     for (size_t v = 0; v < sizeof vis / sizeof *vis; v++) {

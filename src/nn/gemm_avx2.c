@@ -100,10 +100,60 @@ static void micro_packed(const float *A, size_t lda, const float *P, float *C, s
 #undef PK_CASE
 }
 
+/* One row of C, 64 columns: 8 independent accumulators, so a single query row (the
+ * decoder's attention) is not bound by the FMA latency of one chain. */
+static void row_1x64(const float *a, const float *B, size_t ldb, float *c, int K)
+{
+    __m256 acc[8];
+    for (int j = 0; j < 8; j++) acc[j] = _mm256_setzero_ps();
+    for (int k = 0; k < K; k++) {
+        __m256 x = _mm256_broadcast_ss(a + k);
+        const float *b = B + (size_t)k * ldb;
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; j++) acc[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(b + 8 * j), acc[j]);
+    }
+    for (int j = 0; j < 8; j++) _mm256_storeu_ps(c + 8 * j, acc[j]);
+}
+
+/* One row of C over many columns (the decoder's scores against its keys): B streams row
+ * by row, four rows per pass over C, which stays in L1. */
+static void row_stream(const float *a, const float *B, size_t ldb, float *c, int N, int K)
+{
+    int n8 = N & ~7;
+    for (int n = 0; n < N; n++) c[n] = 0.0f;
+    int k = 0;
+    for (; k + 4 <= K; k += 4) {
+        const float *b0 = B + (size_t)k * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m256 x0 = _mm256_broadcast_ss(a + k), x1 = _mm256_broadcast_ss(a + k + 1);
+        __m256 x2 = _mm256_broadcast_ss(a + k + 2), x3 = _mm256_broadcast_ss(a + k + 3);
+        for (int n = 0; n < n8; n += 8) {
+            __m256 s = _mm256_fmadd_ps(x0, _mm256_loadu_ps(b0 + n), _mm256_loadu_ps(c + n));
+            s = _mm256_fmadd_ps(x1, _mm256_loadu_ps(b1 + n), s);
+            s = _mm256_fmadd_ps(x2, _mm256_loadu_ps(b2 + n), s);
+            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x3, _mm256_loadu_ps(b3 + n), s));
+        }
+        for (int n = n8; n < N; n++) c[n] += a[k] * b0[n] + a[k + 1] * b1[n] + a[k + 2] * b2[n] + a[k + 3] * b3[n];
+    }
+    for (; k < K; k++) {
+        const float *b = B + (size_t)k * ldb;
+        __m256 x = _mm256_broadcast_ss(a + k);
+        for (int n = 0; n < n8; n += 8)
+            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, _mm256_loadu_ps(b + n), _mm256_loadu_ps(c + n)));
+        for (int n = n8; n < N; n++) c[n] += a[k] * b[n];
+    }
+}
+
 void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K)
 {
-    for (int n = 0; n < N; n += NR) {
+    if (M == 1 && N >= 128) {
+        row_stream(A, B, ldb, C, N, K);
+        return;
+    }
+    int n0 = 0;
+    if (M == 1)
+        for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, ldb, C + n0, K);
+    for (int n = n0; n < N; n += NR) {
         int cols = N - n < NR ? N - n : NR;
         for (int m = 0; m < M; m += MR)
             micro_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m < MR ? M - m : MR, cols, K);
