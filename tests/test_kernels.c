@@ -50,6 +50,32 @@ static void test_matmul(const sotto__kernels *k)
             }
 }
 
+/* Weights holding -128 (a file may; sotto's quantiser never writes it) against activations
+ * of +-127: the VNNI kernels must stay exact, for one row and for many. */
+static void test_q8_extremes(const sotto__kernels *k)
+{
+    static const int sizes[][3] = {{1, 9, 64}, {3, 4, 96}, {30, 20, 544}};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int M = sizes[t][0], N = sizes[t][1], nb = sizes[t][2] / 32;
+        sotto__block_q8_0 *A = malloc((size_t)M * nb * sizeof *A), *B = malloc((size_t)N * nb * sizeof *B);
+        float *C0 = malloc((size_t)M * N * 4), *C1 = malloc((size_t)M * N * 4);
+        for (int i = 0; i < M * nb; i++) {
+            A[i].d = sotto__f32_to_f16(0.01f * (1 + i % 3));
+            for (int q = 0; q < 32; q++) A[i].qs[q] = (int8_t)((i + q) % 3 ? -127 : 127);
+        }
+        for (int i = 0; i < N * nb; i++) {
+            B[i].d = sotto__f32_to_f16(0.02f);
+            for (int q = 0; q < 32; q++) B[i].qs[q] = (int8_t)((i * 7 + q) % 5 ? -128 : 127);
+        }
+        sotto__matmul_q8_ref(A, nb, B, nb, NULL, C0, N, M, N, nb * 32);
+        k->matmul_q8(A, nb, B, nb, NULL, C1, N, M, N, nb * 32);
+        double worst = 0;
+        for (int i = 0; i < M * N; i++) worst = fmax(worst, fabs(C0[i] - C1[i]) / (1 + fabs(C0[i])));
+        CHECK(worst < 1e-5, "%s matmul_q8 with -128 weights M=%d N=%d: relative error %g", k->name, M, N, worst);
+        free(A), free(B), free(C0), free(C1);
+    }
+}
+
 /* The packed GEMM behind matmul for many rows: blocks of rows and of K, every tail. */
 static void test_matmul_large(const sotto__kernels *k)
 {
@@ -257,7 +283,7 @@ int main(void)
     if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
-    if (avx512) test_typed(avx512);
+    if (avx512) test_typed(avx512), test_q8_extremes(avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     test_threaded();
     return check_summary();

@@ -156,9 +156,71 @@ void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__
     }
 }
 
+/* ---- few rows: one row of A against many rows of B (the decoder) ------------------------ */
+
+enum { GEMV_MAX_BLOCKS = 512 }; /* K <= 16384 */
+
+/* C[0, n0..n1) for one row A of NB blocks: per row of B and block, vpdpbusd of (b + 128)
+ * and a, started from -128 sum a in lane 0, so every int8 value (-128 included) is exact;
+ * four rows of B at a time share the loads of A. */
+static void gemv_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias, float *c,
+                    int N, int nb)
+{
+    _Alignas(32) int32_t corr[GEMV_MAX_BLOCKS][8];
+    float da[GEMV_MAX_BLOCKS];
+    const __m256i ones = _mm256_set1_epi8(1), flip = _mm256_set1_epi8((char)0x80);
+    for (int j = 0; j < nb; j++) {
+        __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ones, _mm256_loadu_si256((const __m256i *)a[j].qs)),
+                                      _mm256_set1_epi16(1));
+        __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+        h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
+        h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
+        _mm256_store_si256((__m256i *)corr[j], _mm256_setr_epi32(-128 * _mm_cvtsi128_si32(h), 0, 0, 0, 0, 0, 0, 0));
+        da[j] = _cvtsh_ss(a[j].d);
+    }
+    int n = 0;
+    for (; n + 4 <= N; n += 4) {
+        const sotto__block_q8_0 *b0 = B + (size_t)n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (int j = 0; j < nb; j++) {
+            __m256i qa = _mm256_loadu_si256((const __m256i *)a[j].qs);
+            __m256i c0 = _mm256_load_si256((const __m256i *)corr[j]);
+            __m256 dj = _mm256_broadcast_ss(da + j);
+#define GEMV_ROW(b, s)                                                                                          \
+    {                                                                                                           \
+        __m256i q = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(b)[j].qs), flip);                     \
+        __m256 d = _mm256_mul_ps(dj, _mm256_cvtph_ps(_mm_set1_epi16((short)(b)[j].d)));                         \
+        s = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(c0, q, qa)), d, s);                          \
+    }
+            GEMV_ROW(b0, s0) GEMV_ROW(b1, s1) GEMV_ROW(b2, s2) GEMV_ROW(b3, s3)
+        }
+        __m256 r = _mm256_hadd_ps(_mm256_hadd_ps(s0, s1), _mm256_hadd_ps(s2, s3));
+        __m128 r4 = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
+        if (bias) r4 = _mm_add_ps(r4, _mm_loadu_ps(bias + n));
+        _mm_storeu_ps(c + n, r4);
+    }
+    for (; n < N; n++) {
+        const sotto__block_q8_0 *b = B + (size_t)n * ldb;
+        __m256 s = _mm256_setzero_ps();
+        for (int j = 0; j < nb; j++) {
+            __m256i qa = _mm256_loadu_si256((const __m256i *)a[j].qs);
+            __m256i c0 = _mm256_load_si256((const __m256i *)corr[j]);
+            __m256 dj = _mm256_broadcast_ss(da + j);
+            GEMV_ROW(b, s)
+        }
+#undef GEMV_ROW
+        __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_add_ss(h, _mm_movehdup_ps(h));
+        c[n] = _mm_cvtss_f32(h) + (bias ? bias[n] : 0.0f);
+    }
+}
+
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                              const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
     if (M >= SOTTO__GEMM_MIN_M) sotto__gemm_q8_avx512(A, lda, B, ldb, bias, C, ldc, M, N, K);
-    else sotto__matmul_q8_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else if (K / QK > GEMV_MAX_BLOCKS) sotto__matmul_q8_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else
+        for (int m = 0; m < M; m++) gemv_q8(A + (size_t)m * lda, B, ldb, bias, C + (size_t)m * ldc, N, K / QK);
 }
