@@ -182,6 +182,10 @@ static void gemv_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size
     for (; n + 4 <= N; n += 4) {
         const sotto__block_q8_0 *b0 = B + (size_t)n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        if (n + 12 <= N) /* the rows two groups ahead, so memory streams while this group computes */
+            for (const char *p = (const char *)(B + (size_t)(n + 8) * ldb),
+                            *e = (const char *)(B + (size_t)(n + 12) * ldb); p < e; p += 64)
+                _mm_prefetch(p, _MM_HINT_T0);
         for (int j = 0; j < nb; j++) {
             __m256i qa = _mm256_loadu_si256((const __m256i *)a[j].qs);
             __m256i c0 = _mm256_load_si256((const __m256i *)corr[j]);

@@ -39,8 +39,9 @@ static int32_t argmax_suppressed(const sotto_context *ctx, bool suppress, bool f
             for (int i = 0; i < m->suppress_begin.n; i++) logits[m->suppress_begin.v[i]] = -INFINITY;
     }
     int32_t best = 0;
+    float top = logits[0];
     for (int32_t i = 1; i < m->info.n_vocab; i++)
-        if (logits[i] > logits[best]) best = i;
+        if (logits[i] > top) top = logits[i], best = i; /* the first of equal maxima, as torch.argmax */
     return best;
 }
 
