@@ -65,6 +65,13 @@ static float dot1(const float *a, const float *b, int K)
     return hsum(_mm256_add_ps(c0, c1));
 }
 
+/* One row of A against many B rows streams B from memory (the decoder's logits
+ * projection): fetch the rows four groups ahead while this group computes. */
+static inline void prefetch_rows(const void *from, const void *to)
+{
+    for (const char *p = from; p < (const char *)to; p += 64) _mm_prefetch(p, _MM_HINT_T0);
+}
+
 /* One row of A against B rows [n0, n1): 4 rows of B at a time share the A loads. */
 static void row_1x4(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
 {
@@ -72,6 +79,7 @@ static void row_1x4(const float *a, const float *B, size_t ldb, const float *bia
     for (; n + 4 <= n1; n += 4) {
         const float *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        if (n + 12 <= n1) prefetch_rows(B + (n + 8) * ldb, B + (n + 12) * ldb);
         int k = 0;
         for (; k + 8 <= K; k += 8) {
             __m256 x = _mm256_loadu_ps(a + k);
@@ -129,13 +137,6 @@ void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, 
 }
 
 /* ---- B in f16 --------------------------------------------------------------------- */
-
-/* One row of A against many B rows streams B from memory (the decoder's logits
- * projection): fetch the rows four groups ahead while this group computes. */
-static inline void prefetch_rows(const void *from, const void *to)
-{
-    for (const char *p = from; p < (const char *)to; p += 64) _mm_prefetch(p, _MM_HINT_T0);
-}
 
 static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
