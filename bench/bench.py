@@ -229,6 +229,46 @@ def table(recs, key, sizes, digits=1, lower="lower is better"):
     return rows
 
 
+def targets(eng, e2e):
+    """The speed targets of the project (tiny.en, the most threads measured), each as
+    measured ratio, bound and verdict."""
+    t = max(THREADS)
+
+    def get(recs, key, engine, wt):
+        return med([r[key] for r in recs if r.get("size", "tiny.en") == "tiny.en" and r["engine"] == engine
+                    and r["wtype"] == wt and r["threads"] == t and r.get(key) is not None])
+
+    rows = []
+
+    def add(what, num, den, bound):
+        if num is None or den is None or not den:
+            rows.append(f"| {what} | — | ≤ {bound:g} | not measured |")
+            return
+        r = num / den
+        rows.append(f"| {what} | {r:.2f} | ≤ {bound:g} | {'met' if r <= bound else 'not met'} |")
+
+    for wt in ("f16", "q8_0"):
+        add(f"encoder per window, {wt}: sotto / whisper.cpp", get(eng, "encode_ms", "sotto", wt),
+            get(eng, "encode_ms", "whisper.cpp", wt), 0.4)
+    add("encoder per window: sotto q8_0 / faster-whisper int8", get(eng, "encode_ms", "sotto", "q8_0"),
+        get(eng, "encode_ms", "faster-whisper", "q8_0"), 0.8)
+    for wt in ("f16", "q8_0"):
+        add(f"decoder per token, {wt}: sotto / whisper.cpp", get(eng, "step_ms", "sotto", wt),
+            get(eng, "step_ms", "whisper.cpp", wt), 0.6)
+    add("decoder per token: sotto q8_0 / faster-whisper int8", get(eng, "step_ms", "sotto", "q8_0"),
+        get(eng, "step_ms", "faster-whisper", "q8_0"), 0.8)
+    peers = [x for x in (get(e2e, "wall_ms", e, wt) for e in ("whisper.cpp", "faster-whisper")
+                         for wt in ("f32", "f16", "q8_0")) if x is not None]
+    add("end to end, long file: sotto q8_0 / the faster peer (any weight type)", get(e2e, "wall_ms", "sotto", "q8_0"),
+        min(peers) if peers else None, 0.7)
+    for wt in ("f16", "q8_0"):
+        add(f"peak RSS, {wt}: sotto / whisper.cpp", get(e2e, "peak_rss_mb", "sotto", wt),
+            get(e2e, "peak_rss_mb", "whisper.cpp", wt), 1.0)
+    return [f"## Targets ({t} threads, tiny.en)", "",
+            "The project's speed targets, from the medians below (ratio = sotto / peer).", "",
+            "| target | ratio | bound | verdict |", "|---|---|---|---|"] + rows + [""]
+
+
 def machine():
     lines = subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()
     keep = ("Architecture", "Model name", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Socket(s)",
@@ -284,6 +324,7 @@ def report(eng, e2e, meta):
     w(f"- Load average (1 min) during the samples: median {meta['load_med']:.1f}, range "
       f"{meta['load_min']:.1f}–{meta['load_max']:.1f} (other jobs shared the machine; see notes).")
     w("")
+    L.extend(targets(eng, e2e))
     w("## Machine")
     w("")
     w("```")

@@ -98,9 +98,9 @@ void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto_
     mm_run(&j);
 }
 
-void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, float *Y)
+static void layernorm_rows(const float *X, int m0, int m1, int d, const sotto__norm *n, float *Y)
 {
-    for (int m = 0; m < M; m++) {
+    for (int m = m0; m < m1; m++) {
         const float *x = X + (size_t)m * d;
         float *y = Y + (size_t)m * d;
         double mean = 0, var = 0;
@@ -112,6 +112,51 @@ void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, flo
         float mu = (float)mean;
         for (int i = 0; i < d; i++) y[i] = (x[i] - mu) * inv * n->g[i] + n->b[i];
     }
+}
+
+typedef struct rows_job {
+    const float *X;
+    float *Y;
+    int M, d, ld_dst;
+    const sotto__norm *n;
+} rows_job;
+
+static void layernorm_task(void *arg, int tid, int nt)
+{
+    rows_job *j = arg;
+    int per = (j->M + nt - 1) / nt, b = tid * per, e = b + per < j->M ? b + per : j->M;
+    if (b < e) layernorm_rows(j->X, b, e, j->d, j->n, j->Y);
+}
+
+void sotto__op_layernorm(const sotto__exec *ex, const float *X, int M, int d, const sotto__norm *n, float *Y)
+{
+    rows_job j = {X, Y, M, d, 0, n};
+    if (M < 64) layernorm_rows(X, 0, M, d, n, Y);
+    else sotto__parallel_for(ex->pool, layernorm_task, &j);
+}
+
+/* dst[c * ld_dst + r] = src[r * d + c] for rows [r0, r1), in 32 x 32 tiles. */
+static void transpose_rows(const float *src, int r0, int r1, int cols, float *dst, size_t ld_dst)
+{
+    const int B = 32;
+    for (int rb = r0; rb < r1; rb += B)
+        for (int c0 = 0; c0 < cols; c0 += B)
+            for (int r = rb; r < rb + B && r < r1; r++)
+                for (int c = c0; c < c0 + B && c < cols; c++) dst[(size_t)c * ld_dst + r] = src[(size_t)r * cols + c];
+}
+
+static void transpose_task(void *arg, int tid, int nt)
+{
+    rows_job *j = arg;
+    int per = ((j->M + nt - 1) / nt + 31) / 32 * 32, b = tid * per, e = b + per < j->M ? b + per : j->M;
+    if (b < e) transpose_rows(j->X, b, e, j->d, j->Y, (size_t)j->ld_dst);
+}
+
+void sotto__op_transpose(const sotto__exec *ex, const float *src, int rows, int cols, float *dst, size_t ld_dst)
+{
+    rows_job j = {src, dst, rows, cols, (int)ld_dst, NULL};
+    if (rows < 64) transpose_rows(src, 0, rows, cols, dst, ld_dst);
+    else sotto__parallel_for(ex->pool, transpose_task, &j);
 }
 
 typedef struct gelu_job {

@@ -28,8 +28,11 @@ void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const f
  * q8_0 blocks first and the products are integer). */
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y);
 
-/* Y[M,d] = LayerNorm(X[M,d]) * g + b, eps 1e-5 (Y may equal X). */
-void sotto__op_layernorm(const float *X, int M, int d, const sotto__norm *n, float *Y);
+/* Y[M,d] = LayerNorm(X[M,d]) * g + b, eps 1e-5 (Y may equal X), split by rows. */
+void sotto__op_layernorm(const sotto__exec *ex, const float *X, int M, int d, const sotto__norm *n, float *Y);
+
+/* dst[c * ld_dst + r] = src[r * cols + c]: SRC [rows, cols] transposed, split by rows. */
+void sotto__op_transpose(const sotto__exec *ex, const float *src, int rows, int cols, float *dst, size_t ld_dst);
 
 /* x = x * 0.5 * (1 + erf(x / sqrt 2)) over N values (exact GELU, as torch.nn.GELU). */
 void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);

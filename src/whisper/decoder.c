@@ -28,7 +28,7 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
         float *ktc = ctx->self_kt + (size_t)l * n_ctx * d, *vc = ctx->self_v + (size_t)l * n_ctx * d;
-        sotto__op_layernorm(x, n_tok, d, &L->attn_ln, ctx->dec_h);
+        sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->attn_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->q, ctx->dec_q);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->k, ctx->dec_k);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->v, vc + (size_t)n_past * d);
@@ -40,7 +40,7 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->o, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 
-        sotto__op_layernorm(x, n_tok, d, &L->cross_ln, ctx->dec_h);
+        sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->cross_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->cq, ctx->dec_q);
         size_t off = (size_t)l * n_audio * d * (ctx->cross_type == SOTTO_TYPE_F16 ? 2 : 4);
         sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_type, (const char *)ctx->cross_kt + off,
@@ -49,7 +49,7 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->co, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 
-        sotto__op_layernorm(x, n_tok, d, &L->mlp_ln, ctx->dec_h);
+        sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->mlp_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->fc1, ctx->dec_ff);
         sotto__op_gelu(&ctx->ex, ctx->dec_ff, (size_t)n_tok * 4 * d);
         sotto__op_linear(&ctx->ex, ctx->dec_ff, n_tok, &L->fc2, ctx->dec_tmp);
@@ -57,6 +57,6 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
     }
     /* only the last position's logits are needed: prefill and step alike */
     float *last = ctx->dec_h;
-    sotto__op_layernorm(x + (size_t)(n_tok - 1) * d, 1, d, &w->dec_ln, last);
+    sotto__op_layernorm(&ctx->ex, x + (size_t)(n_tok - 1) * d, 1, d, &w->dec_ln, last);
     sotto__op_linear(&ctx->ex, last, 1, &w->tok_emb, ctx->logits);
 }

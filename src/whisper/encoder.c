@@ -10,15 +10,6 @@
 #include "context.h"
 
 /* DST[c, r] = SRC[r, c] for SRC [rows, cols]. */
-static void transpose(const float *src, int rows, int cols, float *dst, size_t ld_dst)
-{
-    const int B = 32;
-    for (int r0 = 0; r0 < rows; r0 += B)
-        for (int c0 = 0; c0 < cols; c0 += B)
-            for (int r = r0; r < r0 + B && r < rows; r++)
-                for (int c = c0; c < c0 + B && c < cols; c++) dst[(size_t)c * ld_dst + r] = src[(size_t)r * cols + c];
-}
-
 static void add_inplace(float *x, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++) x[i] += y[i];
@@ -62,17 +53,17 @@ static void block(sotto_context *ctx, const sotto__layer *L)
 {
     const sotto_model_info *h = &ctx->model->info;
     int n = h->n_audio_ctx, d = h->n_audio_state, n_head = h->n_audio_head;
-    sotto__op_layernorm(ctx->enc_x, n, d, &L->attn_ln, ctx->enc_h);
+    sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &L->attn_ln, ctx->enc_h);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->q, ctx->enc_q);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->k, ctx->enc_k);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->v, ctx->enc_v);
-    transpose(ctx->enc_k, n, d, ctx->enc_kt, (size_t)n);
+    sotto__op_transpose(&ctx->ex, ctx->enc_k, n, d, ctx->enc_kt, (size_t)n);
     sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, SOTTO_TYPE_F32, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d,
                         ctx->enc_attn,
                         (size_t)d, n, n, n_head, d / n_head, -1);
     sotto__op_linear(&ctx->ex, ctx->enc_attn, n, &L->o, ctx->enc_h);
     add_inplace(ctx->enc_x, ctx->enc_h, (size_t)n * d);
-    sotto__op_layernorm(ctx->enc_x, n, d, &L->mlp_ln, ctx->enc_h);
+    sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &L->mlp_ln, ctx->enc_h);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->fc1, ctx->enc_ff);
     sotto__op_gelu(&ctx->ex, ctx->enc_ff, (size_t)n * 4 * d);
     sotto__op_linear(&ctx->ex, ctx->enc_ff, n, &L->fc2, ctx->enc_h);
@@ -86,13 +77,13 @@ void sotto__encoder_forward(sotto_context *ctx, const float *mel)
     int n = h->n_audio_ctx, d = h->n_audio_state, dt = h->n_text_state;
     convs(ctx, mel);
     for (int l = 0; l < h->n_audio_layer; l++) block(ctx, &w->enc[l]);
-    sotto__op_layernorm(ctx->enc_x, n, d, &w->enc_ln, ctx->enc_out);
+    sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &w->enc_ln, ctx->enc_out);
     /* cross-attention keys and values of every decoder layer, once per window */
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
         size_t off = (size_t)l * n * dt;
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
-        transpose(ctx->enc_k, n, dt, ctx->enc_kt, (size_t)n);
+        sotto__op_transpose(&ctx->ex, ctx->enc_k, n, dt, ctx->enc_kt, (size_t)n);
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
         if (ctx->cross_type == SOTTO_TYPE_F16) {
             ctx->ex.k->to_f16(ctx->enc_kt, (uint16_t *)ctx->cross_kt + off, (size_t)n * dt);
