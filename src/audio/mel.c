@@ -112,10 +112,16 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
     }
     double max = -INFINITY;
     for (int i = 0; i < n_mels; i++) {
+        /* a filter is a triangle over a few bins: only its non-zero span is summed (the
+         * skipped terms are exact zeros, so the sums are bit-identical) */
+        const float *f = fb + (size_t)i * N_BINS;
+        int k0 = 0, k1 = N_BINS;
+        while (k0 < N_BINS && f[k0] == 0.0f) k0++;
+        while (k1 > k0 && f[k1 - 1] == 0.0f) k1--;
         for (int t = 0; t < SOTTO_N_FRAMES; t++) {
             double s = 0;
             const double *pw = power + (size_t)t * N_BINS;
-            for (int k = 0; k < N_BINS; k++) s += fb[i * N_BINS + k] * pw[k];
+            for (int k = k0; k < k1; k++) s += f[k] * pw[k];
             double l = log10(fmax(s, 1e-10));
             out[(size_t)i * SOTTO_N_FRAMES + t] = (float)l;
             if (l > max) max = l;
