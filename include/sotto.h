@@ -45,6 +45,11 @@ const char *sotto_last_error(void);
 /* Frees memory the library returned to the caller (samples, strings). NULL is fine. */
 void sotto_free(void *ptr);
 
+/* Name of the compute kernels this process uses, picked once from the CPU's features:
+ * "avx512" (AVX2 + AVX-512 VNNI), "avx2" or "scalar". SOTTO_KERNELS in the environment
+ * forces one the CPU supports. */
+const char *sotto_kernels_name(void);
+
 /* ---- model ---------------------------------------------------------------------- */
 
 typedef struct sotto_model sotto_model;

@@ -69,3 +69,5 @@ const sotto__kernels *sotto__kernels_get(void)
     if (!k) k = sotto__kernels_by_name("avx2");
     return k ? k : &scalar;
 }
+
+const char *sotto_kernels_name(void) { return sotto__kernels_get()->name; }

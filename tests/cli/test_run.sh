@@ -138,6 +138,7 @@ expect 2 "cannot load model" "$SOTTO" run -m "$TMP/nothing.gguf" --mel "$MEL"
 printf 'GGUF garbage' >"$TMP/garbage.gguf"
 expect 2 "cannot load model" "$SOTTO" run -m "$TMP/garbage.gguf" --mel "$MEL"
 expect 0 "stdout:usage: sotto run" "$SOTTO" run --help
+expect 0 "stdout:(kernels: scalar)" env SOTTO_KERNELS=scalar "$SOTTO" --version
 
 # --- model resolution: -m, then $SOTTO_MODEL, then the installed default -----------
 expect 0 "stdout:And Mr. John Dashwood" env SOTTO_MODEL="$TINY" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
         return argc < 2 ? EXIT_INPUT : EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("sotto %s\n", SOTTO_VERSION);
+        printf("sotto %s (kernels: %s)\n", SOTTO_VERSION, sotto_kernels_name());
         return EXIT_OK;
     }
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
