@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "kernels.h"
+#include "simd_avx2.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -100,59 +101,82 @@ static void micro_packed(const float *A, size_t lda, const float *P, float *C, s
 #undef PK_CASE
 }
 
-/* One row of C, 64 columns: 8 independent accumulators, so a single query row (the
- * decoder's attention) is not bound by the FMA latency of one chain. */
-static void row_1x64(const float *a, const float *B, size_t ldb, float *c, int K)
+/* 8 values of row B at column N, f32 or f16 (F16). */
+INLINE __m256 load8(const void *B, bool f16, size_t i)
+{
+    return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)B + i)))
+               : _mm256_loadu_ps((const float *)B + i);
+}
+
+INLINE float load1(const void *B, bool f16, size_t i)
+{
+    return f16 ? _cvtsh_ss(((const uint16_t *)B)[i]) : ((const float *)B)[i];
+}
+
+/* One row of C, 64 columns of B (f32 or f16): 8 independent accumulators, so a single
+ * query row (the decoder's attention) is not bound by the FMA latency of one chain. */
+INLINE void row_1x64(const float *a, const void *B, bool f16, size_t ldb, float *c, int K)
 {
     __m256 acc[8];
     for (int j = 0; j < 8; j++) acc[j] = _mm256_setzero_ps();
     for (int k = 0; k < K; k++) {
         __m256 x = _mm256_broadcast_ss(a + k);
-        const float *b = B + (size_t)k * ldb;
 #pragma GCC unroll 8
-        for (int j = 0; j < 8; j++) acc[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(b + 8 * j), acc[j]);
+        for (int j = 0; j < 8; j++) acc[j] = _mm256_fmadd_ps(x, load8(B, f16, (size_t)k * ldb + 8 * j), acc[j]);
     }
     for (int j = 0; j < 8; j++) _mm256_storeu_ps(c + 8 * j, acc[j]);
 }
 
-/* One row of C over many columns (the decoder's scores against its keys): B streams row
- * by row, four rows per pass over C, which stays in L1. */
-static void row_stream(const float *a, const float *B, size_t ldb, float *c, int N, int K)
+void sotto__row_1x64_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int K)
+{
+    row_1x64(a, B, true, ldb, c, K);
+}
+
+/* One row of C over many columns (the decoder's scores against its keys): B (f32 or f16)
+ * streams row by row, four rows per pass over C, which stays in L1. */
+INLINE void row_stream(const float *a, const void *B, bool f16, size_t ldb, float *c, int N, int K)
 {
     int n8 = N & ~7;
     for (int n = 0; n < N; n++) c[n] = 0.0f;
     int k = 0;
     for (; k + 4 <= K; k += 4) {
-        const float *b0 = B + (size_t)k * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        size_t r0 = (size_t)k * ldb, r1 = r0 + ldb, r2 = r1 + ldb, r3 = r2 + ldb;
         __m256 x0 = _mm256_broadcast_ss(a + k), x1 = _mm256_broadcast_ss(a + k + 1);
         __m256 x2 = _mm256_broadcast_ss(a + k + 2), x3 = _mm256_broadcast_ss(a + k + 3);
         for (int n = 0; n < n8; n += 8) {
-            __m256 s = _mm256_fmadd_ps(x0, _mm256_loadu_ps(b0 + n), _mm256_loadu_ps(c + n));
-            s = _mm256_fmadd_ps(x1, _mm256_loadu_ps(b1 + n), s);
-            s = _mm256_fmadd_ps(x2, _mm256_loadu_ps(b2 + n), s);
-            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x3, _mm256_loadu_ps(b3 + n), s));
+            __m256 s = _mm256_fmadd_ps(x0, load8(B, f16, r0 + n), _mm256_loadu_ps(c + n));
+            s = _mm256_fmadd_ps(x1, load8(B, f16, r1 + n), s);
+            s = _mm256_fmadd_ps(x2, load8(B, f16, r2 + n), s);
+            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x3, load8(B, f16, r3 + n), s));
         }
-        for (int n = n8; n < N; n++) c[n] += a[k] * b0[n] + a[k + 1] * b1[n] + a[k + 2] * b2[n] + a[k + 3] * b3[n];
+        for (int n = n8; n < N; n++)
+            c[n] += a[k] * load1(B, f16, r0 + n) + a[k + 1] * load1(B, f16, r1 + n) +
+                    a[k + 2] * load1(B, f16, r2 + n) + a[k + 3] * load1(B, f16, r3 + n);
     }
     for (; k < K; k++) {
-        const float *b = B + (size_t)k * ldb;
+        size_t r = (size_t)k * ldb;
         __m256 x = _mm256_broadcast_ss(a + k);
         for (int n = 0; n < n8; n += 8)
-            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, _mm256_loadu_ps(b + n), _mm256_loadu_ps(c + n)));
-        for (int n = n8; n < N; n++) c[n] += a[k] * b[n];
+            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, load8(B, f16, r + n), _mm256_loadu_ps(c + n)));
+        for (int n = n8; n < N; n++) c[n] += a[k] * load1(B, f16, r + n);
     }
+}
+
+void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int N, int K)
+{
+    row_stream(a, B, true, ldb, c, N, K);
 }
 
 void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K)
 {
     if (M == 1 && N >= 128) {
-        row_stream(A, B, ldb, C, N, K);
+        row_stream(A, B, false, ldb, C, N, K);
         return;
     }
     int n0 = 0;
     if (M == 1)
-        for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, ldb, C + n0, K);
+        for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, false, ldb, C + n0, K);
     for (int n = n0; n < N; n += NR) {
         int cols = N - n < NR ? N - n : NR;
         for (int m = 0; m < M; m += MR)
@@ -161,23 +185,6 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
 }
 
 /* ---- packing B^T panels ---------------------------------------------------------------- */
-
-/* Transposes the 8x8 block in R (rows become columns). */
-INLINE void transpose8(__m256 r[8])
-{
-    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
-    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
-    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
-    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
-    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20), r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20), r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31), r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31), r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
 
 static const float zero_f32[KC];
 static const uint16_t zero_f16[KC];
@@ -199,7 +206,7 @@ static void pack(const void *B, bool f16, size_t ldb, int rows, int k0, int kc, 
             __m256 r[8];
             for (int i = 0; i < 8; i++)
                 r[i] = f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rh[i] + k))) : _mm256_loadu_ps(rf[i] + k);
-            transpose8(r);
+            sotto__transpose8(r);
             for (int i = 0; i < 8; i++) _mm256_store_ps(P + (size_t)(k + i) * NR + g, r[i]);
         }
         for (; k < kc; k++)

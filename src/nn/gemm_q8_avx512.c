@@ -19,6 +19,7 @@
 
 #include "../common.h"
 #include "kernels.h"
+#include "simd_avx2.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -50,20 +51,8 @@ static void pack_b(const sotto__block_q8_0 *B, size_t ldb, int rows, int j0, int
                     p->d[jb][g + i] = 0.0f;
                 }
             }
-            /* 8 rows x 8 quads (dwords) -> 8 quads x 8 rows */
-            __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-            __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-            __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-            __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-            __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
-            __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
-            __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
-            __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
-            __m256 o[8] = {_mm256_permute2f128_ps(s0, s4, 0x20), _mm256_permute2f128_ps(s1, s5, 0x20),
-                           _mm256_permute2f128_ps(s2, s6, 0x20), _mm256_permute2f128_ps(s3, s7, 0x20),
-                           _mm256_permute2f128_ps(s0, s4, 0x31), _mm256_permute2f128_ps(s1, s5, 0x31),
-                           _mm256_permute2f128_ps(s2, s6, 0x31), _mm256_permute2f128_ps(s3, s7, 0x31)};
-            for (int s = 0; s < QK / 4; s++) _mm256_store_ps((float *)p->q[jb][s][g], o[s]);
+            sotto__transpose8(r); /* 8 rows x 8 quads (dwords) -> 8 quads x 8 rows */
+            for (int s = 0; s < QK / 4; s++) _mm256_store_ps((float *)p->q[jb][s][g], r[s]);
         }
     }
 }

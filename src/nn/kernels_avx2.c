@@ -437,59 +437,16 @@ static inline __attribute__((always_inline)) void tile_nn_f16(const float *A, si
     }
 }
 
-/* One row of C, 64 columns of f16 B: 8 independent accumulators (see gemm_avx2.c). */
-static void row_1x64_f16(const float *a, const uint16_t *B, size_t ldb, float *c, int K)
-{
-    __m256 acc[8];
-    for (int j = 0; j < 8; j++) acc[j] = _mm256_setzero_ps();
-    for (int k = 0; k < K; k++) {
-        __m256 x = _mm256_broadcast_ss(a + k);
-        const uint16_t *b = B + (size_t)k * ldb;
-#pragma GCC unroll 8
-        for (int j = 0; j < 8; j++) acc[j] = _mm256_fmadd_ps(x, ld_h8(b + 8 * j), acc[j]);
-    }
-    for (int j = 0; j < 8; j++) _mm256_storeu_ps(c + 8 * j, acc[j]);
-}
-
-/* One row of C over many columns (the decoder's scores against 1500 cross-attention
- * keys): B streams row by row, four rows per pass over C, which stays in L1. */
-static void row_stream_f16(const float *a, const uint16_t *B, size_t ldb, float *c, int N, int K)
-{
-    int n8 = N & ~7;
-    for (int n = 0; n < N; n++) c[n] = 0.0f;
-    int k = 0;
-    for (; k + 4 <= K; k += 4) {
-        const uint16_t *b0 = B + (size_t)k * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        __m256 x0 = _mm256_broadcast_ss(a + k), x1 = _mm256_broadcast_ss(a + k + 1);
-        __m256 x2 = _mm256_broadcast_ss(a + k + 2), x3 = _mm256_broadcast_ss(a + k + 3);
-        for (int n = 0; n < n8; n += 8) {
-            __m256 s = _mm256_fmadd_ps(x0, ld_h8(b0 + n), _mm256_loadu_ps(c + n));
-            s = _mm256_fmadd_ps(x1, ld_h8(b1 + n), s);
-            s = _mm256_fmadd_ps(x2, ld_h8(b2 + n), s);
-            _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x3, ld_h8(b3 + n), s));
-        }
-        for (int n = n8; n < N; n++)
-            c[n] += a[k] * _cvtsh_ss(b0[n]) + a[k + 1] * _cvtsh_ss(b1[n]) + a[k + 2] * _cvtsh_ss(b2[n]) +
-                    a[k + 3] * _cvtsh_ss(b3[n]);
-    }
-    for (; k < K; k++) {
-        const uint16_t *b = B + (size_t)k * ldb;
-        __m256 x = _mm256_broadcast_ss(a + k);
-        for (int n = 0; n < n8; n += 8) _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, ld_h8(b + n), _mm256_loadu_ps(c + n)));
-        for (int n = n8; n < N; n++) c[n] += a[k] * _cvtsh_ss(b[n]);
-    }
-}
-
 void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
                                int M, int N, int K)
 {
     if (M == 1 && N >= 256) {
-        row_stream_f16(A, B, ldb, C, N, K);
+        sotto__row_stream_f16_avx2(A, B, ldb, C, N, K);
         return;
     }
     int n0 = 0;
     if (M == 1)
-        for (; n0 + 64 <= N; n0 += 64) row_1x64_f16(A, B + n0, ldb, C + n0, K);
+        for (; n0 + 64 <= N; n0 += 64) sotto__row_1x64_f16_avx2(A, B + n0, ldb, C + n0, K);
     for (int n = n0; n < N; n += 16) {
         int cols = N - n < 16 ? N - n : 16;
         int m = 0;
