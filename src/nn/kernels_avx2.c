@@ -1,8 +1,10 @@
 /* kernels_avx2.c — AVX2 + FMA + F16C kernels (compiled with -mavx2 -mfma -mf16c for this
- * file only, selected at run time). matmul works on panels of B rows that stay in L2,
- * computing 4x2 blocks of C as 8-wide dot products; the f16 and q8_0 variants read B
- * in its stored type (halves widened in registers; int8 blocks multiplied exactly in
- * integers). */
+ * file only, selected at run time). matmul with few rows of A (the decoder) works on
+ * panels of B rows that stay in L2, computing 4x2 blocks of C as 8-wide dot products and
+ * prefetching B rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16 and
+ * q8_0 variants read B in its stored type (halves widened in registers; int8 blocks
+ * multiplied exactly in integers). Also softmax, GELU, the q8_0 quantiser and f16
+ * conversion. */
 #include <immintrin.h>
 #include <math.h>
 #include <stdbool.h>
