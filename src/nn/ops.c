@@ -135,7 +135,7 @@ void sotto__op_layernorm(const sotto__exec *ex, const float *X, int M, int d, co
     else sotto__parallel_for(ex->pool, layernorm_task, &j);
 }
 
-/* dst[c * ld_dst + r] = src[r * d + c] for rows [r0, r1), in 32 x 32 tiles. */
+/* dst[c * ld_dst + r] = src[r * cols + c] for rows [r0, r1), in 32 x 32 tiles. */
 static void transpose_rows(const float *src, int r0, int r1, int cols, float *dst, size_t ld_dst)
 {
     const int B = 32;
