@@ -161,7 +161,9 @@ const float *sotto_encoder_output(const sotto_context *ctx);
  * token. Requires a prior sotto_encode; n_past + n_tokens <= n_text_ctx. */
 sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past);
 
-/* Logits [n_vocab] of the last sotto_decode, or NULL. Valid until the next decode. */
+/* Logits [n_vocab] of the last decode, or NULL: of sotto_decode, or of the last step of
+ * sotto_greedy (which picks tokens without every logit; they are computed here, on the
+ * first call after it). Valid until the next decode. */
 const float *sotto_logits(const sotto_context *ctx);
 
 /* ---- greedy search -------------------------------------------------------------- */
@@ -182,7 +184,7 @@ sotto_greedy_params sotto_greedy_params_default(void); /* default prefix, eot, 3
 typedef struct sotto_decode_stats {
     int n_prefill;             /* prefill forward passes (0 or 1) */
     int n_steps;               /* single-token forward passes */
-    double prefill_ms, steps_ms;
+    double prefill_ms, steps_ms; /* each pass timed with the argmax over its logits */
 } sotto_decode_stats;
 
 /* Greedy decoding after sotto_encode: prefills the prefix in one forward pass, then

@@ -142,6 +142,18 @@ sotto_status sotto__map_file(const char *path, sotto__map *map, sotto__err *err)
     return SOTTO_OK;
 }
 
+void sotto__map_release(const sotto__map *map, const void *p, size_t n)
+{
+    if (!map->mapped || (const uint8_t *)p < map->data || n > map->size ||
+        (size_t)((const uint8_t *)p - map->data) > map->size - n)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) / page * page, hi = ((uintptr_t)p + n) / page * page;
+#ifdef MADV_DONTNEED
+    if (lo < hi) madvise((void *)lo, hi - lo, MADV_DONTNEED); /* read-only private pages: dropped, re-read on use */
+#endif
+}
+
 void sotto__unmap(sotto__map *map)
 {
     if (map->mapped) munmap((void *)map->data, map->size);

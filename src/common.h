@@ -73,6 +73,9 @@ typedef struct sotto__map {
 
 sotto_status sotto__map_file(const char *path, sotto__map *map, sotto__err *err);
 void sotto__unmap(sotto__map *map);
+/* Hands the whole pages of [P, P + N) back to the page cache, if they lie in MAP: they
+ * leave the resident set and are read again from the file when touched. */
+void sotto__map_release(const sotto__map *map, const void *p, size_t n);
 
 /* Reads a whole (small) file into a NUL-terminated heap buffer; refuses files larger
  * than MAX_BYTES. */

@@ -231,6 +231,99 @@ static void test_nn_and_elementwise(const sotto__kernels *k)
     CHECK(worst < 1e-6 * 10, "%s gelu: absolute error %g", k->name, worst);
 }
 
+/* One row of A: each output equals the kernel's value for that B row alone (vocab.c
+ * recomputes single logits and relies on it), whatever the row's place in the range. */
+static void test_row_independent(const sotto__kernels *k)
+{
+    static const int sizes[][2] = {{37, 384}, {13, 96}, {9, 200}, {70, 64}};
+    unsigned seed = 11;
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int N = sizes[t][0], K = sizes[t][1];
+        float *A = malloc(K * sizeof *A), *Bf = malloc((size_t)N * K * sizeof *Bf);
+        float *C = malloc(N * sizeof *C), *C2 = malloc(N * sizeof *C2);
+        uint16_t *Bh = malloc((size_t)N * K * sizeof *Bh);
+        sotto__block_q8_0 *Aq = malloc(K / 32 * sizeof *Aq), *Bq = malloc((size_t)N * (K / 32) * sizeof *Bq);
+        for (int i = 0; i < K; i++) A[i] = 8 * rnd(&seed);
+        for (int i = 0; i < N * K; i++) Bf[i] = rnd(&seed);
+        sotto__quantize(SOTTO_TYPE_F16, Bf, Bh, (int64_t)N * K);
+        bool q8 = K % 32 == 0;
+        if (q8) {
+            k->quantize_q8(A, Aq, K);
+            sotto__quantize(SOTTO_TYPE_Q8_0, Bf, Bq, (int64_t)N * K);
+        }
+        for (int type = 0; type < 3; type++) {
+            if (type == 2 && !q8) continue;
+            bool same = true;
+            for (int n0 = 0; n0 < 4; n0++) { /* the range starting at row n0 */
+                if (type == 0) k->matmul(A, K, Bf + (size_t)n0 * K, K, NULL, C, N, 1, N - n0, K);
+                if (type == 1) k->matmul_f16(A, K, Bh + (size_t)n0 * K, K, NULL, C, N, 1, N - n0, K);
+                if (type == 2) k->matmul_q8(Aq, K / 32, Bq + (size_t)n0 * (K / 32), K / 32, NULL, C, N, 1, N - n0, K);
+                for (int n = n0; n < N; n++) {
+                    if (type == 0) k->matmul(A, K, Bf + (size_t)n * K, K, NULL, C2, 1, 1, 1, K);
+                    if (type == 1) k->matmul_f16(A, K, Bh + (size_t)n * K, K, NULL, C2, 1, 1, 1, K);
+                    if (type == 2) k->matmul_q8(Aq, K / 32, Bq + (size_t)n * (K / 32), K / 32, NULL, C2, 1, 1, 1, K);
+                    same &= C[n - n0] == C2[0];
+                }
+            }
+            CHECK(same, "%s %s row kernel N=%d K=%d: a row's value depends on its place", k->name,
+                  type == 0 ? "f32" : type == 1 ? "f16" : "q8_0", N, K);
+        }
+        free(A), free(Bf), free(C), free(C2), free(Bh), free(Aq), free(Bq);
+    }
+}
+
+/* The proxy argmax against the argmax of every logit, on random rows, exact and near ties,
+ * exclusions and non-finite input. */
+static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
+{
+    enum { N = 3000, K = 384 };
+    unsigned seed = 5;
+    sotto__exec ex = {.pool = sotto__pool_create(n_threads), .k = k};
+    ex.qbuf = malloc(K / 32 * sizeof *ex.qbuf);
+    float *W = malloc((size_t)N * K * sizeof *W), *X = malloc(K * sizeof *X), *U = malloc(N * sizeof *U);
+    uint16_t *Wh = malloc((size_t)N * K * sizeof *Wh);
+    sotto__block_q8_0 *q = malloc((size_t)N * (K / 32) * sizeof *q);
+    float *dist = malloc(N * sizeof *dist), *len = malloc(N * sizeof *len);
+    int32_t none[1], all[N], ties[2] = {1000, 2500};
+    for (int i = 0; i < N; i++) all[i] = i;
+    sotto__i32list lists[][1] = {{{none, 0}}, {{ties, 1}}, {{ties, 2}}, {{all, N}}};
+    for (int type = 0; type < 2; type++) {
+        for (int i = 0; i < N * K; i++) W[i] = 0.1f * rnd(&seed);
+        for (int trial = 0; trial < 24; trial++) {
+            if (trial == 0) {
+                /* rows 1000 and 2000 equal and aligned with X (the maximum, tied), 2500 a hair apart */
+                for (int i = 0; i < K; i++) X[i] = 25 * rnd(&seed);
+                for (int i = 0; i < K; i++) W[1000 * K + i] = W[2000 * K + i] = W[2500 * K + i] = 0.004f * X[i];
+                W[2500 * K + 7] += 1e-6f;
+            } else if (trial >= 4) {
+                /* a cluster of 100 rows near X's direction whose logits differ by about the
+                 * proxy's error, so the proxy alone would often pick the wrong one */
+                for (int i = 0; i < K; i++) X[i] = (trial % 3 + 1) * 20 * rnd(&seed);
+                for (int r = 100; r < 200; r++)
+                    for (int i = 0; i < K; i++) W[r * K + i] = 0.004f * X[i] / (trial % 3 + 1) + 0.0005f * rnd(&seed);
+            }
+            if (trial == 23) X[5] = NAN;
+            sotto__quantize(SOTTO_TYPE_F16, W, Wh, (int64_t)N * K);
+            sotto__linear lin = {type ? SOTTO_TYPE_F16 : SOTTO_TYPE_F32, type ? (const void *)Wh : W, NULL, N, K};
+            CHECK(sotto__proxy_make(k, &lin, q, dist, len), "proxy_make failed");
+            sotto__proxy p = {q, dist, len, N, K};
+            const sotto__i32list *ex_list = lists[trial < 4 ? trial : 0];
+            int n_exact = -1, n_full = -1;
+            int32_t got = sotto__op_argmax_logits(&ex, X, &lin, &p, ex_list, 1, U, &n_exact);
+            int32_t want = sotto__op_argmax_logits(&ex, X, &lin, NULL, ex_list, 1, U, &n_full);
+            CHECK(got == want, "%s %s proxy argmax trial %d: %d, every logit says %d", k->name,
+                  type ? "f16" : "f32", trial, got, want);
+            CHECK(n_full == N, "the full argmax computes every row");
+            if (trial == 0) CHECK(want == 1000, "of two equal maxima the first wins (got %d)", want);
+            if (trial == 3) CHECK(want == 0, "everything excluded gives id 0 (got %d)", want);
+            if (trial >= 4 && trial < 23)
+                CHECK(n_exact < N / 10, "%s proxy trial %d computed %d of %d rows exactly", k->name, trial, n_exact, N);
+        }
+    }
+    free(W), free(X), free(U), free(Wh), free(q), free(dist), free(len), free(ex.qbuf);
+    sotto__pool_free(ex.pool);
+}
+
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
@@ -286,5 +379,9 @@ int main(void)
     if (avx512) test_typed(avx512), test_q8_extremes(avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     test_threaded();
+    test_row_independent(sotto__kernels_by_name("scalar"));
+    test_argmax_proxy(sotto__kernels_by_name("scalar"), 1);
+    if (avx2) test_row_independent(avx2), test_argmax_proxy(avx2, 2);
+    if (avx512) test_row_independent(avx512), test_argmax_proxy(avx512, 3);
     return check_summary();
 }

@@ -4,10 +4,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../nn/ops.h"
 #include "../quant.h"
 
 void *sotto__model_alloc(sotto_model *m, size_t size)
@@ -479,6 +481,27 @@ static void component_bytes(sotto_model *m)
     }
 }
 
+/* The q8_0 proxy of an f32/f16 tied embedding for the greedy search (nn/vocab.c); a q8_0
+ * embedding needs none. */
+static sotto_status build_proxy(sotto_model *m, sotto__err *err)
+{
+    const sotto__linear *e = &m->w.tok_emb;
+    m->w.tok_proxy.n = 0;
+    if (e->type == SOTTO_TYPE_Q8_0 || e->n_in % SOTTO__QK8_0) return SOTTO_OK;
+    size_t n = (size_t)e->n_out;
+    sotto__block_q8_0 *q = sotto__model_alloc(m, n * (size_t)(e->n_in / SOTTO__QK8_0) * sizeof *q);
+    float *dist = sotto__model_alloc(m, n * sizeof *dist), *len = sotto__model_alloc(m, n * sizeof *len);
+    if (!q || !dist || !len || !sotto__proxy_make(sotto__kernels_get(), e, q, dist, len))
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory for the vocabulary proxy");
+    m->w.tok_proxy = (sotto__proxy){q, dist, len, e->n_out, e->n_in};
+    /* from now on a step reads only a few rows of the table (the token's own and the
+     * exact candidates): where it is mapped from the file, leave it to the page cache */
+    size_t bytes;
+    sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes);
+    sotto__map_release(&m->map, e->w, bytes);
+    return SOTTO_OK;
+}
+
 sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
 {
     for (int i = 0; i < m->n_tensors; i++) {
@@ -509,7 +532,7 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     bind_norm(&b, &w->dec_ln, "decoder.ln", dt);
     if (!b.ok) return err->status;
     component_bytes(m);
-    return SOTTO_OK;
+    return build_proxy(m, err);
 }
 
 void sotto_model_free(sotto_model *m)

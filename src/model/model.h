@@ -28,6 +28,15 @@ typedef struct sotto__linear {
     int n_out, n_in;
 } sotto__linear;
 
+/* An 8-bit copy of a matrix for the greedy search's argmax (nn/vocab.c): each row in
+ * q8_0 blocks, with bounds on how far it is from the row and how long it is. */
+typedef struct sotto__proxy {
+    const void *q;             /* [n][k / 32] q8_0 blocks */
+    const float *err;          /* [n] >= || row - proxy row ||_2 */
+    const float *norm;         /* [n] >= || proxy row ||_2 */
+    int n, k;                  /* n = 0: no proxy */
+} sotto__proxy;
+
 typedef struct sotto__norm {
     const float *g, *b;        /* [n_state] each */
 } sotto__norm;
@@ -49,6 +58,8 @@ typedef struct sotto__weights {
     sotto__norm enc_ln;
     sotto__linear tok_emb;            /* [n_vocab, d]: the lookup table and, tied, the output
                                          projection (no bias), stored once */
+    sotto__proxy tok_proxy;           /* q8_0 copy of an f32/f16 tok_emb for the greedy
+                                         search (n = 0: none), made at load */
     const float *dec_pos;             /* [n_text_ctx, d] */
     sotto__layer dec[SOTTO__MAX_LAYERS];
     sotto__norm dec_ln;

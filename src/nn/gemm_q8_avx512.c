@@ -202,10 +202,9 @@ static void gemv_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size
             GEMV_ROW(b, s)
         }
 #undef GEMV_ROW
-        __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-        h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_add_ss(h, _mm_movehdup_ps(h));
-        c[n] = _mm_cvtss_f32(h) + (bias ? bias[n] : 0.0f);
+        __m256 r = _mm256_hadd_ps(_mm256_hadd_ps(s, s), _mm256_hadd_ps(s, s)); /* the group's order */
+        c[n] = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1))) +
+               (bias ? bias[n] : 0.0f);
     }
 }
 

@@ -11,6 +11,7 @@
  *   softmax: one attention row: with m = max x[0..visible), x[i] = exp(scale (x[i] - m))
  *            normalised to sum 1 over i < visible, x[i] = 0 for visible <= i < n
  *   to_f16:  n floats to IEEE halves, rounded to nearest even (as sotto__f32_to_f16)
+ *   from_f16: n IEEE halves to floats (exact)
  *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values
  *   quantize_q8: one row of K floats (K a multiple of 32) to q8_0 blocks, exactly as
  *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
@@ -18,6 +19,10 @@
  *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
  *               blocks): per block pair an exact int32 dot product of the int8 values,
  *               scaled by d_a * d_b and summed in f32
+ *
+ * Row kernels with one row of A (the decoder) give every output the same value wherever
+ * the row falls in the kernel's grouping of B rows (a single row of B included), so the
+ * exact logits of a few tokens equal those of the full projection, bit for bit.
  */
 #ifndef SOTTO_KERNELS_H
 #define SOTTO_KERNELS_H
@@ -41,6 +46,7 @@ typedef void (*sotto__matmul_nn_f16_fn)(const float *A, size_t lda, const uint16
                                         size_t ldc, int M, int N, int K);
 typedef void (*sotto__softmax_fn)(float *x, int n, int visible, float scale);
 typedef void (*sotto__to_f16_fn)(const float *x, uint16_t *out, size_t n);
+typedef void (*sotto__from_f16_fn)(const uint16_t *h, float *out, size_t n);
 typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
@@ -55,6 +61,7 @@ typedef struct sotto__kernels {
     sotto__matmul_f16_fn matmul_f16;
     sotto__matmul_q8_fn matmul_q8;
     sotto__to_f16_fn to_f16;
+    sotto__from_f16_fn from_f16;
 } sotto__kernels;
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -67,6 +74,8 @@ void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, si
                                int M, int N, int K);
 void sotto__softmax_ref(float *x, int n, int visible, float scale);
 void sotto__to_f16_ref(const float *x, uint16_t *out, size_t n);
+void sotto__from_f16_ref(const uint16_t *h, float *out, size_t n);
+void sotto__from_f16_avx2(const uint16_t *h, float *out, size_t n);
 void sotto__gelu_ref(float *x, size_t n);
 void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k);
 void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k);

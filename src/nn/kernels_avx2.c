@@ -103,7 +103,17 @@ static void row_1x4(const float *a, const float *B, size_t ldb, const float *bia
         c[n + 2] = hsum(s2) + (bias ? bias[n + 2] : 0.0f);
         c[n + 3] = hsum(s3) + (bias ? bias[n + 3] : 0.0f);
     }
-    for (; n < n1; n++) c[n] = dot1(a, B + n * ldb, K) + (bias ? bias[n] : 0.0f);
+    for (; n < n1; n++) { /* the same sums as a row of the group above */
+        const float *b = B + n * ldb;
+        __m256 s = _mm256_setzero_ps();
+        int k = 0;
+        for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s);
+        if (k < K) {
+            __m256i mk = tail_mask(K - k);
+            s = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps(b + k, mk), s);
+        }
+        c[n] = hsum(s) + (bias ? bias[n] : 0.0f);
+    }
 }
 
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -349,6 +359,13 @@ void sotto__to_f16_avx2(const float *x, uint16_t *out, size_t n)
     for (; i < n; i++) out[i] = (uint16_t)_cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
 }
 
+void sotto__from_f16_avx2(const uint16_t *h, float *out, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+    for (; i < n; i++) out[i] = _cvtsh_ss(h[i]);
+}
+
 /* erf(x) = sign(x) (1 - t P(t) e^{-x^2}), t = 1 / (1 + p|x|): Abramowitz & Stegun 7.1.26,
  * absolute error <= 1.5e-7, with e^{-x^2} from exp256. */
 static inline __m256 erf256(__m256 x)
@@ -462,3 +479,4 @@ void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, si
         }
     }
 }
+

@@ -74,6 +74,11 @@ void sotto__softmax_ref(float *x, int n, int visible, float scale)
     for (int i = visible; i < n; i++) x[i] = 0.0f;
 }
 
+void sotto__from_f16_ref(const uint16_t *h, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = sotto__f16_to_f32(h[i]);
+}
+
 void sotto__to_f16_ref(const float *x, uint16_t *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = sotto__f32_to_f16(x[i]);

@@ -45,4 +45,20 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sott
                          size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
                          int dh, int causal_pos);
 
+/* The proxy of E (f32 or f16 rows, n_in a multiple of 32) into Q [n_out][n_in / 32],
+ * DIST [n_out] and LEN [n_out] (model.h sotto__proxy). False when out of memory. */
+bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, sotto__block_q8_0 *q, float *dist,
+                       float *len);
+
+/* The argmax over n of the logits z[n] = X W[n]^T of one row X (as sotto__op_linear
+ * computes them, bit for bit), with the ids in the N_EXCL lists EXCL taken as -inf: the
+ * first of equal maxima, 0 when every id is excluded. With a proxy P of W (P->n > 0)
+ * every row is scored from P plus an upper bound on its error, and only the rows whose
+ * bound reaches the exact logit of the best-scored one are computed exactly (vocab.c);
+ * without one, all logits. U [n_out] is scratch; *N_EXACT (if not NULL) gets the count of
+ * exact rows. */
+int32_t sotto__op_argmax_logits(const sotto__exec *ex, const float *X, const sotto__linear *l,
+                                const sotto__proxy *p, const sotto__i32list *excl, int n_excl, float *U,
+                                int *n_exact);
+
 #endif

@@ -82,6 +82,8 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     ctx->ex.scratch_per_thread = scratch_per_thread;
     ctx->ex.qbuf_blocks = qbuf_blocks;
     ctx->ex.k = sotto__kernels_get();
+    const char *proxy = getenv("SOTTO_VOCAB_PROXY");
+    ctx->use_proxy = !(proxy && strcmp(proxy, "0") == 0);
     ctx->ex.pool = sotto__pool_create(n_threads);
     if (!ctx->ex.pool) {
         sotto_context_free(ctx);
@@ -110,7 +112,7 @@ sotto_status sotto_encode(sotto_context *ctx, const float *mel, int64_t n_floats
     ctx->error[0] = 0;
     sotto__encoder_forward(ctx, mel);
     ctx->encoded = true;
-    ctx->have_logits = false;
+    ctx->have_state = ctx->have_logits = false;
     return SOTTO_OK;
 }
 
@@ -119,7 +121,7 @@ const float *sotto_encoder_output(const sotto_context *ctx)
     return ctx && ctx->encoded ? ctx->enc_out : NULL;
 }
 
-sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
 {
     if (!ctx) return SOTTO_ERR_INVALID_ARG;
     const sotto_model_info *h = &ctx->model->info;
@@ -133,12 +135,30 @@ sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_token
             return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: token %d is outside the vocabulary (0..%d)",
                                    tokens[i], h->n_vocab - 1);
     ctx->error[0] = 0;
+    ctx->have_state = ctx->have_logits = false;
     sotto__decoder_forward(ctx, tokens, n_tokens, n_past);
-    ctx->have_logits = true;
+    ctx->have_state = true;
     return SOTTO_OK;
+}
+
+static void project(sotto_context *ctx)
+{
+    sotto__op_linear(&ctx->ex, ctx->dec_h, 1, &ctx->model->w.tok_emb, ctx->logits);
+    ctx->have_logits = true;
+}
+
+sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+{
+    sotto_status st = sotto__decode_state(ctx, tokens, n_tokens, n_past);
+    if (!st) project(ctx);
+    return st;
 }
 
 const float *sotto_logits(const sotto_context *ctx)
 {
-    return ctx && ctx->have_logits ? ctx->logits : NULL;
+    if (!ctx || !ctx->have_state) return NULL;
+    /* the greedy search leaves only the state: project it now (the context is the
+     * caller's own, allocated mutable; const says the decode state does not change) */
+    if (!ctx->have_logits) project((sotto_context *)ctx);
+    return ctx->logits;
 }

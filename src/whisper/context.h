@@ -37,8 +37,11 @@ struct sotto_context {
     float *dec_x, *dec_h, *dec_q, *dec_attn, *dec_tmp; /* [n_text_ctx, d_text] */
     float *dec_k;              /* [n_text_ctx, d_text] */
     float *dec_ff;             /* [n_text_ctx, 4 d_text] */
-    float *logits;             /* [n_vocab] */
-    bool have_logits;
+    float *logits;             /* [n_vocab]; the proxy scores during a greedy argmax */
+    bool have_state;           /* dec_h row 0 holds the final state of the last decode */
+    bool have_logits;          /* logits holds its projection (made on demand) */
+    bool use_proxy;            /* greedy argmax through the vocabulary proxy (SOTTO_VOCAB_PROXY=0: off) */
+    long long n_exact_rows;    /* exact logits computed by greedy argmaxes (statistics) */
 };
 
 /* Records a message on CTX and returns STATUS. */
@@ -46,6 +49,11 @@ sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char
     __attribute__((format(printf, 3, 4)));
 
 void sotto__encoder_forward(sotto_context *ctx, const float *mel);
+/* Runs the decoder over N_TOKENS tokens at cache positions N_PAST.. (arguments checked
+ * by the caller) and leaves the last token's final state in dec_h row 0. */
 void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past);
+
+/* sotto_decode without computing the logits (sotto_logits still makes them on demand). */
+sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past);
 
 #endif

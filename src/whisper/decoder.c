@@ -55,8 +55,7 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
         sotto__op_linear(&ctx->ex, ctx->dec_ff, n_tok, &L->fc2, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
     }
-    /* only the last position's logits are needed: prefill and step alike */
-    float *last = ctx->dec_h;
-    sotto__op_layernorm(&ctx->ex, x + (size_t)(n_tok - 1) * d, 1, d, &w->dec_ln, last);
-    sotto__op_linear(&ctx->ex, last, 1, &w->tok_emb, ctx->logits);
+    /* only the last position's logits are needed, prefill and step alike: its final
+     * state goes to dec_h row 0, projected by the caller (all logits or just the argmax) */
+    sotto__op_layernorm(&ctx->ex, x + (size_t)(n_tok - 1) * d, 1, d, &w->dec_ln, ctx->dec_h);
 }

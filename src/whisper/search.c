@@ -29,20 +29,24 @@ static int default_prefix(const sotto_model *m, int32_t lang, bool translate, in
     return n;
 }
 
-static int32_t argmax_suppressed(const sotto_context *ctx, bool suppress, bool first)
+/* The next token: the argmax of the last decode's logits with the suppressed ids out,
+ * through the vocabulary proxy unless it is switched off (the same token either way). */
+static int32_t next_token(sotto_context *ctx, bool suppress, bool first)
 {
     const sotto_model *m = ctx->model;
-    float *logits = ctx->logits;
+    sotto__i32list lists[2];
+    int n_lists = 0;
     if (suppress) {
-        for (int i = 0; i < m->suppress.n; i++) logits[m->suppress.v[i]] = -INFINITY;
-        if (first)
-            for (int i = 0; i < m->suppress_begin.n; i++) logits[m->suppress_begin.v[i]] = -INFINITY;
+        lists[n_lists++] = m->suppress;
+        if (first) lists[n_lists++] = m->suppress_begin;
     }
-    int32_t best = 0;
-    float top = logits[0];
-    for (int32_t i = 1; i < m->info.n_vocab; i++)
-        if (logits[i] > top) top = logits[i], best = i; /* the first of equal maxima, as torch.argmax */
-    return best;
+    const sotto__proxy *p = ctx->use_proxy ? &m->w.tok_proxy : NULL;
+    int n_exact = 0;
+    int32_t tok = sotto__op_argmax_logits(&ctx->ex, ctx->dec_h, &m->w.tok_emb, p, lists, n_lists, ctx->logits,
+                                          &n_exact);
+    ctx->have_logits = false; /* ctx->logits was scratch */
+    ctx->n_exact_rows += n_exact;
+    return tok;
 }
 
 sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params, int32_t *out, int *n_out,
@@ -71,20 +75,25 @@ sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params,
     int n = p.n_prefix;
     int budget = p.max_new_tokens < h->n_text_ctx - n ? p.max_new_tokens : h->n_text_ctx - n;
     sotto_status st = SOTTO_OK;
-    if (budget > 0) {
-        double t0 = sotto__now_ms();
-        st = sotto_decode(ctx, p.prefix, p.n_prefix, 0);
-        s.prefill_ms = sotto__now_ms() - t0;
-        s.n_prefill = 1;
+    if (budget <= 0) {
+        *n_out = n;
+        if (stats) *stats = s;
+        return SOTTO_OK;
     }
+    /* each timed pass is a forward pass and the argmax of its logits */
+    double t0 = sotto__now_ms();
+    st = sotto__decode_state(ctx, p.prefix, p.n_prefix, 0);
+    int32_t tok = st ? 0 : next_token(ctx, p.suppress, true);
+    s.prefill_ms = sotto__now_ms() - t0;
+    s.n_prefill = 1;
     for (int g = 0; !st && g < budget; g++) {
-        int32_t tok = argmax_suppressed(ctx, p.suppress, g == 0);
         out[n++] = tok;
         bool stop = false;
         for (int e = 0; e < p.n_eos; e++) stop |= tok == p.eos[e];
         if (stop || g == budget - 1) break; /* no forward pass for a token that won't be emitted */
-        double t0 = sotto__now_ms();
-        st = sotto_decode(ctx, &tok, 1, n - 1);
+        t0 = sotto__now_ms();
+        st = sotto__decode_state(ctx, &tok, 1, n - 1);
+        if (!st) tok = next_token(ctx, p.suppress, false);
         s.steps_ms += sotto__now_ms() - t0;
         s.n_steps++;
     }

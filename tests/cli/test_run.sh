@@ -74,6 +74,14 @@ if [[ $n -eq 448 ]] && grep -qF "generated 446, forward passes: prefill 1, steps
 else
     fail=$((fail + 1)); echo "FAIL: budget cap: $n ids; $(cat "$TMP/cap.err")"
 fi
+# the greedy argmax through the vocabulary proxy picks the ids every logit picks: 446
+# steps of a random model (flat logits, close margins), proxy on and off
+SOTTO_VOCAB_PROXY=0 "$SOTTO" run -m "$SMALL" --mel "$MEL" --max-new-tokens 100000 --eos 0 >"$TMP/cap0.out" 2>/dev/null
+if cmp -s "$TMP/cap.out" "$TMP/cap0.out"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL: ids differ with SOTTO_VOCAB_PROXY=0"
+fi
 # the default budget is 32
 expect 0 "generated 32, forward passes: prefill 1, steps 31" "$SOTTO" run -m "$SMALL" --mel "$MEL" --eos 0
 # a prefix that fills the context comes back unchanged, exit 0, no forward pass
