@@ -77,6 +77,9 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: cannot allocate the activation buffers"});
     }
     for (int i = 0; i < N_PARTS; i++) *parts[i].ptr = (float *)((char *)ctx->arena + offsets[i]);
+    /* the cache's transposed keys span all their pages from the first token on: touch
+     * them here, once, so the first decode call does not pay their page faults */
+    memset(ctx->self_kt, 0, L * ctxn * dt * sizeof(float));
     ctx->model = model;
     ctx->cross_type = model->w.tok_emb.type == SOTTO_TYPE_F32 ? SOTTO_TYPE_F32 : SOTTO_TYPE_F16;
     ctx->ex.scratch_per_thread = scratch_per_thread;
