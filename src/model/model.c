@@ -481,24 +481,24 @@ static void component_bytes(sotto_model *m)
     }
 }
 
-/* The q8_0 proxy of an f32/f16 tied embedding for the greedy search (nn/vocab.c); a q8_0
- * embedding needs none. */
+/* The 5-bit proxy of the tied embedding for the greedy search (nn/vocab.c). */
 static sotto_status build_proxy(sotto_model *m, sotto__err *err)
 {
     const sotto__linear *e = &m->w.tok_emb;
     m->w.tok_proxy.n = 0;
-    if (e->type == SOTTO_TYPE_Q8_0 || e->n_in % SOTTO__QK8_0) return SOTTO_OK;
+    if (e->n_in % 128 || e->n_in > SOTTO__PROXY_MAX_K) return SOTTO_OK;
     size_t n = (size_t)e->n_out;
-    sotto__block_q8_0 *q = sotto__model_alloc(m, n * (size_t)(e->n_in / SOTTO__QK8_0) * sizeof *q);
+    uint8_t *q = sotto__model_alloc(m, n * SOTTO__PROXY_ROW(e->n_in));
     float *dist = sotto__model_alloc(m, n * sizeof *dist), *len = sotto__model_alloc(m, n * sizeof *len);
     if (!q || !dist || !len || !sotto__proxy_make(sotto__kernels_get(), e, q, dist, len))
         return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory for the vocabulary proxy");
     m->w.tok_proxy = (sotto__proxy){q, dist, len, e->n_out, e->n_in};
-    /* from now on a step reads only a few rows of the table (the token's own and the
-     * exact candidates): where it is mapped from the file, leave it to the page cache */
+    /* from now on a step reads only a few rows of an f32/f16 table (the token's own and
+     * the exact candidates): where it is mapped from the file, leave it to the page cache
+     * (a q8_0 table stays: a flat step reads it whole) */
     size_t bytes;
     sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes);
-    sotto__map_release(&m->map, e->w, bytes);
+    if (e->type != SOTTO_TYPE_Q8_0) sotto__map_release(&m->map, e->w, bytes);
     return SOTTO_OK;
 }
 

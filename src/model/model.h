@@ -28,14 +28,19 @@ typedef struct sotto__linear {
     int n_out, n_in;
 } sotto__linear;
 
-/* An 8-bit copy of a matrix for the greedy search's argmax (nn/vocab.c): each row in
- * q8_0 blocks, with bounds on how far it is from the row and how long it is. */
+/* A 5-bit copy of a matrix for the greedy search's argmax (nn/vocab.c), with bounds on
+ * how far each row is from the matrix row and how long it is. Per row of K values (K a
+ * multiple of 128) the record holds K / 2 bytes of low nibbles, K / 8 bytes of high bits
+ * and K / 32 f16 block scales: value ~= s * (v - 16), v = nibble + 16 * bit in 0..31.
+ * Per 128 values, nibble byte j holds value j (low) and value 64 + j (high), and the 16
+ * bit bytes hold value i's high bit at bit i % 8 of byte i / 8. */
 typedef struct sotto__proxy {
-    const void *q;             /* [n][k / 32] q8_0 blocks */
+    const uint8_t *rows;       /* [n][SOTTO__PROXY_ROW(k)] */
     const float *err;          /* [n] >= || row - proxy row ||_2 */
     const float *norm;         /* [n] >= || proxy row ||_2 */
     int n, k;                  /* n = 0: no proxy */
 } sotto__proxy;
+#define SOTTO__PROXY_ROW(k) ((size_t)(k) / 2 + (size_t)(k) / 8 + (size_t)(k) / 16)
 
 typedef struct sotto__norm {
     const float *g, *b;        /* [n_state] each */
@@ -58,8 +63,8 @@ typedef struct sotto__weights {
     sotto__norm enc_ln;
     sotto__linear tok_emb;            /* [n_vocab, d]: the lookup table and, tied, the output
                                          projection (no bias), stored once */
-    sotto__proxy tok_proxy;           /* q8_0 copy of an f32/f16 tok_emb for the greedy
-                                         search (n = 0: none), made at load */
+    sotto__proxy tok_proxy;           /* 5-bit copy of tok_emb for the greedy search
+                                         (n = 0: none), made at load */
     const float *dec_pos;             /* [n_text_ctx, d] */
     sotto__layer dec[SOTTO__MAX_LAYERS];
     sotto__norm dec_ln;

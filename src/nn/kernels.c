@@ -32,16 +32,16 @@ static int has_avx512_vnni(void)
 static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_nn_ref, sotto__matmul_nn_f16_ref,
                                       sotto__softmax_ref,
                                       sotto__gelu_ref, sotto__quantize_q8_ref, sotto__matmul_f16_ref,
-                                      sotto__matmul_q8_ref, sotto__to_f16_ref, sotto__from_f16_ref};
+                                      sotto__matmul_q8_ref, sotto__to_f16_ref, sotto__from_f16_ref, sotto__scores_p5_ref, sotto__quantize_p5_ref};
 #if defined(__x86_64__) || defined(__i386__)
 static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
                                     sotto__softmax_avx2,
                                     sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
-                                    sotto__matmul_q8_avx2, sotto__to_f16_avx2, sotto__from_f16_avx2};
+                                    sotto__matmul_q8_avx2, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx2, sotto__quantize_p5_avx2};
 static const sotto__kernels avx512 = {"avx512", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
                                       sotto__softmax_avx2,
                                       sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
-                                      sotto__matmul_q8_avx512, sotto__to_f16_avx2, sotto__from_f16_avx2};
+                                      sotto__matmul_q8_avx512, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx512, sotto__quantize_p5_avx2};
 #endif
 
 const sotto__kernels *sotto__kernels_by_name(const char *name)

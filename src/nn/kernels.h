@@ -12,6 +12,14 @@
  *            normalised to sum 1 over i < visible, x[i] = 0 for visible <= i < n
  *   to_f16:  n floats to IEEE halves, rounded to nearest even (as sotto__f32_to_f16)
  *   from_f16: n IEEE halves to floats (exact)
+ *   scores_p5: u[n] = sum_b s[n][b] * (d[b] * sum_{i in b} a[i] v[n][i] + g[b]) over the
+ *               K / 32 blocks b of N records of a 5-bit proxy (model.h: v in 0..31, f16
+ *               scales s), int8 activations a[K], K a multiple of 128 and at most
+ *               SOTTO__PROXY_MAX_K; the sums over a block are exact integers
+ *   quantize_p5: one row of K values to a proxy record, with *err >= |x - p| and
+ *               *len >= |p| (f32 partial sums rounded up by 0.1 %). Per block s is the f16
+ *               nearest max|x| / 15, raised where rounding left it below max|x| / 15.5,
+ *               and v = x / s rounded (halves up) + 16, clamped to 0..31
  *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values
  *   quantize_q8: one row of K floats (K a multiple of 32) to q8_0 blocks, exactly as
  *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
@@ -47,6 +55,10 @@ typedef void (*sotto__matmul_nn_f16_fn)(const float *A, size_t lda, const uint16
 typedef void (*sotto__softmax_fn)(float *x, int n, int visible, float scale);
 typedef void (*sotto__to_f16_fn)(const float *x, uint16_t *out, size_t n);
 typedef void (*sotto__from_f16_fn)(const uint16_t *h, float *out, size_t n);
+enum { SOTTO__PROXY_MAX_K = 4096 };
+typedef void (*sotto__quantize_p5_fn)(const float *x, int K, uint8_t *row, float *err, float *len);
+typedef void (*sotto__scores_p5_fn)(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u,
+                                    int N, int K);
 typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
@@ -62,6 +74,8 @@ typedef struct sotto__kernels {
     sotto__matmul_q8_fn matmul_q8;
     sotto__to_f16_fn to_f16;
     sotto__from_f16_fn from_f16;
+    sotto__scores_p5_fn scores_p5;
+    sotto__quantize_p5_fn quantize_p5;
 } sotto__kernels;
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -75,6 +89,14 @@ void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, si
 void sotto__softmax_ref(float *x, int n, int visible, float scale);
 void sotto__to_f16_ref(const float *x, uint16_t *out, size_t n);
 void sotto__from_f16_ref(const uint16_t *h, float *out, size_t n);
+void sotto__quantize_p5_ref(const float *x, int K, uint8_t *row, float *err, float *len);
+void sotto__quantize_p5_avx2(const float *x, int K, uint8_t *row, float *err, float *len);
+void sotto__scores_p5_ref(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                          int K);
+void sotto__scores_p5_avx2(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                           int K);
+void sotto__scores_p5_avx512(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                             int K);
 void sotto__from_f16_avx2(const uint16_t *h, float *out, size_t n);
 void sotto__gelu_ref(float *x, size_t n);
 void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k);

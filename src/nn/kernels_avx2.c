@@ -8,6 +8,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "kernels.h"
 
@@ -480,3 +481,101 @@ void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, si
     }
 }
 
+
+/* ---- vocabulary proxy scores ------------------------------------------------------- */
+
+/* 32 five-bit values (nibbles NIB plus 16 where BITS32 has a bit) times 32 int8
+ * activations: exact int32 sums in 8 lanes, as floats. */
+static inline __m256 dot_p5(__m256i nib, uint32_t bits32, const int8_t *a)
+{
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3,
+                                            3, 3, 3, 3, 3, 3, 3);
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)bits32), spread);
+    __m256i hi = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(b, bit), bit), _mm256_set1_epi8(16));
+    __m256i v = _mm256_or_si256(nib, hi); /* 0..31 */
+    __m256i p = _mm256_maddubs_epi16(v, _mm256_loadu_si256((const __m256i *)a)); /* |.| <= 2 * 31 * 128 */
+    return _mm256_cvtepi32_ps(_mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+}
+
+void sotto__scores_p5_avx2(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                           int K)
+{
+    const int nb = K / 32;
+    const size_t rb = (size_t)K / 2 + K / 8 + K / 16;
+    const __m256i lo = _mm256_set1_epi8(15);
+    float sd[SOTTO__PROXY_MAX_K / 32];
+    for (int n = 0; n < N; n++) {
+        const uint8_t *row = rows + (size_t)n * rb, *bits = row + K / 2;
+        const uint16_t *sr = (const uint16_t *)(bits + K / 8);
+        float gs = 0;
+        for (int b = 0; b < nb; b++) {
+            float s = _cvtsh_ss(sr[b]);
+            sd[b] = s * d[b];
+            gs += s * g[b];
+        }
+        __m256 acc = _mm256_setzero_ps();
+        for (int c = 0; c < K / 128; c++) {
+            __m256i v0 = _mm256_loadu_si256((const __m256i *)(row + 64 * c));
+            __m256i v1 = _mm256_loadu_si256((const __m256i *)(row + 64 * c + 32));
+            uint32_t h[4];
+            memcpy(h, bits + 16 * c, 16); /* bits of values 0..31, 32..63, 64..95, 96..127 */
+            const int8_t *ac = a + 128 * c;
+            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(v0, lo), h[0], ac), _mm256_set1_ps(sd[4 * c]), acc);
+            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(v1, lo), h[1], ac + 32), _mm256_set1_ps(sd[4 * c + 1]), acc);
+            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(_mm256_srli_epi16(v0, 4), lo), h[2], ac + 64),
+                                  _mm256_set1_ps(sd[4 * c + 2]), acc);
+            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(_mm256_srli_epi16(v1, 4), lo), h[3], ac + 96),
+                                  _mm256_set1_ps(sd[4 * c + 3]), acc);
+        }
+        u[n] = hsum(acc) + gs;
+    }
+}
+
+void sotto__quantize_p5_avx2(const float *x, int K, uint8_t *row, float *err, float *len)
+{
+    uint8_t *bits = row + K / 2, *scales = bits + K / 8;
+    memset(row, 0, (size_t)K / 2 + K / 8);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 e2 = _mm256_setzero_ps(), n2 = e2;
+    for (int b = 0; b < K / 32; b++) {
+        const float *xb = x + 32 * b;
+        __m256 v[4];
+        for (int i = 0; i < 4; i++) v[i] = _mm256_loadu_ps(xb + 8 * i);
+        __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v[0]), _mm256_andnot_ps(sign, v[1])),
+                                 _mm256_max_ps(_mm256_andnot_ps(sign, v[2]), _mm256_andnot_ps(sign, v[3])));
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+        uint16_t hs = (uint16_t)_cvtss_sh(amax / 15.0f, _MM_FROUND_TO_NEAREST_INT);
+        while (_cvtsh_ss(hs) < amax / 15.5f) hs++;
+        scales[2 * b] = (uint8_t)hs, scales[2 * b + 1] = (uint8_t)(hs >> 8);
+        float s = _cvtsh_ss(hs), inv = s > 0 ? 1.0f / s : 0.0f;
+        __m256i q[4];
+        for (int i = 0; i < 4; i++) { /* as the reference: x * inv + 16.5, clamped, truncated */
+            __m256 r = _mm256_add_ps(_mm256_mul_ps(v[i], _mm256_set1_ps(inv)), _mm256_set1_ps(16.5f));
+            __m256i t = _mm256_cvttps_epi32(_mm256_max_ps(r, _mm256_setzero_ps()));
+            q[i] = _mm256_min_epi32(t, _mm256_set1_epi32(31));
+            __m256 p = _mm256_mul_ps(_mm256_set1_ps(s), _mm256_cvtepi32_ps(_mm256_sub_epi32(q[i], _mm256_set1_epi32(16))));
+            __m256 diff = _mm256_sub_ps(v[i], p);
+            e2 = _mm256_fmadd_ps(diff, diff, e2), n2 = _mm256_fmadd_ps(p, p, n2);
+        }
+        __m256i w = _mm256_packus_epi16(_mm256_packus_epi32(q[0], q[1]), _mm256_packus_epi32(q[2], q[3]));
+        w = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)); /* values 0..31 in order */
+        uint32_t hb = (uint32_t)_mm256_movemask_epi8(_mm256_slli_epi16(w, 3)); /* bit 4 of each value */
+        __m256i lo = _mm256_and_si256(w, _mm256_set1_epi8(15));
+        int c = b / 4, j0 = 32 * (b % 4);
+        uint8_t *dst = row + c * 64 + (j0 & 63);
+        __m256i old = _mm256_loadu_si256((const __m256i *)dst);
+        if (j0 >= 64) lo = _mm256_slli_epi16(lo, 4); /* nibbles 0..15: no carry across bytes */
+        _mm256_storeu_si256((__m256i *)dst, _mm256_or_si256(old, lo));
+        memcpy(bits + c * 16 + j0 / 8, &hb, 4);
+    }
+    __m128 se = _mm_add_ps(_mm256_castps256_ps128(e2), _mm256_extractf128_ps(e2, 1));
+    __m128 sn = _mm_add_ps(_mm256_castps256_ps128(n2), _mm256_extractf128_ps(n2, 1));
+    float fe[4], fn[4];
+    _mm_storeu_ps(fe, se), _mm_storeu_ps(fn, sn);
+    /* f32 partial sums of K / 8 <= 512 squares each: relative error below 2^-14 */
+    *err = (float)(sqrt((double)fe[0] + fe[1] + fe[2] + fe[3]) * 1.001);
+    *len = (float)(sqrt((double)fn[0] + fn[1] + fn[2] + fn[3]) * 1.001);
+}

@@ -5,6 +5,7 @@
 #include "../common.h"
 
 #include <math.h>
+#include <string.h>
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K)
@@ -104,4 +105,67 @@ void sotto__matmul_nn_f16_ref(const float *A, size_t lda, const uint16_t *B, siz
             C[m * ldc + n] = s;
         }
     }
+}
+
+/* Value i (0..31) of a 5-bit proxy record of K values (model.h). */
+static int p5_value(const uint8_t *row, int K, int i)
+{
+    int c = i / 128, j = i % 128;
+    int lo = row[c * 64 + (j & 63)] >> (j < 64 ? 0 : 4) & 15;
+    int hi = row[K / 2 + c * 16 + j / 8] >> (j % 8) & 1;
+    return lo + 16 * hi;
+}
+
+void sotto__scores_p5_ref(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                          int K)
+{
+    const int nb = K / 32;
+    for (int n = 0; n < N; n++) {
+        const uint8_t *row = rows + (size_t)n * (K / 2 + K / 8 + K / 16);
+        const uint8_t *s = row + K / 2 + K / 8;
+        float acc = 0;
+        for (int b = 0; b < nb; b++) {
+            int32_t dot = 0;
+            for (int i = 32 * b; i < 32 * b + 32; i++) dot += a[i] * p5_value(row, K, i);
+            acc += sotto__f16_to_f32((uint16_t)(s[2 * b] | s[2 * b + 1] << 8)) * (d[b] * (float)dot + g[b]);
+        }
+        u[n] = acc;
+    }
+}
+
+void sotto__quantize_p5_ref(const float *x, int K, uint8_t *row, float *err, float *len)
+{
+    uint8_t *bits = row + K / 2, *scales = bits + K / 8;
+    memset(row, 0, (size_t)K / 2 + K / 8);
+    float e2[8] = {0}, n2[8] = {0};
+    for (int b = 0; b < K / 32; b++) {
+        const float *xb = x + 32 * b;
+        float amax = 0;
+        for (int i = 0; i < 32; i++) amax = fmaxf(amax, fabsf(xb[i]));
+        uint16_t h = sotto__f32_to_f16(amax / 15.0f);
+        while (sotto__f16_to_f32(h) < amax / 15.5f) h++;
+        scales[2 * b] = (uint8_t)h, scales[2 * b + 1] = (uint8_t)(h >> 8);
+        float s = sotto__f16_to_f32(h), inv = s > 0 ? 1.0f / s : 0.0f;
+        int v[32];
+        for (int i = 0; i < 32; i++) { /* nearest, halves up; ERR measures what it gives */
+            float r = xb[i] * inv + 16.5f;
+            v[i] = r < 0.0f ? 0 : r >= 31.0f ? 31 : (int)r;
+        }
+        for (int i = 0; i < 32; i++) {
+            float p = s * (float)(v[i] - 16), diff = xb[i] - p;
+            e2[i % 8] += diff * diff, n2[i % 8] += p * p;
+        }
+        int c = b / 4, j0 = 32 * (b % 4); /* this block's place in its chunk of 128 */
+        uint32_t hb = 0;
+        for (int i = 0; i < 32; i++) {
+            int j = j0 + i;
+            row[c * 64 + (j & 63)] |= (uint8_t)((v[i] & 15) << (j < 64 ? 0 : 4));
+            hb |= (uint32_t)(v[i] >> 4) << i;
+        }
+        memcpy(bits + c * 16 + j0 / 8, &hb, 4);
+    }
+    double de = 0, dn = 0;
+    for (int t = 0; t < 8; t++) de += e2[t], dn += n2[t];
+    /* f32 partial sums of K / 8 <= 512 squares each: relative error below 2^-14 */
+    *err = (float)(sqrt(de) * 1.001), *len = (float)(sqrt(dn) * 1.001);
 }

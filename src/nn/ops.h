@@ -45,10 +45,9 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sott
                          size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
                          int dh, int causal_pos);
 
-/* The proxy of E (f32 or f16 rows, n_in a multiple of 32) into Q [n_out][n_in / 32],
- * DIST [n_out] and LEN [n_out] (model.h sotto__proxy). False when out of memory. */
-bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, sotto__block_q8_0 *q, float *dist,
-                       float *len);
+/* The proxy of E (n_in a multiple of 128) into ROWS [n_out][SOTTO__PROXY_ROW(n_in)],
+ * ERR [n_out] and LEN [n_out] (model.h sotto__proxy). False when out of memory. */
+bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t *rows, float *err, float *len);
 
 /* The argmax over n of the logits z[n] = X W[n]^T of one row X (as sotto__op_linear
  * computes them, bit for bit), with the ids in the N_EXCL lists EXCL taken as -inf: the

@@ -1,53 +1,61 @@
 /* vocab.c — the greedy search's argmax over the vocabulary without every exact logit.
  *
- * The logits projection streams the whole tied embedding per token (51864 rows, 40 MB in
- * f16 for tiny). With a q8_0 proxy P of an f32/f16 embedding W (model.h), every row n is
- * scored from P with an upper bound U[n] >= z[n] on its exact logit; the exact logit L of
- * the best-scored row bounds the maximum from below, so only rows with U[n] >= L can hold
- * it, and only those are computed exactly, with the same kernels as the full projection
- * (kernels.h: a row's value does not depend on its neighbours). The argmax is therefore
- * the full projection's, ties included (the first of equal maxima).
+ * The logits projection streams the whole tied embedding per token (51864 rows: 21 MB in
+ * q8_0, 40 MB in f16 for tiny). With a 5-bit proxy P of the embedding W (model.h: 13.7 MB
+ * for tiny), every row n is scored from P with an upper bound U[n] >= z[n] on its exact
+ * logit; the exact logit L of the best-scored row bounds the maximum from below, so only
+ * rows with U[n] >= L can hold it, and only those are computed exactly, with the same
+ * kernels as the full projection (kernels.h: a row's value does not depend on its
+ * neighbours). The argmax is therefore the full projection's, ties included (the first of
+ * equal maxima). Where more than 1/32 of the rows stay in reach (flat distributions), one
+ * pass over the table is cheaper and is taken.
  *
- * The bound: with A the activations X quantised to q8_0 (what the q8_0 kernel
- * multiplies), z[n] - A.P[n] = X.(W[n] - P[n]) + (X - A).P[n], so by Cauchy-Schwarz
- *   |z[n] - A.P[n]| <= |X| err[n] + |X - A| norm[n]
+ * The bound: with A the activations X quantised to q8_0 (what the proxy scores multiply)
+ * and x what the exact kernel multiplies (X for f32/f16 rows, A itself for q8_0 rows),
+ * z[n] - A.P[n] = x.(W[n] - P[n]) + (x - A).P[n], so by Cauchy-Schwarz
+ *   |z[n] - A.P[n]| <= |x| err[n] + |x - A| norm[n]
  * with err[n] >= |W[n] - P[n]| and norm[n] >= |P[n]| measured at load. U adds
- * 1.001 |X| err + (1.001 |X - A| + 0.001 |X|) (norm + err), whose extra exceeds the f32
- * rounding of both dot products (<= K 2^-24 |x| |w| each, K <= 4096: 2.4e-4 |X| |W|).
+ * 1.001 |x| err + (1.001 |x - A| + 0.001 |x|) (norm + err), whose extra exceeds the f32
+ * rounding of both dot products (<= K 2^-24 |x| |w| each, K <= 4096: 2.4e-4 |x| |W|).
  * Anything non-finite falls back to the full projection. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops.h"
 
-bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, sotto__block_q8_0 *q, float *dist,
-                       float *len)
+bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t *rows, float *err, float *len)
 {
-    const int K = e->n_in, nb = K / SOTTO__QK8_0;
+    const int K = e->n_in;
     size_t row_bytes;
     sotto__type_bytes(e->type, K, &row_bytes);
-    float *row = malloc((size_t)K * sizeof *row);
-    if (!row) return false;
+    float *x = malloc((size_t)K * sizeof *x);
+    if (!x) return false;
     for (int i = 0; i < e->n_out; i++) {
-        sotto__block_q8_0 *qi = q + (size_t)i * nb;
         const char *src = (const char *)e->w + (size_t)i * row_bytes;
-        const float *x = row;
-        if (e->type == SOTTO_TYPE_F16) k->from_f16((const uint16_t *)src, row, (size_t)K);
-        else x = (const float *)src;
-        k->quantize_q8(x, qi, K);
-        /* |x - d q| <= 0.5633 d per value (q = round(x / d) before d was rounded to f16) */
-        double d2 = 0, n2 = 0;
-        for (int b = 0; b < nb; b++) {
-            double d = sotto__f16_to_f32(qi[b].d);
-            int32_t q2 = 0;
-            for (int j = 0; j < SOTTO__QK8_0; j++) q2 += qi[b].qs[j] * qi[b].qs[j];
-            d2 += d * d, n2 += d * d * q2;
-        }
-        dist[i] = (float)(0.57 * sqrt(SOTTO__QK8_0 * d2) * (1 + 1e-6));
-        len[i] = (float)(sqrt(n2) * (1 + 1e-6));
+        if (e->type == SOTTO_TYPE_F16) k->from_f16((const uint16_t *)src, x, (size_t)K);
+        else sotto__dequantize(e->type, src, x, K);
+        k->quantize_p5(x, K, rows + (size_t)i * SOTTO__PROXY_ROW(K), err + i, len + i);
     }
-    free(row);
+    free(x);
     return true;
+}
+
+typedef struct score_job {
+    const sotto__kernels *k;
+    const int8_t *a;
+    const float *d, *g;
+    const sotto__proxy *p;
+    float *u;
+} score_job;
+
+static void score_task(void *arg, int tid, int nt)
+{
+    score_job *j = arg;
+    int n = j->p->n, per = (n + nt - 1) / nt, b = tid * per, e = b + per < n ? b + per : n;
+    if (b < e)
+        j->k->scores_p5(j->a, j->d, j->g, j->p->rows + (size_t)b * SOTTO__PROXY_ROW(j->p->k), j->u + b, e - b,
+                        j->p->k);
 }
 
 /* The exact logit of row n as sotto__op_linear computes it (QA: X in q8_0 blocks). */
@@ -81,22 +89,33 @@ static int32_t first_max(const float *U, int N)
     return best;
 }
 
-/* -1 where something is not finite (the caller then computes every logit). */
+/* -1 where something is not finite or too many rows are in reach (the caller then
+ * computes every logit). */
 static int32_t proxy_argmax(const sotto__exec *ex, const float *X, const sotto__linear *l, const sotto__proxy *p,
                             const sotto__i32list *excl, int n_excl, float *U, int *n_exact)
 {
     const int K = l->n_in, nb = K / SOTTO__QK8_0;
-    const sotto__linear scores = {SOTTO_TYPE_Q8_0, p->q, NULL, p->n, K};
-    sotto__op_linear(ex, X, 1, &scores, U); /* A.P, with A left in ex->qbuf */
-    const sotto__block_q8_0 *qa = ex->qbuf;
-    double x2 = 0, e2 = 0;
+    const bool q8 = l->type == SOTTO_TYPE_Q8_0;
+    sotto__block_q8_0 *qa = ex->qbuf;
+    ex->k->quantize_q8(X, qa, K);
+    int8_t a[SOTTO__PROXY_MAX_K];
+    float d[SOTTO__PROXY_MAX_K / SOTTO__QK8_0], g[SOTTO__PROXY_MAX_K / SOTTO__QK8_0];
+    double x2 = 0, e2 = 0; /* |x|^2 and |x - A|^2, x what the exact kernel multiplies */
     for (int b = 0; b < nb; b++) {
-        double d = sotto__f16_to_f32(qa[b].d);
+        double db = sotto__f16_to_f32(qa[b].d);
+        int32_t sum = 0;
         for (int i = 0; i < SOTTO__QK8_0; i++) {
-            double x = X[SOTTO__QK8_0 * b + i], diff = x - d * qa[b].qs[i];
+            int v = qa[b].qs[i];
+            a[SOTTO__QK8_0 * b + i] = (int8_t)v;
+            sum += v;
+            double x = q8 ? db * v : X[SOTTO__QK8_0 * b + i], diff = x - db * v;
             x2 += x * x, e2 += diff * diff;
         }
+        d[b] = (float)db;
+        g[b] = -16.0f * d[b] * (float)sum; /* the kernel sums a (v + 16): take 16 sum a back */
     }
+    score_job job = {ex->k, a, d, g, p, U};
+    sotto__parallel_for(ex->pool, score_task, &job);
     const float alpha = (float)(1.001 * sqrt(x2)), beta = (float)(1.001 * sqrt(e2) + 0.001 * sqrt(x2));
     for (int n = 0; n < p->n; n++) U[n] += alpha * p->err[n] + beta * (p->norm[n] + p->err[n]);
     exclude(U, excl, n_excl);
@@ -104,6 +123,11 @@ static int32_t proxy_argmax(const sotto__exec *ex, const float *X, const sotto__
     if (!isfinite(U[best])) return -1;
     float L = exact_row(ex->k, X, qa, l, best);
     if (!isfinite(L)) return -1;
+    /* a flat distribution leaves many rows in reach: then one pass over the table is
+     * cheaper than row-by-row products */
+    int reach = 0;
+    for (int32_t n = 0; n < p->n; n++) reach += U[n] >= L;
+    if (reach > p->n / 32) return -1;
     int32_t arg = best;
     float top = L;
     int count = 1;
@@ -121,7 +145,7 @@ int32_t sotto__op_argmax_logits(const sotto__exec *ex, const float *X, const sot
                                 const sotto__proxy *p, const sotto__i32list *excl, int n_excl, float *U,
                                 int *n_exact)
 {
-    if (p && p->n && p->n == l->n_out && p->k == l->n_in && !l->b) {
+    if (p && p->n && p->n == l->n_out && p->k == l->n_in && !l->b && l->n_in <= SOTTO__PROXY_MAX_K) {
         int32_t best = proxy_argmax(ex, X, l, p, excl, n_excl, U, n_exact);
         if (best >= 0) return best;
     }
