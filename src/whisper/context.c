@@ -54,10 +54,16 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     size_t scratch_per_thread = SOTTO__ATTN_ROWS * key_max;
     size_t qbuf_blocks = key_max * (4 * (d > dt ? d : dt) / 32 + 1); /* rows x blocks of the widest linear */
 
+    /* the convolutions' patches and conv1 output are dead once the blocks start: where
+     * they fit, they live in the blocks' buffers (enc_h .. enc_ff, 10 n d floats) */
+    size_t im2col_n = (2 * n * cols + 15) / 16 * 16;
+    bool share = im2col_n + 2 * n * d <= 10 * n * d;
+
     sotto_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
     struct { float **ptr; size_t n; } parts[] = {
-        {&ctx->im2col, 2 * n * cols}, {&ctx->conv1, 2 * n * d}, {&ctx->enc_x, n * d}, {&ctx->enc_out, n * d},
+        {&ctx->im2col, share ? 0 : im2col_n}, {&ctx->conv1, share ? 0 : 2 * n * d}, {&ctx->enc_x, n * d},
+        {&ctx->enc_out, n * d},
         {&ctx->enc_h, n * d}, {&ctx->enc_q, n * d}, {&ctx->enc_k, n * d}, {&ctx->enc_v, n * d},
         {&ctx->enc_attn, n * d}, {&ctx->enc_kt, n * d}, {&ctx->enc_ff, n * 4 * d},
         {(float **)&ctx->cross_kt, L * n * dt}, {(float **)&ctx->cross_v, L * n * dt},
@@ -77,6 +83,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: cannot allocate the activation buffers"});
     }
     for (int i = 0; i < N_PARTS; i++) *parts[i].ptr = (float *)((char *)ctx->arena + offsets[i]);
+    if (share) ctx->im2col = ctx->enc_h, ctx->conv1 = ctx->enc_h + im2col_n;
     /* the cache's transposed keys span all their pages from the first token on: touch
      * them here, once, so the first decode call does not pay their page faults */
     memset(ctx->self_kt, 0, L * ctxn * dt * sizeof(float));

@@ -15,7 +15,7 @@ struct sotto_context {
 
     /* encoder, n = n_audio_ctx, d = n_audio_state */
     float *im2col;             /* [2n, 3 * max(n_mels, d)] conv input patches */
-    float *conv1;              /* [2n, d] */
+    float *conv1;              /* [2n, d]; both inside enc_h .. enc_ff where they fit */
     float *enc_x;              /* [n, d] residual stream */
     float *enc_out;            /* [n, d] output of ln_post */
     float *enc_h, *enc_q, *enc_k, *enc_v, *enc_attn; /* [n, d] each */
