@@ -372,6 +372,41 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
     sotto__pool_free(ex.pool);
 }
 
+/* Attention with q8_0 keys (rows) and values (transposed, positions padded to 32) against
+ * f32 attention on the same data: close within the quantisation, for one and several
+ * query rows, on every thread count. */
+static void test_attention_q8(void)
+{
+    const sotto__kernels *k = sotto__kernels_get();
+    enum { H = 2, DH = 64, D = H * DH, S = 101, SP = 128, T = 30 };
+    unsigned seed = 13;
+    float *Q = malloc(T * D * sizeof *Q), *Kr = malloc(S * D * sizeof *Kr), *KT = malloc(D * S * sizeof *KT);
+    float *V = malloc(S * D * sizeof *V), *VT = calloc(D * SP, sizeof *VT);
+    float *O = malloc(T * D * sizeof *O), *O8 = malloc(T * D * sizeof *O8);
+    sotto__block_q8_0 *Kq = malloc(S * (D / 32) * sizeof *Kq), *Vq = malloc(D * (SP / 32) * sizeof *Vq);
+    for (int i = 0; i < T * D; i++) Q[i] = 2 * rnd(&seed);
+    for (int i = 0; i < S * D; i++) Kr[i] = rnd(&seed), V[i] = rnd(&seed);
+    for (int s = 0; s < S; s++)
+        for (int c = 0; c < D; c++) KT[c * S + s] = Kr[s * D + c], VT[c * SP + s] = V[s * D + c];
+    sotto__quantize(SOTTO_TYPE_Q8_0, Kr, Kq, S * D);
+    sotto__quantize(SOTTO_TYPE_Q8_0, VT, Vq, D * SP);
+    for (int nt = 1; nt <= 3; nt++) {
+        sotto__exec ex = {.pool = sotto__pool_create(nt), .k = k};
+        ex.scratch_per_thread = SOTTO__ATTN_ROWS * SP;
+        ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
+        for (int rows = 1; rows <= T; rows += T - 1) {
+            sotto__op_attention(&ex, Q, D, SOTTO_TYPE_F32, KT, S, V, D, O, D, rows, S, H, DH, -1);
+            sotto__op_attention(&ex, Q, D, SOTTO_TYPE_Q8_0, Kq, D / 32, Vq, SP / 32, O8, D, rows, S, H, DH, -1);
+            double worst = 0;
+            for (int i = 0; i < rows * D; i++) worst = fmax(worst, fabs(O[i] - O8[i]));
+            CHECK(worst < 0.02, "q8_0 attention, %d rows, %d threads: max error %g", rows, nt, worst);
+        }
+        free(ex.scratch);
+        sotto__pool_free(ex.pool);
+    }
+    free(Q), free(Kr), free(KT), free(V), free(VT), free(O), free(O8), free(Kq), free(Vq);
+}
+
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
@@ -427,6 +462,7 @@ int main(void)
     if (avx512) test_typed(avx512), test_q8_extremes(avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     test_threaded();
+    test_attention_q8();
     test_row_independent(sotto__kernels_by_name("scalar"));
     test_proxy_kernels(sotto__kernels_by_name("scalar"));
     test_argmax_proxy(sotto__kernels_by_name("scalar"), 1);

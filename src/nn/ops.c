@@ -98,6 +98,13 @@ void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto_
     mm_run(&j);
 }
 
+void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K, sotto__block_q8_0 *out)
+{
+    quant_job q = {ex->k, X, out, M, K};
+    if (M >= 8) sotto__parallel_for(ex->pool, quant_task, &q);
+    else quant_task(&q, 0, 1);
+}
+
 static void layernorm_rows(const float *X, int m0, int m1, int d, const sotto__norm *n, float *Y)
 {
     for (int m = m0; m < m1; m++) {
@@ -191,6 +198,29 @@ typedef struct attn_job {
     int T, S, n_head, dh, causal_pos;
 } attn_job;
 
+/* One head and block of query rows with q8_0 keys (rows) and values (transposed, S
+ * padded to Sp): scores A.K^T and output P.V^T^T are both q8_0 GEMVs on the kernels. */
+static void attn_q8(const attn_job *j, float *P, const float *q, int h, int t0, int rows)
+{
+    const sotto__kernels *k = j->ex->k;
+    const int nbh = j->dh / SOTTO__QK8_0, S = j->S, Sp = (S + 31) / 32 * 32, nbs = Sp / SOTTO__QK8_0;
+    sotto__block_q8_0 qq[SOTTO__ATTN_ROWS * SOTTO__ATTN_MAX_DH_Q8 / SOTTO__QK8_0];
+    sotto__block_q8_0 pq[SOTTO__ATTN_ROWS][SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0];
+    for (int r = 0; r < rows; r++) k->quantize_q8(q + (size_t)r * j->ldq, qq + r * nbh, j->dh);
+    k->matmul_q8(qq, (size_t)nbh, (const sotto__block_q8_0 *)j->KT + (size_t)h * nbh, j->ldkt, NULL, P, (size_t)Sp,
+                 rows, S, j->dh);
+    float scale = 1.0f / sqrtf((float)j->dh);
+    for (int r = 0; r < rows; r++) {
+        float *p = P + (size_t)r * Sp;
+        k->softmax(p, S, S, scale);
+        for (int s = S; s < Sp; s++) p[s] = 0.0f;
+        k->quantize_q8(p, pq[r], Sp);
+    }
+    (void)nbs;
+    k->matmul_q8(pq[0], SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0, (const sotto__block_q8_0 *)j->V + (size_t)h * j->dh * j->ldv, j->ldv, NULL,
+                 j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, Sp);
+}
+
 static void attn_task(void *arg, int tid, int nt)
 {
     attn_job *j = arg;
@@ -204,6 +234,10 @@ static void attn_task(void *arg, int tid, int nt)
         int S = j->S;
         if (j->causal_pos >= 0 && j->causal_pos + t0 + rows < S) S = j->causal_pos + t0 + rows;
         const float *q = j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh;
+        if (j->kv_type == SOTTO_TYPE_Q8_0) {
+            attn_q8(j, P, q, h, t0, rows);
+            continue;
+        }
         size_t kt_off = (size_t)h * j->dh * j->ldkt;
         if (j->kv_type == SOTTO_TYPE_F16)
             k->matmul_nn_f16(q, j->ldq, (const uint16_t *)j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);

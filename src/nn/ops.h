@@ -10,6 +10,8 @@
 #include "threadpool.h"
 
 #define SOTTO__ATTN_ROWS 24    /* query rows per attention work item (4 tiles of 6) */
+#define SOTTO__ATTN_MAX_DH_Q8 128 /* widest head for q8_0 keys and values */
+#define SOTTO__ATTN_MAX_S_Q8 4096 /* most keys for q8_0 keys and values */
 
 typedef struct sotto__exec {
     sotto__pool *pool;
@@ -28,6 +30,9 @@ void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const f
  * q8_0 blocks first and the products are integer). */
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y);
 
+/* OUT[m] = X[m] (M rows of K values, K a multiple of 32) in q8_0 blocks, split by rows. */
+void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K, sotto__block_q8_0 *out);
+
 /* Y[M,d] = LayerNorm(X[M,d]) * g + b, eps 1e-5 (Y may equal X), split by rows. */
 void sotto__op_layernorm(const sotto__exec *ex, const float *X, int M, int d, const sotto__norm *n, float *Y);
 
@@ -40,7 +45,11 @@ void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);
 /* Multi-head scaled dot-product attention. Q [T, n_head*dh] (ldq), KT the keys
  * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), both in KV_TYPE (f32 or
  * f16), O [T, n_head*dh] (ldo). CAUSAL_POS < 0: every query sees all S keys; else query t
- * sees keys 0..causal_pos+t. */
+ * sees keys 0..causal_pos+t. KV_TYPE q8_0 (dh a multiple of 32, at most
+ * SOTTO__ATTN_MAX_DH_Q8; S at most SOTTO__ATTN_MAX_S_Q8; no causal mask): KT holds the
+ * keys as rows [S][ldkt blocks] and V the values transposed [n_head*dh][ldv blocks] over
+ * S padded to a multiple of 32 with zeros; queries and probabilities are quantised to
+ * q8_0 and both products are integer block dot products. */
 void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type kv_type, const void *KT,
                          size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
                          int dh, int causal_pos);

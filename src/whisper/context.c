@@ -50,7 +50,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     size_t n = (size_t)h->n_audio_ctx, d = (size_t)h->n_audio_state, dt = (size_t)h->n_text_state;
     size_t L = (size_t)h->n_text_layer, ctxn = (size_t)h->n_text_ctx;
     size_t cols = 3 * (d > (size_t)h->n_mels ? d : (size_t)h->n_mels);
-    size_t key_max = n > ctxn ? n : ctxn;
+    size_t key_max = ((n > ctxn ? n : ctxn) + 31) / 32 * 32; /* q8_0 attention rows run in blocks of 32 */
     size_t scratch_per_thread = SOTTO__ATTN_ROWS * key_max;
     size_t qbuf_blocks = key_max * (4 * (d > dt ? d : dt) / 32 + 1); /* rows x blocks of the widest linear */
 
@@ -88,7 +88,13 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
      * them here, once, so the first decode call does not pay their page faults */
     memset(ctx->self_kt, 0, L * ctxn * dt * sizeof(float));
     ctx->model = model;
+    /* cross K/V in the decoder's precision: f32, f16, or q8_0 when the head width is a
+     * whole number of blocks (all Whisper sizes: 64) */
+    int dh_text = (int)dt / h->n_text_head;
     ctx->cross_type = model->w.tok_emb.type == SOTTO_TYPE_F32 ? SOTTO_TYPE_F32 : SOTTO_TYPE_F16;
+    if (model->w.tok_emb.type == SOTTO_TYPE_Q8_0 && dh_text % 32 == 0 && dh_text <= SOTTO__ATTN_MAX_DH_Q8 &&
+        n <= SOTTO__ATTN_MAX_S_Q8)
+        ctx->cross_type = SOTTO_TYPE_Q8_0;
     ctx->ex.scratch_per_thread = scratch_per_thread;
     ctx->ex.qbuf_blocks = qbuf_blocks;
     ctx->ex.k = sotto__kernels_get();

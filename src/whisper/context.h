@@ -24,10 +24,14 @@ struct sotto_context {
     bool encoded;
 
     /* cross-attention, per decoder layer, projected once per window; stored in f32 for an
-     * f32 decoder, in f16 for reduced-precision ones (half the bytes read per token) */
+     * f32 decoder, in f16 for an f16 one, in q8_0 for a q8_0 one (a quarter of the f32
+     * bytes read per token: keys as rows of blocks, values transposed in blocks of 32
+     * positions, n_audio_ctx padded to Sp = a multiple of 32 with zeros) */
     sotto_type cross_type;
-    void *cross_kt;            /* [n_text_layer, d_text, n_audio_ctx] keys transposed */
-    void *cross_v;             /* [n_text_layer, n_audio_ctx, d_text] */
+    void *cross_kt;            /* [n_text_layer, d_text, n_audio_ctx] keys transposed
+                                  (q8_0: [n_text_layer, n_audio_ctx, d_text / 32] blocks) */
+    void *cross_v;             /* [n_text_layer, n_audio_ctx, d_text]
+                                  (q8_0: [n_text_layer, d_text, Sp / 32] blocks) */
 
     /* static self-attention cache, written at the cache position */
     float *self_kt;            /* [n_text_layer, d_text, n_text_ctx] keys transposed */

@@ -42,10 +42,18 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
 
         sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->cross_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->cq, ctx->dec_q);
-        size_t off = (size_t)l * n_audio * d * (ctx->cross_type == SOTTO_TYPE_F16 ? 2 : 4);
-        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_type, (const char *)ctx->cross_kt + off,
-                            (size_t)n_audio, (const char *)ctx->cross_v + off, (size_t)d, ctx->dec_attn, (size_t)d,
-                            n_tok, n_audio, n_head, dh, -1);
+        if (ctx->cross_type == SOTTO_TYPE_Q8_0) {
+            size_t nb = (size_t)d / 32, nbs = ((size_t)n_audio + 31) / 32;
+            sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, SOTTO_TYPE_Q8_0,
+                                (const sotto__block_q8_0 *)ctx->cross_kt + (size_t)l * n_audio * nb, nb,
+                                (const sotto__block_q8_0 *)ctx->cross_v + (size_t)l * d * nbs, nbs, ctx->dec_attn,
+                                (size_t)d, n_tok, n_audio, n_head, dh, -1);
+        } else {
+            size_t off = (size_t)l * n_audio * d * (ctx->cross_type == SOTTO_TYPE_F16 ? 2 : 4);
+            sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_type, (const char *)ctx->cross_kt + off,
+                                (size_t)n_audio, (const char *)ctx->cross_v + off, (size_t)d, ctx->dec_attn, (size_t)d,
+                                n_tok, n_audio, n_head, dh, -1);
+        }
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->co, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 

@@ -82,6 +82,18 @@ void sotto__encoder_forward(sotto_context *ctx, const float *mel)
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
         size_t off = (size_t)l * n * dt;
+        if (ctx->cross_type == SOTTO_TYPE_Q8_0) {
+            /* keys as rows of blocks; values transposed over the positions padded to Sp */
+            size_t nb = (size_t)dt / 32, Sp = ((size_t)n + 31) / 32 * 32;
+            sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
+            sotto__op_quantize_rows(&ctx->ex, ctx->enc_k, n, dt, (sotto__block_q8_0 *)ctx->cross_kt + l * n * nb);
+            sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
+            float *vt = ctx->enc_ff; /* [dt, Sp]: n * 4 d floats hold it */
+            sotto__op_transpose(&ctx->ex, ctx->enc_v, n, dt, vt, Sp);
+            for (int c = 0; c < dt; c++) memset(vt + c * Sp + n, 0, (Sp - n) * sizeof *vt);
+            sotto__op_quantize_rows(&ctx->ex, vt, dt, (int)Sp, (sotto__block_q8_0 *)ctx->cross_v + l * dt * (Sp / 32));
+            continue;
+        }
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
         sotto__op_transpose(&ctx->ex, ctx->enc_k, n, dt, ctx->enc_kt, (size_t)n);
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
