@@ -19,26 +19,53 @@
  * rounding of both dot products (<= K 2^-24 |x| |w| each, K <= 4096: 2.4e-4 |x| |W|).
  * Anything non-finite falls back to the full projection. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ops.h"
 
-bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t *rows, float *err, float *len)
+typedef struct make_job {
+    const sotto__kernels *k;
+    const sotto__linear *e;
+    uint8_t *rows;
+    float *err, *len;
+    atomic_bool failed;
+} make_job;
+
+static void make_task(void *arg, int tid, int nt)
 {
-    const int K = e->n_in;
+    make_job *j = arg;
+    const int K = j->e->n_in, n = j->e->n_out, per = (n + nt - 1) / nt;
+    int b = tid * per, e = b + per < n ? b + per : n;
     size_t row_bytes;
-    sotto__type_bytes(e->type, K, &row_bytes);
+    sotto__type_bytes(j->e->type, K, &row_bytes);
     float *x = malloc((size_t)K * sizeof *x);
-    if (!x) return false;
-    for (int i = 0; i < e->n_out; i++) {
-        const char *src = (const char *)e->w + (size_t)i * row_bytes;
-        if (e->type == SOTTO_TYPE_F16) k->from_f16((const uint16_t *)src, x, (size_t)K);
-        else sotto__dequantize(e->type, src, x, K);
-        k->quantize_p5(x, K, rows + (size_t)i * SOTTO__PROXY_ROW(K), err + i, len + i);
+    if (!x) {
+        atomic_store(&j->failed, true);
+        return;
+    }
+    for (int i = b; i < e; i++) {
+        const char *src = (const char *)j->e->w + (size_t)i * row_bytes;
+        if (j->e->type == SOTTO_TYPE_F16) j->k->from_f16((const uint16_t *)src, x, (size_t)K);
+        else sotto__dequantize(j->e->type, src, x, K);
+        j->k->quantize_p5(x, K, j->rows + (size_t)i * SOTTO__PROXY_ROW(K), j->err + i, j->len + i);
     }
     free(x);
-    return true;
+}
+
+bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t *rows, float *err, float *len)
+{
+    /* tens of milliseconds of model load for tiny: spread over the cores (a pool of its own,
+     * gone when done; one thread where none can start) */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    sotto__pool *pool = sotto__pool_create(cores < 1 ? 1 : cores > 8 ? 8 : (int)cores);
+    make_job j = {k, e, rows, err, len, false};
+    if (pool) sotto__parallel_for(pool, make_task, &j);
+    else make_task(&j, 0, 1);
+    sotto__pool_free(pool);
+    return !atomic_load(&j.failed);
 }
 
 typedef struct score_job {
