@@ -203,7 +203,7 @@ typedef struct attn_job {
 static void attn_q8(const attn_job *j, float *P, const float *q, int h, int t0, int rows)
 {
     const sotto__kernels *k = j->ex->k;
-    const int nbh = j->dh / SOTTO__QK8_0, S = j->S, Sp = (S + 31) / 32 * 32, nbs = Sp / SOTTO__QK8_0;
+    const int nbh = j->dh / SOTTO__QK8_0, S = j->S, Sp = (S + 31) / 32 * 32;
     sotto__block_q8_0 qq[SOTTO__ATTN_ROWS * SOTTO__ATTN_MAX_DH_Q8 / SOTTO__QK8_0];
     sotto__block_q8_0 pq[SOTTO__ATTN_ROWS][SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0];
     for (int r = 0; r < rows; r++) k->quantize_q8(q + (size_t)r * j->ldq, qq + r * nbh, j->dh);
@@ -216,7 +216,6 @@ static void attn_q8(const attn_job *j, float *P, const float *q, int h, int t0, 
         for (int s = S; s < Sp; s++) p[s] = 0.0f;
         k->quantize_q8(p, pq[r], Sp);
     }
-    (void)nbs;
     k->matmul_q8(pq[0], SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0, (const sotto__block_q8_0 *)j->V + (size_t)h * j->dh * j->ldv, j->ldv, NULL,
                  j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, Sp);
 }

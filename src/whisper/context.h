@@ -45,7 +45,6 @@ struct sotto_context {
     bool have_state;           /* dec_h row 0 holds the final state of the last decode */
     bool have_logits;          /* logits holds its projection (made on demand) */
     bool use_proxy;            /* greedy argmax through the vocabulary proxy (SOTTO_VOCAB_PROXY=0: off) */
-    long long n_exact_rows;    /* exact logits computed by greedy argmaxes (statistics) */
 };
 
 /* Records a message on CTX and returns STATUS. */

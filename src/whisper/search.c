@@ -41,11 +41,9 @@ static int32_t next_token(sotto_context *ctx, bool suppress, bool first)
         if (first) lists[n_lists++] = m->suppress_begin;
     }
     const sotto__proxy *p = ctx->use_proxy ? &m->w.tok_proxy : NULL;
-    int n_exact = 0;
     int32_t tok = sotto__op_argmax_logits(&ctx->ex, ctx->dec_h, &m->w.tok_emb, p, lists, n_lists, ctx->logits,
-                                          &n_exact);
+                                          NULL);
     ctx->have_logits = false; /* ctx->logits was scratch */
-    ctx->n_exact_rows += n_exact;
     return tok;
 }
 
