@@ -83,26 +83,24 @@ static void quant_task(void *arg, int tid, int nt)
     for (int m = tid; m < q->M; m += nt) q->k->quantize_q8(q->X + (size_t)m * q->K, q->out + m * nb, q->K);
 }
 
+void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K, sotto__block_q8_0 *out)
+{
+    quant_job q = {ex->k, X, out, M, K};
+    if (M >= 8) sotto__parallel_for(ex->pool, quant_task, &q);
+    else quant_task(&q, 0, 1);
+}
+
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
 {
     mm_job j = {ex, l->type, X, l->w, l->b, (size_t)l->n_in, (size_t)l->n_in, (size_t)l->n_out, Y, M, l->n_out,
                 l->n_in, false};
     if (l->type == SOTTO_TYPE_Q8_0) {
         size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
-        quant_job q = {ex->k, X, ex->qbuf, M, l->n_in};
-        if (M >= 8) sotto__parallel_for(ex->pool, quant_task, &q);
-        else quant_task(&q, 0, 1);
+        sotto__op_quantize_rows(ex, X, M, l->n_in, ex->qbuf);
         j.A = ex->qbuf;
         j.lda = j.ldb = nb;
     }
     mm_run(&j);
-}
-
-void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K, sotto__block_q8_0 *out)
-{
-    quant_job q = {ex->k, X, out, M, K};
-    if (M >= 8) sotto__parallel_for(ex->pool, quant_task, &q);
-    else quant_task(&q, 0, 1);
 }
 
 static void layernorm_rows(const float *X, int m0, int m1, int d, const sotto__norm *n, float *Y)
@@ -216,7 +214,8 @@ static void attn_q8(const attn_job *j, float *P, const float *q, int h, int t0, 
         for (int s = S; s < Sp; s++) p[s] = 0.0f;
         k->quantize_q8(p, pq[r], Sp);
     }
-    k->matmul_q8(pq[0], SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0, (const sotto__block_q8_0 *)j->V + (size_t)h * j->dh * j->ldv, j->ldv, NULL,
+    const sotto__block_q8_0 *vt = (const sotto__block_q8_0 *)j->V + (size_t)h * j->dh * j->ldv;
+    k->matmul_q8(pq[0], SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0, vt, j->ldv, NULL,
                  j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, Sp);
 }
 
