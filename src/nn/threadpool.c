@@ -76,7 +76,7 @@ sotto__pool *sotto__pool_create(int n_threads)
 {
     sotto__pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
-    pool->n_threads = n_threads < 1 ? 1 : n_threads;
+    pool->n_threads = n_threads < 1 ? 1 : n_threads > SOTTO__POOL_MAX ? SOTTO__POOL_MAX : n_threads;
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->wake, NULL);
     atomic_init(&pool->generation, 0);

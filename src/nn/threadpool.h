@@ -4,11 +4,13 @@
 #ifndef SOTTO_THREADPOOL_H
 #define SOTTO_THREADPOOL_H
 
+enum { SOTTO__POOL_MAX = 256 }; /* the most threads a pool runs */
+
 typedef struct sotto__pool sotto__pool;
 typedef void (*sotto__task)(void *arg, int tid, int n_threads);
 
-/* Starts N_THREADS - 1 workers; NULL on failure. N_THREADS <= 1 gives a pool that runs
- * everything on the caller. */
+/* Starts N_THREADS - 1 workers (N_THREADS at most SOTTO__POOL_MAX; more are clamped);
+ * NULL on failure. N_THREADS <= 1 gives a pool that runs everything on the caller. */
 sotto__pool *sotto__pool_create(int n_threads);
 void sotto__pool_free(sotto__pool *pool);
 int sotto__pool_size(const sotto__pool *pool);

@@ -68,21 +68,60 @@ bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t 
     return !atomic_load(&j.failed);
 }
 
+enum { N_BLOCKS = 256 }; /* the rows fall into this many blocks, each with its largest bound */
+
 typedef struct score_job {
     const sotto__kernels *k;
     const int8_t *a;
     const float *d, *g;
     const sotto__proxy *p;
+    const sotto__i32list *excl;
+    int n_excl, block_rows;
+    float alpha, beta;
     float *u;
+    float bmax[N_BLOCKS];
+    float top[SOTTO__POOL_MAX];  /* per thread: its largest bound (first of equals) */
+    int32_t arg[SOTTO__POOL_MAX];
+    bool bad[SOTTO__POOL_MAX];   /* a NaN bound in its rows */
 } score_job;
 
+/* Thread TID's blocks [*b0, *b1) of N_BLOCKS. */
+static void share(int tid, int nt, int *b0, int *b1)
+{
+    *b0 = (int)((long)N_BLOCKS * tid / nt), *b1 = (int)((long)N_BLOCKS * (tid + 1) / nt);
+}
+
+/* Scores plus bounds of a share of the rows, the excluded ids set to -inf, and the
+ * share's largest bound, overall and per block. */
 static void score_task(void *arg, int tid, int nt)
 {
     score_job *j = arg;
-    int n = j->p->n, per = (n + nt - 1) / nt, b = tid * per, e = b + per < n ? b + per : n;
-    if (b < e)
-        j->k->scores_p5(j->a, j->d, j->g, j->p->rows + (size_t)b * SOTTO__PROXY_ROW(j->p->k), j->u + b, e - b,
-                        j->p->k);
+    const sotto__proxy *p = j->p;
+    int b0, b1;
+    share(tid, nt, &b0, &b1);
+    int r0 = b0 * j->block_rows < p->n ? b0 * j->block_rows : p->n;
+    int r1 = b1 * j->block_rows < p->n ? b1 * j->block_rows : p->n;
+    j->top[tid] = -INFINITY, j->arg[tid] = -1, j->bad[tid] = false;
+    if (r0 < r1)
+        j->k->scores_p5(j->a, j->d, j->g, p->rows + (size_t)r0 * SOTTO__PROXY_ROW(p->k), j->u + r0, r1 - r0, p->k);
+    float *U = j->u;
+    for (int n = r0; n < r1; n++) U[n] += j->alpha * p->err[n] + j->beta * (p->norm[n] + p->err[n]);
+    for (int i = 0; i < j->n_excl; i++)
+        for (int e = 0; e < j->excl[i].n; e++)
+            if (j->excl[i].v[e] >= r0 && j->excl[i].v[e] < r1) U[j->excl[i].v[e]] = -INFINITY;
+    bool bad = false;
+    for (int b = b0; b < b1; b++) {
+        int n0 = b * j->block_rows, n1 = n0 + j->block_rows < p->n ? n0 + j->block_rows : p->n;
+        float m = -INFINITY;
+        int at = n0; /* the first of the block's maxima */
+        for (int n = n0; n < n1; n++) {
+            bad |= U[n] != U[n];
+            if (U[n] > m) m = U[n], at = n;
+        }
+        j->bmax[b] = m;
+        if (n0 < n1 && (j->arg[tid] < 0 || m > j->top[tid])) j->top[tid] = m, j->arg[tid] = at;
+    }
+    j->bad[tid] = bad;
 }
 
 /* The exact logit of row n as sotto__op_linear computes it (QA: X in q8_0 blocks). */
@@ -99,6 +138,23 @@ static float exact_row(const sotto__kernels *k, const float *X, const sotto__blo
         break;
     }
     return z;
+}
+
+typedef struct exact_job {
+    const sotto__kernels *k;
+    const float *X;
+    const sotto__block_q8_0 *qa;
+    const sotto__linear *l;
+    const float *ids; /* candidate row ids (exact in f32) */
+    float *z;
+    int n;
+} exact_job;
+
+static void exact_task(void *arg, int tid, int nt)
+{
+    exact_job *j = arg;
+    for (int i = (int)((long)j->n * tid / nt); i < (int)((long)j->n * (tid + 1) / nt); i++)
+        j->z[i] = exact_row(j->k, j->X, j->qa, j->l, (int)j->ids[i]);
 }
 
 static void exclude(float *U, const sotto__i32list *excl, int n_excl)
@@ -141,30 +197,43 @@ static int32_t proxy_argmax(const sotto__exec *ex, const float *X, const sotto__
         d[b] = (float)db;
         g[b] = -16.0f * d[b] * (float)sum; /* the kernel sums a (v + 16): take 16 sum a back */
     }
-    score_job job = {ex->k, a, d, g, p, U};
+    score_job job = {.k = ex->k, .a = a, .d = d, .g = g, .p = p, .excl = excl, .n_excl = n_excl,
+                     .block_rows = (p->n + N_BLOCKS - 1) / N_BLOCKS, .u = U,
+                     .alpha = (float)(1.001 * sqrt(x2)), .beta = (float)(1.001 * sqrt(e2) + 0.001 * sqrt(x2))};
+    int nt = sotto__pool_size(ex->pool);
     sotto__parallel_for(ex->pool, score_task, &job);
-    const float alpha = (float)(1.001 * sqrt(x2)), beta = (float)(1.001 * sqrt(e2) + 0.001 * sqrt(x2));
-    for (int n = 0; n < p->n; n++) U[n] += alpha * p->err[n] + beta * (p->norm[n] + p->err[n]);
-    exclude(U, excl, n_excl);
-    int32_t best = first_max(U, p->n);
-    if (!isfinite(U[best])) return -1;
+    int32_t best = -1;
+    float top = -INFINITY;
+    for (int t = 0; t < nt; t++) {
+        if (job.bad[t]) return -1;
+        if (job.arg[t] >= 0 && (best < 0 || job.top[t] > top)) top = job.top[t], best = job.arg[t];
+    }
+    if (best < 0 || !isfinite(top)) return -1;
     float L = exact_row(ex->k, X, qa, l, best);
     if (!isfinite(L)) return -1;
-    /* a flat distribution leaves many rows in reach: then one pass over the table is
-     * cheaper than row-by-row products */
-    int reach = 0;
-    for (int32_t n = 0; n < p->n; n++) reach += U[n] >= L;
-    if (reach > p->n / 32) return -1;
-    int32_t arg = best;
-    float top = L;
-    int count = 1;
-    for (int32_t n = 0; n < p->n; n++) {
-        if (n == best || !(U[n] >= L)) continue;
-        float z = exact_row(ex->k, X, qa, l, n);
-        count++;
-        if (z > top || (z == top && n < arg)) top = z, arg = n;
+    /* the rows whose bound reaches L, their ids written over the front of U (a row's id
+     * goes at or before its own place, after it was read); a flat distribution leaves
+     * many in reach, and then one pass over the table is cheaper */
+    const int cap = p->n / 8;
+    int cnt = 0;
+    for (int b = 0; b < N_BLOCKS; b++) {
+        if (!(job.bmax[b] >= L)) continue;
+        int n1 = (b + 1) * job.block_rows < p->n ? (b + 1) * job.block_rows : p->n;
+        for (int n = b * job.block_rows; n < n1; n++) {
+            if (n == best || !(U[n] >= L)) continue;
+            if (cnt == cap) return -1;
+            U[cnt++] = (float)n;
+        }
     }
-    if (n_exact) *n_exact = count;
+    exact_job ej = {ex->k, X, qa, l, U, U + cap, cnt};
+    if (cnt >= 64) sotto__parallel_for(ex->pool, exact_task, &ej);
+    else exact_task(&ej, 0, 1);
+    int32_t arg = best;
+    for (int i = 0; i < cnt; i++) {
+        int32_t n = (int32_t)U[i];
+        if (ej.z[i] > L || (ej.z[i] == L && n < arg)) L = ej.z[i], arg = n;
+    }
+    if (n_exact) *n_exact = cnt + 1;
     return arg;
 }
 
