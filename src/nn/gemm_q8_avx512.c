@@ -151,9 +151,10 @@ enum { GEMV_MAX_BLOCKS = 512 }; /* K <= 16384 */
 
 /* C[MA rows][0..N) for MA (1..4) rows of A of NB blocks each: per row of B and block,
  * vpdpbusd of (b + 128) and a, started from -128 sum a in lane 0, so every int8 value
- * (-128 included) is exact; four rows of B at a time share the loads of A, and the MA
- * rows of A share the loads of B (a short prefill streams the weights once). Every
- * output takes the same operations whatever MA and its place, the tail row included. */
+ * (-128 included) is exact. The rows of B stream one after the other (a single
+ * sequential stream: interleaving a few rows of B per pass ran well under half as fast
+ * from memory), and the MA rows of A share the loads of B (a short prefill streams the
+ * weights once). Every output takes the same operations whatever MA and its place. */
 INLINE void gemv_q8(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                     const float *bias, float *C, size_t ldc, int N, int nb, const int MA)
 {
@@ -172,48 +173,35 @@ INLINE void gemv_q8(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q
                                _mm256_setr_epi32(-128 * _mm_cvtsi128_si32(h), 0, 0, 0, 0, 0, 0, 0));
             da[m][j] = _cvtsh_ss(a->d);
         }
-#define GEMV_ROW(b, s)                                                                                          \
+#define GEMV_BLOCK(b, j, s)                                                                                     \
     {                                                                                                           \
         __m256i q = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(b)[j].qs), flip);                     \
         __m256 db = _mm256_cvtph_ps(_mm_set1_epi16((short)(b)[j].d));                                           \
         for (int m = 0; m < MA; m++) {                                                                          \
-            __m256i qa = _mm256_loadu_si256((const __m256i *)A[(size_t)m * lda + j].qs);                        \
+            __m256i qa = _mm256_loadu_si256((const __m256i *)A[(size_t)m * lda + (j)].qs);                      \
             __m256i c0 = _mm256_load_si256((const __m256i *)corr[m][j]);                                        \
             __m256 d = _mm256_mul_ps(_mm256_broadcast_ss(&da[m][j]), db);                                       \
             s[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(c0, q, qa)), d, s[m]);                \
         }                                                                                                       \
     }
-    int n = 0;
-    for (; n + 4 <= N; n += 4) {
-        const sotto__block_q8_0 *b0 = B + (size_t)n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        __m256 s0[4], s1[4], s2[4], s3[4];
-        for (int m = 0; m < MA; m++) s0[m] = s1[m] = s2[m] = s3[m] = _mm256_setzero_ps();
-        if (n + 12 <= N) /* the rows two groups ahead, so memory streams while this group computes */
-            for (const char *p = (const char *)(B + (size_t)(n + 8) * ldb),
-                            *e = (const char *)(B + (size_t)(n + 12) * ldb); p < e; p += 64)
-                _mm_prefetch(p, _MM_HINT_T0);
-        for (int j = 0; j < nb; j++) {
-            GEMV_ROW(b0, s0) GEMV_ROW(b1, s1) GEMV_ROW(b2, s2) GEMV_ROW(b3, s3)
-        }
-        for (int m = 0; m < MA; m++) {
-            __m256 r = _mm256_hadd_ps(_mm256_hadd_ps(s0[m], s1[m]), _mm256_hadd_ps(s2[m], s3[m]));
-            __m128 r4 = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
-            if (bias) r4 = _mm_add_ps(r4, _mm_loadu_ps(bias + n));
-            _mm_storeu_ps(C + (size_t)m * ldc + n, r4);
-        }
-    }
-    for (; n < N; n++) {
+    for (int n = 0; n < N; n++) {
         const sotto__block_q8_0 *b = B + (size_t)n * ldb;
-        __m256 s[4];
-        for (int m = 0; m < MA; m++) s[m] = _mm256_setzero_ps();
-        for (int j = 0; j < nb; j++) GEMV_ROW(b, s)
+        __m256 s[4], t[4];
+        for (int m = 0; m < MA; m++) s[m] = t[m] = _mm256_setzero_ps();
+        int j = 0;
+        for (; j + 2 <= nb; j += 2) {
+            GEMV_BLOCK(b, j, s) GEMV_BLOCK(b, j + 1, t)
+        }
+        if (j < nb) GEMV_BLOCK(b, j, s)
         for (int m = 0; m < MA; m++) {
-            __m256 r = _mm256_hadd_ps(_mm256_hadd_ps(s[m], s[m]), _mm256_hadd_ps(s[m], s[m])); /* the group's order */
-            C[(size_t)m * ldc + n] = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1))) +
-                                     (bias ? bias[n] : 0.0f);
+            __m256 r = _mm256_add_ps(s[m], t[m]);
+            __m128 h = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
+            h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+            h = _mm_add_ss(h, _mm_movehdup_ps(h));
+            C[(size_t)m * ldc + n] = _mm_cvtss_f32(h) + (bias ? bias[n] : 0.0f);
         }
     }
-#undef GEMV_ROW
+#undef GEMV_BLOCK
 }
 
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,

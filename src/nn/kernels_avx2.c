@@ -75,45 +75,27 @@ static inline void prefetch_rows(const void *from, const void *to)
     for (const char *p = from; p < (const char *)to; p += 64) _mm_prefetch(p, _MM_HINT_T0);
 }
 
-/* One row of A against B rows [n0, n1): 4 rows of B at a time share the A loads. */
-static void row_1x4(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
+/* One row of A against B rows [n0, n1), one row of B after the other: a single
+ * sequential stream through B (interleaving rows of B, each pass reading a few rows at
+ * once, ran the stream from memory at well under half the speed: docs/BENCHMARKS.md). */
+static void row_1(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
 {
-    int n = n0;
-    for (; n + 4 <= n1; n += 4) {
-        const float *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        if (n + 12 <= n1) prefetch_rows(B + (n + 8) * ldb, B + (n + 12) * ldb);
-        int k = 0;
-        for (; k + 8 <= K; k += 8) {
-            __m256 x = _mm256_loadu_ps(a + k);
-            s0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b0 + k), s0);
-            s1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b1 + k), s1);
-            s2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b2 + k), s2);
-            s3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b3 + k), s3);
-        }
-        if (k < K) {
-            __m256i mk = tail_mask(K - k);
-            __m256 x = _mm256_maskload_ps(a + k, mk);
-            s0 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b0 + k, mk), s0);
-            s1 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b1 + k, mk), s1);
-            s2 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b2 + k, mk), s2);
-            s3 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b3 + k, mk), s3);
-        }
-        c[n] = hsum(s0) + (bias ? bias[n] : 0.0f);
-        c[n + 1] = hsum(s1) + (bias ? bias[n + 1] : 0.0f);
-        c[n + 2] = hsum(s2) + (bias ? bias[n + 2] : 0.0f);
-        c[n + 3] = hsum(s3) + (bias ? bias[n + 3] : 0.0f);
-    }
-    for (; n < n1; n++) { /* the same sums as a row of the group above */
+    for (int n = n0; n < n1; n++) {
         const float *b = B + n * ldb;
-        __m256 s = _mm256_setzero_ps();
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
-        for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s);
+        for (; k + 32 <= K; k += 32) {
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), _mm256_loadu_ps(b + k + 8), s1);
+            s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 16), _mm256_loadu_ps(b + k + 16), s2);
+            s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 24), _mm256_loadu_ps(b + k + 24), s3);
+        }
+        for (; k + 8 <= K; k += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s0);
         if (k < K) {
             __m256i mk = tail_mask(K - k);
-            s = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps(b + k, mk), s);
+            s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps(b + k, mk), s1);
         }
-        c[n] = hsum(s) + (bias ? bias[n] : 0.0f);
+        c[n] = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3))) + (bias ? bias[n] : 0.0f);
     }
 }
 
@@ -145,7 +127,7 @@ void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, 
                 for (int i = 0; i < 4; i++)
                     C[(m + i) * ldc + n] = dot1(A + (m + i) * lda, B + n * ldb, K) + (bias ? bias[n] : 0.0f);
         }
-        for (; m < M; m++) row_1x4(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
+        for (; m < M; m++) row_1(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
     }
 }
 
@@ -176,34 +158,22 @@ static void block_4x2_f16(const float *A, size_t lda, const uint16_t *B, size_t 
     }
 }
 
-static void row_1x4_f16(const float *a, const uint16_t *B, size_t ldb, const float *bias, float *c, int n0, int n1,
-                        int K)
+/* row_1 with B in f16. */
+static void row_1_f16(const float *a, const uint16_t *B, size_t ldb, const float *bias, float *c, int n0, int n1,
+                      int K)
 {
-    int n = n0;
-    for (; n + 4 <= n1; n += 4) {
-        const uint16_t *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        if (n + 20 <= n1) prefetch_rows(B + (n + 16) * ldb, B + (n + 20) * ldb);
-        int k = 0;
-        for (; k + 8 <= K; k += 8) {
-            __m256 x = _mm256_loadu_ps(a + k);
-            s0 = _mm256_fmadd_ps(x, ld_h8(b0 + k), s0);
-            s1 = _mm256_fmadd_ps(x, ld_h8(b1 + k), s1);
-            s2 = _mm256_fmadd_ps(x, ld_h8(b2 + k), s2);
-            s3 = _mm256_fmadd_ps(x, ld_h8(b3 + k), s3);
-        }
-        float r[4] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3)};
-        for (; k < K; k++)
-            r[0] += a[k] * _cvtsh_ss(b0[k]), r[1] += a[k] * _cvtsh_ss(b1[k]), r[2] += a[k] * _cvtsh_ss(b2[k]),
-                r[3] += a[k] * _cvtsh_ss(b3[k]);
-        for (int i = 0; i < 4; i++) c[n + i] = r[i] + (bias ? bias[n + i] : 0.0f);
-    }
-    for (; n < n1; n++) {
+    for (int n = n0; n < n1; n++) {
         const uint16_t *b = B + n * ldb;
-        __m256 s = _mm256_setzero_ps();
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
-        for (; k + 8 <= K; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_h8(b + k), s);
-        float r = hsum(s);
+        for (; k + 32 <= K; k += 32) {
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_h8(b + k), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), ld_h8(b + k + 8), s1);
+            s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 16), ld_h8(b + k + 16), s2);
+            s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 24), ld_h8(b + k + 24), s3);
+        }
+        for (; k + 8 <= K; k += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_h8(b + k), s0);
+        float r = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
         for (; k < K; k++) r += a[k] * _cvtsh_ss(b[k]);
         c[n] = r + (bias ? bias[n] : 0.0f);
     }
@@ -232,9 +202,9 @@ void sotto__matmul_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_
                     C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
                 }
             }
-            for (int i = 0; n < n1 && i < 4; i++) row_1x4_f16(A + (m + i) * lda, B, ldb, bias, C + (m + i) * ldc, n, n1, K);
+            for (int i = 0; n < n1 && i < 4; i++) row_1_f16(A + (m + i) * lda, B, ldb, bias, C + (m + i) * ldc, n, n1, K);
         }
-        for (; m < M; m++) row_1x4_f16(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
+        for (; m < M; m++) row_1_f16(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
     }
 }
 
