@@ -372,39 +372,44 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
     sotto__pool_free(ex.pool);
 }
 
-/* Attention with q8_0 keys (rows) and values (transposed, positions padded to 32) against
- * f32 attention on the same data: close within the quantisation, for one and several
- * query rows, on every thread count. */
-static void test_attention_q8(void)
+/* Cross-attention over per-head keys and values in f32, f16 and q8_0 (made by
+ * op_cross_kv from rows) against the f32 attention on the transposed keys: equal within
+ * the storage type's rounding, for one and several blocks of query rows, on every thread
+ * count. */
+static void test_cross_attention(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
     enum { H = 2, DH = 64, D = H * DH, S = 101, SP = 128, T = 30 };
     unsigned seed = 13;
     float *Q = malloc(T * D * sizeof *Q), *Kr = malloc(S * D * sizeof *Kr), *KT = malloc(D * S * sizeof *KT);
-    float *V = malloc(S * D * sizeof *V), *VT = calloc(D * SP, sizeof *VT);
-    float *O = malloc(T * D * sizeof *O), *O8 = malloc(T * D * sizeof *O8);
-    sotto__block_q8_0 *Kq = malloc(S * (D / 32) * sizeof *Kq), *Vq = malloc(D * (SP / 32) * sizeof *Vq);
+    float *V = malloc(S * D * sizeof *V), *tmp = malloc(D * SP * sizeof *tmp);
+    float *O = malloc(T * D * sizeof *O), *O2 = malloc(T * D * sizeof *O2);
+    void *Kc = malloc(S * D * sizeof(float)), *Vc = malloc(SP * D * sizeof(float));
     for (int i = 0; i < T * D; i++) Q[i] = 2 * rnd(&seed);
     for (int i = 0; i < S * D; i++) Kr[i] = rnd(&seed), V[i] = rnd(&seed);
     for (int s = 0; s < S; s++)
-        for (int c = 0; c < D; c++) KT[c * S + s] = Kr[s * D + c], VT[c * SP + s] = V[s * D + c];
-    sotto__quantize(SOTTO_TYPE_Q8_0, Kr, Kq, S * D);
-    sotto__quantize(SOTTO_TYPE_Q8_0, VT, Vq, D * SP);
+        for (int c = 0; c < D; c++) KT[c * S + s] = Kr[s * D + c];
+    const sotto_type types[] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
+    const double tol[] = {1e-5, 2e-3, 0.02};
     for (int nt = 1; nt <= 3; nt++) {
         sotto__exec ex = {.pool = sotto__pool_create(nt), .k = k};
         ex.scratch_per_thread = SOTTO__ATTN_ROWS * SP;
         ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
-        for (int rows = 1; rows <= T; rows += T - 1) {
-            sotto__op_attention(&ex, Q, D, SOTTO_TYPE_F32, KT, S, V, D, O, D, rows, S, H, DH, -1);
-            sotto__op_attention(&ex, Q, D, SOTTO_TYPE_Q8_0, Kq, D / 32, Vq, SP / 32, O8, D, rows, S, H, DH, -1);
-            double worst = 0;
-            for (int i = 0; i < rows * D; i++) worst = fmax(worst, fabs(O[i] - O8[i]));
-            CHECK(worst < 0.02, "q8_0 attention, %d rows, %d threads: max error %g", rows, nt, worst);
+        for (int ti = 0; ti < 3; ti++) {
+            sotto__op_cross_kv(&ex, Kr, V, S, H, DH, types[ti], Kc, Vc, tmp);
+            for (int rows = 1; rows <= T; rows += T - 1) {
+                sotto__op_attention(&ex, Q, D, KT, S, V, D, O, D, rows, S, H, DH, -1);
+                sotto__op_cross_attention(&ex, Q, D, types[ti], Kc, Vc, O2, D, rows, S, H, DH);
+                double worst = 0;
+                for (int i = 0; i < rows * D; i++) worst = fmax(worst, fabs(O[i] - O2[i]));
+                CHECK(worst < tol[ti], "%s cross-attention, %d rows, %d threads: max error %g",
+                      sotto__type_name(types[ti]), rows, nt, worst);
+            }
         }
         free(ex.scratch);
         sotto__pool_free(ex.pool);
     }
-    free(Q), free(Kr), free(KT), free(V), free(VT), free(O), free(O8), free(Kq), free(Vq);
+    free(Q), free(Kr), free(KT), free(V), free(tmp), free(O), free(O2), free(Kc), free(Vc);
 }
 
 static void test_threaded(void)
@@ -431,16 +436,16 @@ static void test_threaded(void)
         for (int i = 0; i < S * d; i++) V[i] = 1.0f; /* all-ones values: output 1 */
         ex.scratch_per_thread = SOTTO__ATTN_ROWS * S;
         ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
-        sotto__op_attention(&ex, Q, d, SOTTO_TYPE_F32, KT, S, V, d, O, d, T, S, H, dh, -1);
+        sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, T, S, H, dh, -1);
         bool ones = true;
         for (int i = 0; i < T * d; i++) ones &= fabsf(O[i] - 1.0f) < 1e-5f;
         CHECK(ones, "attention over constant values must return them (threads %d)", nt);
         for (int i = 0; i < S * d; i++) V[i] = (float)(i / d); /* value = key position */
-        sotto__op_attention(&ex, Q, d, SOTTO_TYPE_F32, KT, S, V, d, O, d, 1, S, H, dh, 2); /* query 0 at position 2 */
+        sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, 1, S, H, dh, 2); /* query 0 at position 2 */
         float KT3[8 * 3];
         for (int r = 0; r < d; r++)
             for (int c = 0; c < 3; c++) KT3[r * 3 + c] = KT[r * S + c];
-        sotto__op_attention(&ex, Q, d, SOTTO_TYPE_F32, KT3, 3, V, d, O2, d, 1, 3, H, dh, -1);
+        sotto__op_attention(&ex, Q, d, KT3, 3, V, d, O2, d, 1, 3, H, dh, -1);
         bool causal = true;
         for (int i = 0; i < d; i++) causal &= fabsf(O[i] - O2[i]) < 1e-5f && O[i] <= 2.0f + 1e-5f;
         CHECK(causal, "causal attention must only see keys 0..position (threads %d)", nt);
@@ -462,7 +467,7 @@ int main(void)
     if (avx512) test_typed(avx512), test_q8_extremes(avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     test_threaded();
-    test_attention_q8();
+    test_cross_attention();
     test_row_independent(sotto__kernels_by_name("scalar"));
     test_proxy_kernels(sotto__kernels_by_name("scalar"));
     test_argmax_proxy(sotto__kernels_by_name("scalar"), 1);

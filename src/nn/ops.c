@@ -189,35 +189,11 @@ void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n)
 typedef struct attn_job {
     const sotto__exec *ex;
     const float *Q;
-    sotto_type kv_type;
-    const void *KT, *V;
+    const float *KT, *V;
     size_t ldq, ldkt, ldv, ldo;
     float *O;
     int T, S, n_head, dh, causal_pos;
 } attn_job;
-
-/* One head and block of query rows with q8_0 keys (rows) and values (transposed, S
- * padded to Sp): scores A.K^T and output P.V^T^T are both q8_0 GEMVs on the kernels. */
-static void attn_q8(const attn_job *j, float *P, const float *q, int h, int t0, int rows)
-{
-    const sotto__kernels *k = j->ex->k;
-    const int nbh = j->dh / SOTTO__QK8_0, S = j->S, Sp = (S + 31) / 32 * 32;
-    sotto__block_q8_0 qq[SOTTO__ATTN_ROWS * SOTTO__ATTN_MAX_DH_Q8 / SOTTO__QK8_0];
-    sotto__block_q8_0 pq[SOTTO__ATTN_ROWS][SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0];
-    for (int r = 0; r < rows; r++) k->quantize_q8(q + (size_t)r * j->ldq, qq + r * nbh, j->dh);
-    k->matmul_q8(qq, (size_t)nbh, (const sotto__block_q8_0 *)j->KT + (size_t)h * nbh, j->ldkt, NULL, P, (size_t)Sp,
-                 rows, S, j->dh);
-    float scale = 1.0f / sqrtf((float)j->dh);
-    for (int r = 0; r < rows; r++) {
-        float *p = P + (size_t)r * Sp;
-        k->softmax(p, S, S, scale);
-        for (int s = S; s < Sp; s++) p[s] = 0.0f;
-        k->quantize_q8(p, pq[r], Sp);
-    }
-    const sotto__block_q8_0 *vt = (const sotto__block_q8_0 *)j->V + (size_t)h * j->dh * j->ldv;
-    k->matmul_q8(pq[0], SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0, vt, j->ldv, NULL,
-                 j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, Sp);
-}
 
 static void attn_task(void *arg, int tid, int nt)
 {
@@ -232,31 +208,21 @@ static void attn_task(void *arg, int tid, int nt)
         int S = j->S;
         if (j->causal_pos >= 0 && j->causal_pos + t0 + rows < S) S = j->causal_pos + t0 + rows;
         const float *q = j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh;
-        if (j->kv_type == SOTTO_TYPE_Q8_0) {
-            attn_q8(j, P, q, h, t0, rows);
-            continue;
-        }
         size_t kt_off = (size_t)h * j->dh * j->ldkt;
-        if (j->kv_type == SOTTO_TYPE_F16)
-            k->matmul_nn_f16(q, j->ldq, (const uint16_t *)j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
-        else
-            k->matmul_nn(q, j->ldq, (const float *)j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
+        k->matmul_nn(q, j->ldq, j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
         for (int r = 0; r < rows; r++) {
             int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
             k->softmax(P + (size_t)r * S, S, visible < S ? visible : S, scale);
         }
         float *o = j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh;
-        if (j->kv_type == SOTTO_TYPE_F16)
-            k->matmul_nn_f16(P, (size_t)S, (const uint16_t *)j->V + (size_t)h * j->dh, j->ldv, o, j->ldo, rows, j->dh, S);
-        else
-            k->matmul_nn(P, (size_t)S, (const float *)j->V + (size_t)h * j->dh, j->ldv, o, j->ldo, rows, j->dh, S);
+        k->matmul_nn(P, (size_t)S, j->V + (size_t)h * j->dh, j->ldv, o, j->ldo, rows, j->dh, S);
     }
 }
 
-void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type kv_type, const void *KT,
-                         size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
-                         int dh, int causal_pos)
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *KT, size_t ldkt,
+                         const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
+                         int causal_pos)
 {
-    attn_job j = {ex, Q, kv_type, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
+    attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
     sotto__parallel_for(ex->pool, attn_task, &j);
 }

@@ -42,17 +42,27 @@ void sotto__op_transpose(const sotto__exec *ex, const float *src, int rows, int 
 /* x = x * 0.5 * (1 + erf(x / sqrt 2)) over N values (exact GELU, as torch.nn.GELU). */
 void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);
 
-/* Multi-head scaled dot-product attention. Q [T, n_head*dh] (ldq), KT the keys
- * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), both in KV_TYPE (f32 or
- * f16), O [T, n_head*dh] (ldo). CAUSAL_POS < 0: every query sees all S keys; else query t
- * sees keys 0..causal_pos+t. KV_TYPE q8_0 (dh a multiple of 32, at most
- * SOTTO__ATTN_MAX_DH_Q8; S at most SOTTO__ATTN_MAX_S_Q8; no causal mask): KT holds the
- * keys as rows [S][ldkt blocks] and V the values transposed [n_head*dh][ldv blocks] over
- * S padded to a multiple of 32 with zeros; queries and probabilities are quantised to
- * q8_0 and both products are integer block dot products. */
-void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type kv_type, const void *KT,
-                         size_t ldkt, const void *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head,
-                         int dh, int causal_pos);
+/* Multi-head scaled dot-product attention in f32. Q [T, n_head*dh] (ldq), KT the keys
+ * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), O [T, n_head*dh] (ldo).
+ * CAUSAL_POS < 0: every query sees all S keys; else query t sees keys 0..causal_pos+t. */
+void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, const float *KT, size_t ldkt,
+                         const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
+                         int causal_pos);
+
+/* The window's cross-attention keys K and values V (cross.c) in TYPE from the projected
+ * rows KX and VX [S, n_head*dh]: f32 or f16: both per head, [n_head][S][dh]; q8_0 (dh a
+ * multiple of 32, at most SOTTO__ATTN_MAX_DH_Q8; S at most SOTTO__ATTN_MAX_S_Q8): keys per
+ * head as rows of blocks [n_head][S][dh / 32], values transposed [n_head*dh][Sp / 32]
+ * blocks over S padded to Sp, a multiple of 32, with zeros (TMP: n_head*dh*Sp floats of
+ * scratch, q8_0 only). */
+void sotto__op_cross_kv(const sotto__exec *ex, const float *Kx, const float *Vx, int S, int n_head, int dh,
+                        sotto_type type, void *K, void *V, float *tmp);
+
+/* Attention of Q [T, n_head*dh] (ldq) over all S keys and values made by
+ * sotto__op_cross_kv in TYPE into O [T, n_head*dh] (ldo); for q8_0 the queries and
+ * probabilities are quantised and both products are integer block dot products. */
+void sotto__op_cross_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type type, const void *K,
+                               const void *V, float *O, size_t ldo, int T, int S, int n_head, int dh);
 
 /* The proxy of E (n_in a multiple of 128) into ROWS [n_out][SOTTO__PROXY_ROW(n_in)],
  * ERR [n_out] and LEN [n_out] (model.h sotto__proxy). False when out of memory. */

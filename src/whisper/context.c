@@ -9,6 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
+void sotto__cross_layer(const sotto_context *ctx, int l, void **k, void **v)
+{
+    const sotto_model_info *h = &ctx->model->info;
+    int64_t n = h->n_audio_ctx, d = h->n_text_state;
+    size_t kb = 0, vb = 0; /* one layer's keys and values (q8_0 values: positions padded to 32) */
+    sotto__type_bytes(ctx->cross_type, n * d, &kb);
+    sotto__type_bytes(ctx->cross_type, (ctx->cross_type == SOTTO_TYPE_Q8_0 ? (n + 31) / 32 * 32 : n) * d, &vb);
+    *k = (char *)ctx->cross_k + (size_t)l * kb;
+    *v = (char *)ctx->cross_v + (size_t)l * vb;
+}
+
 sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
 {
     va_list ap;
@@ -66,7 +77,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         {&ctx->enc_out, n * d},
         {&ctx->enc_h, n * d}, {&ctx->enc_q, n * d}, {&ctx->enc_k, n * d}, {&ctx->enc_v, n * d},
         {&ctx->enc_attn, n * d}, {&ctx->enc_kt, n * d}, {&ctx->enc_ff, n * 4 * d},
-        {(float **)&ctx->cross_kt, L * n * dt}, {(float **)&ctx->cross_v, L * n * dt},
+        {(float **)&ctx->cross_k, L * n * dt}, {(float **)&ctx->cross_v, L * n * dt},
         {&ctx->self_kt, L * ctxn * dt}, {&ctx->self_v, L * ctxn * dt},
         {&ctx->dec_x, ctxn * dt}, {&ctx->dec_h, ctxn * dt}, {&ctx->dec_q, ctxn * dt}, {&ctx->dec_attn, ctxn * dt},
         {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_k, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},

@@ -25,13 +25,12 @@ struct sotto_context {
 
     /* cross-attention, per decoder layer, projected once per window; stored in f32 for an
      * f32 decoder, in f16 for an f16 one, in q8_0 for a q8_0 one (a quarter of the f32
-     * bytes read per token: keys as rows of blocks, values transposed in blocks of 32
+     * bytes read per token), per head so that a step reads each head's keys and values
+     * as one stream (ops.h sotto__op_cross_kv: q8_0 values transposed in blocks of 32
      * positions, n_audio_ctx padded to Sp = a multiple of 32 with zeros) */
     sotto_type cross_type;
-    void *cross_kt;            /* [n_text_layer, d_text, n_audio_ctx] keys transposed
-                                  (q8_0: [n_text_layer, n_audio_ctx, d_text / 32] blocks) */
-    void *cross_v;             /* [n_text_layer, n_audio_ctx, d_text]
-                                  (q8_0: [n_text_layer, d_text, Sp / 32] blocks) */
+    void *cross_k;             /* [n_text_layer][n_text_head][n_audio_ctx][head width] */
+    void *cross_v;             /* the same (q8_0: [n_text_layer][d_text][Sp / 32] blocks) */
 
     /* static self-attention cache, written at the cache position */
     float *self_kt;            /* [n_text_layer, d_text, n_text_ctx] keys transposed */
@@ -50,6 +49,9 @@ struct sotto_context {
 /* Records a message on CTX and returns STATUS. */
 sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Decoder layer L's cross-attention keys *K and values *V within cross_k, cross_v. */
+void sotto__cross_layer(const sotto_context *ctx, int l, void **k, void **v);
 
 void sotto__encoder_forward(sotto_context *ctx, const float *mel);
 /* Runs the decoder over N_TOKENS tokens at cache positions N_PAST.. (arguments checked

@@ -34,26 +34,17 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->v, vc + (size_t)n_past * d);
         for (int i = 0; i < n_tok; i++)
             for (int j = 0; j < d; j++) ktc[(size_t)j * n_ctx + n_past + i] = ctx->dec_k[(size_t)i * d + j];
-        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, SOTTO_TYPE_F32, ktc, (size_t)n_ctx, vc, (size_t)d,
-                            ctx->dec_attn,
+        sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d, ctx->dec_attn,
                             (size_t)d, n_tok, n_past + n_tok, n_head, dh, n_past);
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->o, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 
         sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->cross_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->cq, ctx->dec_q);
-        if (ctx->cross_type == SOTTO_TYPE_Q8_0) {
-            size_t nb = (size_t)d / 32, nbs = ((size_t)n_audio + 31) / 32;
-            sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, SOTTO_TYPE_Q8_0,
-                                (const sotto__block_q8_0 *)ctx->cross_kt + (size_t)l * n_audio * nb, nb,
-                                (const sotto__block_q8_0 *)ctx->cross_v + (size_t)l * d * nbs, nbs, ctx->dec_attn,
-                                (size_t)d, n_tok, n_audio, n_head, dh, -1);
-        } else {
-            size_t off = (size_t)l * n_audio * d * (ctx->cross_type == SOTTO_TYPE_F16 ? 2 : 4);
-            sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_type, (const char *)ctx->cross_kt + off,
-                                (size_t)n_audio, (const char *)ctx->cross_v + off, (size_t)d, ctx->dec_attn, (size_t)d,
-                                n_tok, n_audio, n_head, dh, -1);
-        }
+        void *ck, *cv;
+        sotto__cross_layer(ctx, l, &ck, &cv);
+        sotto__op_cross_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_type, ck, cv, ctx->dec_attn, (size_t)d,
+                                  n_tok, n_audio, n_head, dh);
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->co, ctx->dec_tmp);
         add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
 

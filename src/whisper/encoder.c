@@ -2,8 +2,7 @@
  * convolutions with GELU (as im2col matmuls), sinusoidal positions, pre-LN transformer
  * blocks, ln_post; then the cross-attention K/V of every decoder layer, projected once
  * per window. Input: mel [n_mels, 3000]; output: ctx->enc_out [1500, d] and the
- * resident ctx->cross_kt / ctx->cross_v. Keys are kept transposed ([d, n]) so both
- * attention products read rows. */
+ * resident ctx->cross_k / ctx->cross_v, stored per head (ops.h sotto__op_cross_kv). */
 #include <string.h>
 
 #include "../quant.h"
@@ -58,8 +57,7 @@ static void block(sotto_context *ctx, const sotto__layer *L)
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->k, ctx->enc_k);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->v, ctx->enc_v);
     sotto__op_transpose(&ctx->ex, ctx->enc_k, n, d, ctx->enc_kt, (size_t)n);
-    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, SOTTO_TYPE_F32, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d,
-                        ctx->enc_attn,
+    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d, ctx->enc_attn,
                         (size_t)d, n, n, n_head, d / n_head, -1);
     sotto__op_linear(&ctx->ex, ctx->enc_attn, n, &L->o, ctx->enc_h);
     add_inplace(ctx->enc_x, ctx->enc_h, (size_t)n * d);
@@ -81,28 +79,11 @@ void sotto__encoder_forward(sotto_context *ctx, const float *mel)
     /* cross-attention keys and values of every decoder layer, once per window */
     for (int l = 0; l < h->n_text_layer; l++) {
         const sotto__layer *L = &w->dec[l];
-        size_t off = (size_t)l * n * dt;
-        if (ctx->cross_type == SOTTO_TYPE_Q8_0) {
-            /* keys as rows of blocks; values transposed over the positions padded to Sp */
-            size_t nb = (size_t)dt / 32, Sp = ((size_t)n + 31) / 32 * 32;
-            sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
-            sotto__op_quantize_rows(&ctx->ex, ctx->enc_k, n, dt, (sotto__block_q8_0 *)ctx->cross_kt + l * n * nb);
-            sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
-            float *vt = ctx->enc_ff; /* [dt, Sp]: n * 4 d floats hold it */
-            sotto__op_transpose(&ctx->ex, ctx->enc_v, n, dt, vt, Sp);
-            for (int c = 0; c < dt; c++) memset(vt + c * Sp + n, 0, (Sp - n) * sizeof *vt);
-            sotto__op_quantize_rows(&ctx->ex, vt, dt, (int)Sp, (sotto__block_q8_0 *)ctx->cross_v + l * dt * (Sp / 32));
-            continue;
-        }
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
-        sotto__op_transpose(&ctx->ex, ctx->enc_k, n, dt, ctx->enc_kt, (size_t)n);
         sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
-        if (ctx->cross_type == SOTTO_TYPE_F16) {
-            ctx->ex.k->to_f16(ctx->enc_kt, (uint16_t *)ctx->cross_kt + off, (size_t)n * dt);
-            ctx->ex.k->to_f16(ctx->enc_v, (uint16_t *)ctx->cross_v + off, (size_t)n * dt);
-        } else {
-            memcpy((float *)ctx->cross_kt + off, ctx->enc_kt, (size_t)n * dt * sizeof(float));
-            memcpy((float *)ctx->cross_v + off, ctx->enc_v, (size_t)n * dt * sizeof(float));
-        }
+        void *ck, *cv;
+        sotto__cross_layer(ctx, l, &ck, &cv);
+        sotto__op_cross_kv(&ctx->ex, ctx->enc_k, ctx->enc_v, n, h->n_text_head, dt / h->n_text_head, ctx->cross_type,
+                           ck, cv, ctx->enc_ff /* [dt, Sp]: n * 4 d floats hold it */);
     }
 }
