@@ -219,39 +219,22 @@ static inline __m256 block_dot(const sotto__block_q8_0 *a, const sotto__block_q8
     return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
 }
 
-/* Exact int32 dot products of one 32-value block given |a| (AX) and a (QA), 8 lanes. */
-static inline __m256 block_dot_abs(__m256i ax, __m256i qa, const sotto__block_q8_0 *b)
+/* row_1 with A and B in q8_0 (NB blocks per row); alternate blocks go to two sums. */
+static void row_1_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias, float *c,
+                     int n0, int n1, int nb)
 {
-    __m256i p16 = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)b->qs), qa));
-    return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
-}
-
-static void row_1x4_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias,
-                       float *c, int n0, int n1, int nb)
-{
-    int n = n0;
-    for (; n + 4 <= n1; n += 4) {
-        const sotto__block_q8_0 *b0 = B + n * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        for (int j = 0; j < nb; j++) {
-            __m256i qa = _mm256_loadu_si256((const __m256i *)a[j].qs), ax = _mm256_sign_epi8(qa, qa);
-            float da = _cvtsh_ss(a[j].d);
-            s0 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b0[j].d)), block_dot_abs(ax, qa, b0 + j), s0);
-            s1 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b1[j].d)), block_dot_abs(ax, qa, b1 + j), s1);
-            s2 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b2[j].d)), block_dot_abs(ax, qa, b2 + j), s2);
-            s3 = _mm256_fmadd_ps(_mm256_set1_ps(da * _cvtsh_ss(b3[j].d)), block_dot_abs(ax, qa, b3 + j), s3);
-        }
-        c[n] = hsum(s0) + (bias ? bias[n] : 0.0f);
-        c[n + 1] = hsum(s1) + (bias ? bias[n + 1] : 0.0f);
-        c[n + 2] = hsum(s2) + (bias ? bias[n + 2] : 0.0f);
-        c[n + 3] = hsum(s3) + (bias ? bias[n + 3] : 0.0f);
-    }
-    for (; n < n1; n++) {
+    for (int n = n0; n < n1; n++) {
         const sotto__block_q8_0 *b = B + n * ldb;
-        __m256 s = _mm256_setzero_ps();
-        for (int j = 0; j < nb; j++)
-            s = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j].d) * _cvtsh_ss(b[j].d)), block_dot(a + j, b + j), s);
-        c[n] = hsum(s) + (bias ? bias[n] : 0.0f);
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+        int j = 0;
+        for (; j + 2 <= nb; j += 2) {
+            s0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j].d) * _cvtsh_ss(b[j].d)), block_dot(a + j, b + j), s0);
+            s1 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j + 1].d) * _cvtsh_ss(b[j + 1].d)),
+                                 block_dot(a + j + 1, b + j + 1), s1);
+        }
+        if (j < nb)
+            s0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j].d) * _cvtsh_ss(b[j].d)), block_dot(a + j, b + j), s0);
+        c[n] = hsum(_mm256_add_ps(s0, s1)) + (bias ? bias[n] : 0.0f);
     }
 }
 
@@ -263,7 +246,7 @@ void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__
     if (panel < 8) panel = 8;
     for (int n0 = 0; n0 < N; n0 += panel) {
         int n1 = n0 + panel < N ? n0 + panel : N;
-        for (int m = 0; m < M; m++) row_1x4_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
+        for (int m = 0; m < M; m++) row_1_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
     }
 }
 
