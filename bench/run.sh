@@ -23,7 +23,7 @@ done
 # 1. sotto and its weights
 [ -d models/tiny.en-ct2 ] || sh scripts/fetch-tiny-en-ct2.sh
 [ -f build/CMakeCache.txt ] || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build --target sotto -j 2 >/dev/null
+cmake --build build --target sotto_cli -j 2 >/dev/null  # the CLI (and the library it links)
 for t in f32 f16 q8_0; do
     [ -s "$M/tiny.en-$t.gguf" ] || ./build/sotto convert models/tiny.en-ct2 "$M/tiny.en-$t.gguf" --type $t
 done
