@@ -34,7 +34,7 @@ clean:
 # Fuzzing (docs/ROBUSTNESS.md): libFuzzer targets built with clang + ASan/UBSan in build-fuzz/.
 #   make fuzz      every target for FUZZ_SECONDS (default 600) each
 #   make fuzz-ci   replay the committed corpus and reproducers, then 30 s per target
-.PHONY: fuzz fuzz-ci
+.PHONY: fuzz fuzz-ci test-arm
 FUZZ_SECONDS ?= 600
 
 fuzz:
@@ -42,6 +42,11 @@ fuzz:
 
 fuzz-ci:
 	sh tests/fuzz/run.sh 30 --ci
+
+# the aarch64 build (NEON kernels) under qemu-user: kernels against their references and
+# tiny.en against the eager goldens on two clips (scripts/test-arm.sh; about 7 minutes)
+test-arm: setup
+	sh scripts/test-arm.sh
 
 # Speed against whisper.cpp and faster-whisper on this machine; writes docs/BENCHMARKS.md.
 #   make bench   builds/installs the peers into build-bench/ and .cache/ (BENCH_QUICK=1: shorter)

@@ -466,6 +466,9 @@ int main(void)
     const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
     if (avx512) test_typed(avx512), test_q8_extremes(avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
+    const sotto__kernels *neon = sotto__kernels_by_name("neon");
+    if (neon) test_matmul(neon), test_matmul_large(neon), test_typed(neon), test_nn_and_elementwise(neon),
+        test_q8_extremes(neon), test_row_independent(neon), test_proxy_kernels(neon), test_argmax_proxy(neon, 2);
     test_threaded();
     test_cross_attention();
     test_row_independent(sotto__kernels_by_name("scalar"));

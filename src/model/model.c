@@ -299,7 +299,7 @@ static const float *bind(binder *b, const char *name, int n_dims, int64_t d0, in
 
 static void bind_norm(binder *b, sotto__norm *n, const char *prefix, int64_t d)
 {
-    char name[SOTTO__NAME_LEN];
+    char name[SOTTO__NAME_LEN + 8]; /* PREFIX (< SOTTO__NAME_LEN) + ".weight" */
     snprintf(name, sizeof name, "%s.weight", prefix);
     n->g = bind(b, name, 1, d, 0, 0);
     snprintf(name, sizeof name, "%s.bias", prefix);
@@ -331,7 +331,7 @@ static void bind_matrix(binder *b, sotto__linear *l, const char *name, int64_t n
 static void bind_linear(binder *b, sotto__linear *l, const char *prefix, int64_t n_out,
                         int64_t n_in, bool has_bias)
 {
-    char name[SOTTO__NAME_LEN];
+    char name[SOTTO__NAME_LEN + 8]; /* PREFIX (< SOTTO__NAME_LEN) + ".weight" */
     snprintf(name, sizeof name, "%s.weight", prefix);
     bind_matrix(b, l, name, n_out, n_in);
     l->b = NULL;

@@ -43,6 +43,12 @@ static const sotto__kernels avx512 = {"avx512", sotto__matmul_avx2, sotto__matmu
                                       sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
                                       sotto__matmul_q8_avx512, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx512, sotto__quantize_p5_avx2};
 #endif
+#if defined(__aarch64__)
+static const sotto__kernels neon = {"neon", sotto__matmul_neon, sotto__matmul_nn_neon, sotto__matmul_nn_f16_neon,
+                                    sotto__softmax_neon, sotto__gelu_neon, sotto__quantize_q8_neon,
+                                    sotto__matmul_f16_neon, sotto__matmul_q8_neon, sotto__to_f16_neon,
+                                    sotto__from_f16_neon, sotto__scores_p5_neon, sotto__quantize_p5_ref};
+#endif
 
 const sotto__kernels *sotto__kernels_by_name(const char *name)
 {
@@ -54,6 +60,9 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
         if (strcmp(name, "avx2") == 0) return &avx2;
         return has_avx512_vnni() ? &avx512 : NULL;
     }
+#endif
+#if defined(__aarch64__)
+    if (strcmp(name, "neon") == 0) return &neon; /* AdvSIMD: part of every AArch64 CPU */
 #endif
     return NULL;
 }
@@ -67,6 +76,7 @@ const sotto__kernels *sotto__kernels_get(void)
     }
     const sotto__kernels *k = sotto__kernels_by_name("avx512");
     if (!k) k = sotto__kernels_by_name("avx2");
+    if (!k) k = sotto__kernels_by_name("neon");
     return k ? k : &scalar;
 }
 

@@ -63,7 +63,7 @@ typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, in
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
 typedef struct sotto__kernels {
-    const char *name;          /* "scalar", "avx2", "avx512" (avx2 + the VNNI q8_0 GEMM) */
+    const char *name;          /* "scalar", "avx2", "avx512" (avx2 + the VNNI q8_0 GEMM), "neon" */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
     sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
@@ -134,6 +134,25 @@ void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__
                            const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                              const float *bias, float *C, size_t ldc, int M, int N, int K);
+
+/* The AArch64 set (kernels_neon.c; quantize_p5 is the reference's). */
+void sotto__matmul_neon(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
+                        size_t ldc, int M, int N, int K);
+void sotto__matmul_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                            size_t ldc, int M, int N, int K);
+void sotto__matmul_q8_neon(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                           const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__matmul_nn_neon(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                           int N, int K);
+void sotto__matmul_nn_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
+                               int M, int N, int K);
+void sotto__softmax_neon(float *x, int n, int visible, float scale);
+void sotto__gelu_neon(float *x, size_t n);
+void sotto__quantize_q8_neon(const float *x, sotto__block_q8_0 *out, int k);
+void sotto__to_f16_neon(const float *x, uint16_t *out, size_t n);
+void sotto__from_f16_neon(const uint16_t *h, float *out, size_t n);
+void sotto__scores_p5_neon(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                           int K);
 
 /* The best kernels this CPU supports (detected once). SOTTO_KERNELS=scalar in the
  * environment forces the reference kernels. */

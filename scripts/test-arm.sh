@@ -1,0 +1,47 @@
+#!/bin/sh
+# test-arm.sh — `make test-arm`: the 64-bit ARM build (NEON kernels) cross-compiled with
+# Debian's gcc-aarch64-linux-gnu and run under qemu-user on this machine: the unit and
+# kernel tests (every NEON kernel against its scalar reference), then the real tiny.en
+# model against the eager PyTorch goldens on two clips (ids exact, encoder and logits
+# correlated), in build-arm/. Installs the cross compiler and qemu-user with apt-get
+# (through sudo when not root) when they are missing. Emulation is slow (about 40x): the
+# other golden sets run natively in `make test`. Needs the models of scripts/setup.sh.
+set -eu
+cd "$(dirname "$0")/.."
+
+if ! command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || ! command -v qemu-aarch64 >/dev/null 2>&1; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "test-arm: needs aarch64-linux-gnu-gcc and qemu-aarch64 (apt-get is not available here)" >&2
+        exit 1
+    fi
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+    export DEBIAN_FRONTEND=noninteractive
+    pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+    echo "test-arm: installing $pkgs"
+    $SUDO apt-get install -y $pkgs >/dev/null || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y $pkgs >/dev/null; }
+fi
+
+cmake -S . -B build-arm -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
+    -DSOTTO_WERROR=ON >/dev/null
+cmake --build build-arm -j 2 --target test_units test_kernels test_header test_golden >/dev/null
+
+run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
+# one test program, its summary line shown, the whole log when it fails
+quiet() {
+    log=build-arm/$(basename "$1").log
+    if run "$@" >"$log" 2>&1; then tail -1 "$log"; else cat "$log"; echo "test-arm: $1 failed" >&2; exit 1; fi
+}
+echo "== units, kernels, header (aarch64, qemu-user)"
+quiet build-arm/tests/test_units
+quiet build-arm/tests/test_kernels
+quiet build-arm/tests/test_header
+
+# two clips of the tiny.en goldens: one LibriVox recording, one espeak-ng sentence
+sub=build-arm/golden-tiny.en
+rm -rf "$sub" && mkdir -p "$sub"
+for clip in librivox-0870 espeak-ng-01; do
+    for f in tests/golden/tiny.en/"$clip".*; do ln -s "$PWD/$f" "$sub/"; done
+done
+echo "== tiny.en (f32 GGUF) against eager PyTorch, 2 clips (aarch64, qemu-user)"
+run build-arm/tests/test_golden models/tiny.en.gguf "$sub" tests/data/clips
