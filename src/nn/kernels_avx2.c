@@ -75,28 +75,52 @@ static inline void prefetch_rows(const void *from, const void *to)
     for (const char *p = from; p < (const char *)to; p += 64) _mm_prefetch(p, _MM_HINT_T0);
 }
 
-/* One row of A against B rows [n0, n1), one row of B after the other: a single
- * sequential stream through B (interleaving rows of B, each pass reading a few rows at
- * once, ran the stream from memory at well under half the speed: docs/BENCHMARKS.md). */
-static void row_1(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
+static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+/* 8 values of B (f32, or f16 when F16) from element I. */
+static inline __attribute__((always_inline)) __m256 ld_b8(const void *B, bool f16, size_t i)
+{
+    return f16 ? ld_h8((const uint16_t *)B + i) : _mm256_loadu_ps((const float *)B + i);
+}
+
+/* One row of A against B rows [n0, n1) (f32, or f16 when F16), one row of B after the
+ * other: a single sequential stream through B (interleaving rows of B, each pass reading
+ * a few rows at once, ran the stream from memory at well under half the speed:
+ * docs/BENCHMARKS.md). */
+static inline __attribute__((always_inline)) void row_1_any(const float *a, const void *B, bool f16, size_t ldb,
+                                                           const float *bias, float *c, int n0, int n1, int K)
 {
     for (int n = n0; n < n1; n++) {
-        const float *b = B + n * ldb;
+        size_t r = (size_t)n * ldb;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
         for (; k + 32 <= K; k += 32) {
-            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s0);
-            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), _mm256_loadu_ps(b + k + 8), s1);
-            s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 16), _mm256_loadu_ps(b + k + 16), s2);
-            s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 24), _mm256_loadu_ps(b + k + 24), s3);
+            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_b8(B, f16, r + k), s0);
+            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), ld_b8(B, f16, r + k + 8), s1);
+            s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 16), ld_b8(B, f16, r + k + 16), s2);
+            s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 24), ld_b8(B, f16, r + k + 24), s3);
         }
-        for (; k + 8 <= K; k += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s0);
-        if (k < K) {
+        for (; k + 8 <= K; k += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_b8(B, f16, r + k), s0);
+        if (!f16 && k < K) {
             __m256i mk = tail_mask(K - k);
-            s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps(b + k, mk), s1);
+            s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps((const float *)B + r + k, mk), s1);
+            k = K;
         }
-        c[n] = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3))) + (bias ? bias[n] : 0.0f);
+        float v = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+        for (; k < K; k++) v += a[k] * _cvtsh_ss(((const uint16_t *)B)[r + k]); /* f16 only */
+        c[n] = v + (bias ? bias[n] : 0.0f);
     }
+}
+
+static void row_1(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
+{
+    row_1_any(a, B, false, ldb, bias, c, n0, n1, K);
+}
+
+static void row_1_f16(const float *a, const uint16_t *B, size_t ldb, const float *bias, float *c, int n0, int n1,
+                      int K)
+{
+    row_1_any(a, B, true, ldb, bias, c, n0, n1, K);
 }
 
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -133,8 +157,6 @@ void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, 
 
 /* ---- B in f16 --------------------------------------------------------------------- */
 
-static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
-
 static void block_4x2_f16(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *out, int K)
 {
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
@@ -155,27 +177,6 @@ static void block_4x2_f16(const float *A, size_t lda, const uint16_t *B, size_t 
         float x0 = _cvtsh_ss(b0[k]), x1 = _cvtsh_ss(b1[k]);
         out[0] += a0[k] * x0, out[1] += a0[k] * x1, out[2] += a1[k] * x0, out[3] += a1[k] * x1;
         out[4] += a2[k] * x0, out[5] += a2[k] * x1, out[6] += a3[k] * x0, out[7] += a3[k] * x1;
-    }
-}
-
-/* row_1 with B in f16. */
-static void row_1_f16(const float *a, const uint16_t *B, size_t ldb, const float *bias, float *c, int n0, int n1,
-                      int K)
-{
-    for (int n = n0; n < n1; n++) {
-        const uint16_t *b = B + n * ldb;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-        int k = 0;
-        for (; k + 32 <= K; k += 32) {
-            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_h8(b + k), s0);
-            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), ld_h8(b + k + 8), s1);
-            s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 16), ld_h8(b + k + 16), s2);
-            s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 24), ld_h8(b + k + 24), s3);
-        }
-        for (; k + 8 <= K; k += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_h8(b + k), s0);
-        float r = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-        for (; k < K; k++) r += a[k] * _cvtsh_ss(b[k]);
-        c[n] = r + (bias ? bias[n] : 0.0f);
     }
 }
 

@@ -16,6 +16,18 @@ enum { PANEL_BYTES = 256 * 1024 }; /* B rows a GEMM keeps in L2 while the rows o
 
 static inline float32x4_t ld_h4(const uint16_t *p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
 
+static inline float32x4_t ld_b4(const void *B, bool f16, size_t i)
+{
+    return f16 ? ld_h4((const uint16_t *)B + i) : vld1q_f32((const float *)B + i);
+}
+
+static inline float h2f(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
+
+static inline float ld_b1(const void *B, bool f16, size_t i)
+{
+    return f16 ? h2f(((const uint16_t *)B)[i]) : ((const float *)B)[i];
+}
+
 static inline float bias_at(const float *bias, int n) { return bias ? bias[n] : 0.0f; }
 
 static int panel_rows(int K, size_t elem)
@@ -31,33 +43,19 @@ static void row_1(const float *a, const void *B, bool f16, size_t ldb, const flo
                   int K)
 {
     for (int n = n0; n < n1; n++) {
+        size_t r = (size_t)n * ldb;
         float32x4_t s0 = vdupq_n_f32(0), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
-        if (f16) {
-            const uint16_t *b = (const uint16_t *)B + (size_t)n * ldb;
-            for (; k + 16 <= K; k += 16) {
-                s0 = vfmaq_f32(s0, vld1q_f32(a + k), ld_h4(b + k));
-                s1 = vfmaq_f32(s1, vld1q_f32(a + k + 4), ld_h4(b + k + 4));
-                s2 = vfmaq_f32(s2, vld1q_f32(a + k + 8), ld_h4(b + k + 8));
-                s3 = vfmaq_f32(s3, vld1q_f32(a + k + 12), ld_h4(b + k + 12));
-            }
-            for (; k + 4 <= K; k += 4) s0 = vfmaq_f32(s0, vld1q_f32(a + k), ld_h4(b + k));
-            float r = vaddvq_f32(vaddq_f32(vaddq_f32(s0, s1), vaddq_f32(s2, s3)));
-            for (; k < K; k++) r += a[k] * vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(b[k]))), 0);
-            c[n] = r + bias_at(bias, n);
-        } else {
-            const float *b = (const float *)B + (size_t)n * ldb;
-            for (; k + 16 <= K; k += 16) {
-                s0 = vfmaq_f32(s0, vld1q_f32(a + k), vld1q_f32(b + k));
-                s1 = vfmaq_f32(s1, vld1q_f32(a + k + 4), vld1q_f32(b + k + 4));
-                s2 = vfmaq_f32(s2, vld1q_f32(a + k + 8), vld1q_f32(b + k + 8));
-                s3 = vfmaq_f32(s3, vld1q_f32(a + k + 12), vld1q_f32(b + k + 12));
-            }
-            for (; k + 4 <= K; k += 4) s0 = vfmaq_f32(s0, vld1q_f32(a + k), vld1q_f32(b + k));
-            float r = vaddvq_f32(vaddq_f32(vaddq_f32(s0, s1), vaddq_f32(s2, s3)));
-            for (; k < K; k++) r += a[k] * b[k];
-            c[n] = r + bias_at(bias, n);
+        for (; k + 16 <= K; k += 16) {
+            s0 = vfmaq_f32(s0, vld1q_f32(a + k), ld_b4(B, f16, r + k));
+            s1 = vfmaq_f32(s1, vld1q_f32(a + k + 4), ld_b4(B, f16, r + k + 4));
+            s2 = vfmaq_f32(s2, vld1q_f32(a + k + 8), ld_b4(B, f16, r + k + 8));
+            s3 = vfmaq_f32(s3, vld1q_f32(a + k + 12), ld_b4(B, f16, r + k + 12));
         }
+        for (; k + 4 <= K; k += 4) s0 = vfmaq_f32(s0, vld1q_f32(a + k), ld_b4(B, f16, r + k));
+        float v = vaddvq_f32(vaddq_f32(vaddq_f32(s0, s1), vaddq_f32(s2, s3)));
+        for (; k < K; k++) v += a[k] * ld_b1(B, f16, r + k);
+        c[n] = v + bias_at(bias, n);
     }
 }
 
@@ -73,7 +71,7 @@ static void tile_4x4(const float *A, size_t lda, const void *B, bool f16, size_t
         float32x4_t a[4], b[4];
         for (int i = 0; i < 4; i++) a[i] = vld1q_f32(A + i * lda + k);
         for (int j = 0; j < 4; j++)
-            b[j] = f16 ? ld_h4((const uint16_t *)B + j * ldb + k) : vld1q_f32((const float *)B + j * ldb + k);
+            b[j] = ld_b4(B, f16, j * ldb + k);
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) acc[i][j] = vfmaq_f32(acc[i][j], a[i], b[j]);
     }
@@ -81,11 +79,7 @@ static void tile_4x4(const float *A, size_t lda, const void *B, bool f16, size_t
         for (int j = 0; j < 4; j++) {
             float r = vaddvq_f32(acc[i][j]);
             for (int kk = k; kk < K; kk++) {
-                float b = f16 ? vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(
-                                                   vdup_n_u16(((const uint16_t *)B)[j * ldb + kk]))),
-                                               0)
-                              : ((const float *)B)[j * ldb + kk];
-                r += A[i * lda + kk] * b;
+                r += A[i * lda + kk] * ld_b1(B, f16, j * ldb + kk);
             }
             C[i * ldc + j] = r + bias_at(bias, j);
         }
@@ -125,17 +119,6 @@ void sotto__matmul_f16_neon(const float *A, size_t lda, const uint16_t *B, size_
 }
 
 /* ---- C = A B, B [K][N] in f32 or f16 ------------------------------------------------- */
-
-static inline float32x4_t ld_b4(const void *B, bool f16, size_t i)
-{
-    return f16 ? ld_h4((const uint16_t *)B + i) : vld1q_f32((const float *)B + i);
-}
-
-static inline float ld_b1(const void *B, bool f16, size_t i)
-{
-    return f16 ? vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(((const uint16_t *)B)[i]))), 0)
-               : ((const float *)B)[i];
-}
 
 /* ROWS (1..4) rows of C over 16 columns n..n+16: the columns in four vectors, A broadcast. */
 static void tile_nn(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *C, size_t ldc, int rows,
@@ -198,8 +181,6 @@ static inline int32x4_t block_dot(const sotto__block_q8_0 *a, const sotto__block
     s = vpadalq_s16(s, vmull_s8(vget_low_s8(a1), vget_low_s8(b1)));
     return vpadalq_s16(s, vmull_s8(vget_high_s8(a1), vget_high_s8(b1)));
 }
-
-static inline float h2f(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
 
 /* One row of A (NB blocks) against B rows [n0, n1), one after the other; alternate
  * blocks go to two sums. */
