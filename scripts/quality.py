@@ -90,7 +90,7 @@ How each type computes: f32 and f16 weights are multiplied in f32 (f16 widened i
 kernels, F16C: in 16-row panels on the stack for the encoder's many-row products, in
 registers for the decoder's single rows); q8_0 weights (blocks of 32 int8 values with an f16 scale) multiply
 activations quantised to q8_0 on the fly, with exact int32 block dot products scaled in
-f32 (AVX-512 VNNI where the CPU has it, else AVX2) — no expansion of the weights to f32. The resident cross-attention K/V of each
+f32 (AVX-512 VNNI where the CPU has it, else AVX2; NEON on 64-bit ARM) — no expansion of the weights to f32. The resident cross-attention K/V of each
 window are kept in the decoder's type (f32, f16; q8_0 with queries and attention
 probabilities quantised to q8_0, both products integer). LayerNorm parameters and biases (0.19 MB for
 tiny.en) and the position tables (3.0 MB: 1500 + 448 rows of 384 f32) stay f32, 7 % of
