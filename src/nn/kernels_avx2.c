@@ -68,13 +68,6 @@ static float dot1(const float *a, const float *b, int K)
     return hsum(_mm256_add_ps(c0, c1));
 }
 
-/* One row of A against many B rows streams B from memory (the decoder's logits
- * projection): fetch the rows four groups ahead while this group computes. */
-static inline void prefetch_rows(const void *from, const void *to)
-{
-    for (const char *p = from; p < (const char *)to; p += 64) _mm_prefetch(p, _MM_HINT_T0);
-}
-
 static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
 /* 8 values of B (f32, or f16 when F16) from element I. */
