@@ -203,6 +203,24 @@ static void test_nn_and_elementwise(const sotto__kernels *k)
         CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn_f16 M=1 N=%d K=%d: error %g", k->name, N, K, worst);
         free(A), free(B), free(C0), free(C1), free(Bh);
     }
+    /* attention's shapes (24 query rows and a tail, Q K^T over keys past a multiple of 32,
+     * P V over 64 value columns), into C filled with a canary: every tile, column tail and
+     * row tail of the 12x32 / 6x16 kernels writes its own columns and nothing else */
+    static const int att[][3] = {{24, 101, 64}, {30, 64, 101}, {13, 1500, 64}, {12, 37, 5}};
+    for (size_t t = 0; t < sizeof att / sizeof *att; t++) {
+        int M = att[t][0], N = att[t][1], K = att[t][2];
+        size_t lda = (size_t)K + 7, ldb = (size_t)N + 35, ldc = (size_t)N + 33;
+        float *A = malloc(M * lda * 4), *B = malloc(K * ldb * 4), *C0 = malloc(M * ldc * 4), *C1 = malloc(M * ldc * 4);
+        for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+        for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+        for (size_t i = 0; i < M * ldc; i++) C0[i] = C1[i] = 7.0f;
+        sotto__matmul_nn_ref(A, lda, B, ldb, C0, ldc, M, N, K);
+        k->matmul_nn(A, lda, B, ldb, C1, ldc, M, N, K);
+        double worst = 0;
+        for (size_t i = 0; i < M * ldc; i++) worst = fmax(worst, fabs(C0[i] - C1[i]));
+        CHECK(worst < 1e-5 * (1 + K), "%s matmul_nn M=%d N=%d K=%d: error %g (canary kept)", k->name, M, N, K, worst);
+        free(A), free(B), free(C0), free(C1);
+    }
     float x0[1001], x1[1001];
     static const int vis[] = {1001, 1000, 999, 993, 8, 7, 1};
     for (size_t v = 0; v < sizeof vis / sizeof *vis; v++) {
@@ -468,7 +486,7 @@ int main(void)
     if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
-    if (avx512) test_typed(avx512), test_q8_extremes(avx512);
+    if (avx512) test_typed(avx512), test_q8_extremes(avx512), test_nn_and_elementwise(avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     const sotto__kernels *neon = sotto__kernels_by_name("neon");
     if (neon) test_matmul(neon), test_matmul_large(neon), test_typed(neon), test_nn_and_elementwise(neon),

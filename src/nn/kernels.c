@@ -38,8 +38,8 @@ static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_nn
                                     sotto__softmax_avx2,
                                     sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
                                     sotto__matmul_q8_avx2, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx2, sotto__quantize_p5_avx2};
-static const sotto__kernels avx512 = {"avx512", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
-                                      sotto__softmax_avx2,
+static const sotto__kernels avx512 = {"avx512", sotto__matmul_avx2, sotto__matmul_nn_avx512, sotto__matmul_nn_f16_avx2,
+                                      sotto__softmax_avx512,
                                       sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
                                       sotto__matmul_q8_avx512, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx512, sotto__quantize_p5_avx2};
 #endif

@@ -128,6 +128,11 @@ void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t 
 void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int N, int K);
 /* c[0..64) = sum_k a[k] B[k][0..64) for one row a of f16 B (gemm_avx2.c). */
 void sotto__row_1x64_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int K);
+/* matmul_nn and softmax of the avx512 set (attn_avx512.c): 12x32 tiles on 512-bit
+ * registers, the same sums as the AVX2 kernel (which takes fewer rows than a tile). */
+void sotto__softmax_avx512(float *x, int n, int visible, float scale);
+void sotto__matmul_nn_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                             int N, int K);
 /* q8_0 GEMM with AVX-512 VNNI (gemm_q8_avx512.c) for M >= SOTTO__GEMM_MIN_M, and the
  * matmul_q8 of the avx512 set (the AVX2 kernel below that). */
 void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
