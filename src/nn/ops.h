@@ -41,6 +41,8 @@ void sotto__op_transpose(const sotto__exec *ex, const float *src, int rows, int 
 
 /* x = x * 0.5 * (1 + erf(x / sqrt 2)) over N values (exact GELU, as torch.nn.GELU). */
 void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n);
+/* x[i] += y[i] for i < N (the residual adds), split by ranges. */
+void sotto__op_add(const sotto__exec *ex, float *x, const float *y, size_t n);
 
 /* Multi-head scaled dot-product attention in f32. Q [T, n_head*dh] (ldq), KT the keys
  * transposed: [n_head*dh, S] (ldkt), V [S, n_head*dh] (ldv), O [T, n_head*dh] (ldo).

@@ -7,11 +7,6 @@
 
 #include "context.h"
 
-static void add_inplace(float *x, const float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) x[i] += y[i];
-}
-
 void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok, int n_past)
 {
     const sotto_model_info *h = &ctx->model->info;
@@ -37,7 +32,7 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
         sotto__op_attention(&ctx->ex, ctx->dec_q, (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d, ctx->dec_attn,
                             (size_t)d, n_tok, n_past + n_tok, n_head, dh, n_past);
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->o, ctx->dec_tmp);
-        add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
+        sotto__op_add(&ctx->ex, x, ctx->dec_tmp, (size_t)n_tok * d);
 
         sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->cross_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->cq, ctx->dec_q);
@@ -46,13 +41,13 @@ void sotto__decoder_forward(sotto_context *ctx, const int32_t *tokens, int n_tok
         sotto__op_cross_attention(&ctx->ex, ctx->dec_q, (size_t)d, ctx->cross_type, ck, cv, ctx->dec_attn, (size_t)d,
                                   n_tok, n_audio, n_head, dh);
         sotto__op_linear(&ctx->ex, ctx->dec_attn, n_tok, &L->co, ctx->dec_tmp);
-        add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
+        sotto__op_add(&ctx->ex, x, ctx->dec_tmp, (size_t)n_tok * d);
 
         sotto__op_layernorm(&ctx->ex, x, n_tok, d, &L->mlp_ln, ctx->dec_h);
         sotto__op_linear(&ctx->ex, ctx->dec_h, n_tok, &L->fc1, ctx->dec_ff);
         sotto__op_gelu(&ctx->ex, ctx->dec_ff, (size_t)n_tok * 4 * d);
         sotto__op_linear(&ctx->ex, ctx->dec_ff, n_tok, &L->fc2, ctx->dec_tmp);
-        add_inplace(x, ctx->dec_tmp, (size_t)n_tok * d);
+        sotto__op_add(&ctx->ex, x, ctx->dec_tmp, (size_t)n_tok * d);
     }
     /* only the last position's logits are needed, prefill and step alike: its final
      * state goes to dec_h row 0, projected by the caller (all logits or just the argmax) */

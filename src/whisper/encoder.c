@@ -8,12 +8,6 @@
 #include "../quant.h"
 #include "context.h"
 
-/* DST[c, r] = SRC[r, c] for SRC [rows, cols]. */
-static void add_inplace(float *x, const float *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++) x[i] += y[i];
-}
-
 /* Convolutions: conv1 (n_mels -> d, kernel 3, pad 1) over 3000 frames, conv2 (d -> d,
  * kernel 3, stride 2, pad 1) to 1500 positions; weights [d, c_in, 3] are already the
  * B[N, K] layout of the im2col matmul with K = c_in * 3. */
@@ -45,7 +39,7 @@ static void convs(sotto_context *ctx, const float *mel)
     sotto__op_matmul(&ctx->ex, A, (size_t)d * 3, w->conv2_w, (size_t)d * 3, w->conv2_b, ctx->enc_x, (size_t)d, n, d,
                      d * 3);
     sotto__op_gelu(&ctx->ex, ctx->enc_x, (size_t)n * d);
-    add_inplace(ctx->enc_x, w->enc_pos, (size_t)n * d);
+    sotto__op_add(&ctx->ex, ctx->enc_x, w->enc_pos, (size_t)n * d);
 }
 
 static void block(sotto_context *ctx, const sotto__layer *L)
@@ -60,12 +54,12 @@ static void block(sotto_context *ctx, const sotto__layer *L)
     sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d, ctx->enc_attn,
                         (size_t)d, n, n, n_head, d / n_head, -1);
     sotto__op_linear(&ctx->ex, ctx->enc_attn, n, &L->o, ctx->enc_h);
-    add_inplace(ctx->enc_x, ctx->enc_h, (size_t)n * d);
+    sotto__op_add(&ctx->ex, ctx->enc_x, ctx->enc_h, (size_t)n * d);
     sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &L->mlp_ln, ctx->enc_h);
     sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->fc1, ctx->enc_ff);
     sotto__op_gelu(&ctx->ex, ctx->enc_ff, (size_t)n * 4 * d);
     sotto__op_linear(&ctx->ex, ctx->enc_ff, n, &L->fc2, ctx->enc_h);
-    add_inplace(ctx->enc_x, ctx->enc_h, (size_t)n * d);
+    sotto__op_add(&ctx->ex, ctx->enc_x, ctx->enc_h, (size_t)n * d);
 }
 
 void sotto__encoder_forward(sotto_context *ctx, const float *mel)
