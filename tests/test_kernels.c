@@ -477,6 +477,35 @@ static void test_threaded(void)
     }
 }
 
+/* The avx512 set's attention kernels give the AVX2 kernels' bits (the same sums in the
+ * same order), so the encoder's f32/f16 output does not depend on which of the two runs. */
+static void test_same_bits(const sotto__kernels *a, const sotto__kernels *b)
+{
+    unsigned seed = 29;
+    static const int nn[][3] = {{24, 1500, 64}, {24, 64, 1500}, {13, 101, 64}, {30, 37, 101}};
+    for (size_t t = 0; t < sizeof nn / sizeof *nn; t++) {
+        int M = nn[t][0], N = nn[t][1], K = nn[t][2];
+        size_t lda = (size_t)K + 3, ldb = (size_t)N + 9, ldc = (size_t)N;
+        float *A = malloc(M * lda * 4), *B = malloc(K * ldb * 4), *C0 = malloc(M * ldc * 4), *C1 = malloc(M * ldc * 4);
+        for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+        for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+        a->matmul_nn(A, lda, B, ldb, C0, ldc, M, N, K);
+        b->matmul_nn(A, lda, B, ldb, C1, ldc, M, N, K);
+        CHECK(memcmp(C0, C1, M * ldc * 4) == 0, "%s and %s matmul_nn M=%d N=%d K=%d differ", a->name, b->name, M, N, K);
+        free(A), free(B), free(C0), free(C1);
+    }
+    static const int vis[][2] = {{1500, 1500}, {1500, 1493}, {1001, 999}, {40, 24}, {40, 8}, {9, 1}};
+    for (size_t t = 0; t < sizeof vis / sizeof *vis; t++) {
+        int n = vis[t][0], v = vis[t][1];
+        float *x0 = malloc(n * 4), *x1 = malloc(n * 4);
+        for (int i = 0; i < n; i++) x0[i] = x1[i] = 40 * rnd(&seed);
+        a->softmax(x0, n, v, 0.125f);
+        b->softmax(x1, n, v, 0.125f);
+        CHECK(memcmp(x0, x1, n * 4) == 0, "%s and %s softmax n=%d visible=%d differ", a->name, b->name, n, v);
+        free(x0), free(x1);
+    }
+}
+
 int main(void)
 {
     test_matmul(sotto__kernels_by_name("scalar"));
@@ -486,7 +515,7 @@ int main(void)
     if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
-    if (avx512) test_typed(avx512), test_q8_extremes(avx512), test_nn_and_elementwise(avx512);
+    if (avx512) test_typed(avx512), test_q8_extremes(avx512), test_nn_and_elementwise(avx512), test_same_bits(avx2, avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     const sotto__kernels *neon = sotto__kernels_by_name("neon");
     if (neon) test_matmul(neon), test_matmul_large(neon), test_typed(neon), test_nn_and_elementwise(neon),
