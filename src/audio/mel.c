@@ -14,33 +14,42 @@
 #define HOP 160
 #define N_BINS (N_FFT / 2 + 1)
 
+/* x y, without C's checks for infinite and NaN parts (none occur here; the checks and
+ * their library call were most of the front end's time). */
+static inline double complex cmul(double complex x, double complex y)
+{
+    return CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y));
+}
+
 /* Mixed-radix decimation-in-time FFT of length N dividing 400 (= 2^4 * 5^2): X[k] =
  * sum_j x[j] e^{-2 pi i jk/N}. IN is read with STRIDE; SCRATCH holds N values; TW[j] =
- * e^{-2 pi i j/400}. */
+ * e^{-2 pi i j/400}. N = p m: the p sub-transforms Y_r of x[r], x[r + p], ... (length m),
+ * then for each k < m the butterfly X[k + q m] = sum_r W_p^{rq} (W_N^{rk} Y_r[k]). */
 static void fft(const double complex *in, size_t stride, double complex *out, int n, double complex *scratch,
                 const double complex *tw)
 {
-    const int step = N_FFT / n;
-    if (n == 1) {
-        out[0] = in[0];
-        return;
-    }
-    int p = n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : n % 5 == 0 ? 5 : n;
-    int m = n / p;
-    if (p == n) { /* plain DFT of a prime length */
-        for (int k = 0; k < n; k++) {
-            double complex s = 0;
-            for (int j = 0; j < n; j++) s += in[j * stride] * tw[(j * k % n) * step];
-            out[k] = s;
+    int p = n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 5, m = n / p, step = N_FFT / n;
+    if (m > 1)
+        for (int r = 0; r < p; r++) fft(in + r * stride, stride * (size_t)p, scratch + r * m, m, out, tw);
+    for (int k = 0; k < m; k++) {
+        double complex z[5];
+        for (int r = 0; r < p; r++) {
+            double complex y = m > 1 ? scratch[r * m + k] : in[r * stride];
+            z[r] = r == 0 || k == 0 ? y : cmul(y, tw[r * k * step]); /* r k step < 400 */
         }
-        return;
-    }
-    for (int r = 0; r < p; r++) fft(in + r * stride, stride * (size_t)p, scratch + r * m, m, out, tw);
-    for (int k = 0; k < n; k++) {
-        double complex s = 0;
-        for (int r = 0; r < p; r++)
-            s += scratch[r * m + k % m] * tw[(r * k % n) * step];
-        out[k] = s;
+        if (p == 4) { /* W_4 = -i */
+            double complex a = z[0] + z[2], b = z[0] - z[2], c = z[1] + z[3], d = z[1] - z[3];
+            d = CMPLX(cimag(d), -creal(d));
+            out[k] = a + c, out[k + m] = b + d, out[k + 2 * m] = a - c, out[k + 3 * m] = b - d;
+        } else if (p == 2) {
+            out[k] = z[0] + z[1], out[k + m] = z[0] - z[1];
+        } else { /* W_5^{rq} = TW[(rq mod 5) * 80] */
+            for (int q = 0; q < 5; q++) {
+                double complex s = z[0];
+                for (int r = 1; r < 5; r++) s += q == 0 ? z[r] : cmul(z[r], tw[(r * q % 5) * (N_FFT / 5)]);
+                out[k + q * m] = s;
+            }
+        }
     }
 }
 
@@ -97,17 +106,27 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
     double complex tw[N_FFT];
     for (int j = 0; j < N_FFT; j++) tw[j] = cexp(-2.0 * M_PI * I * j / N_FFT);
     for (int j = 0; j < N_FFT; j++) window[j] = 0.5 - 0.5 * cos(2.0 * M_PI * j / N_FFT);
-    for (int t = 0; t < SOTTO_N_FRAMES; t++) {
+    /* two real frames per complex transform: z = x_t + i x_{t+1} has Z[k] = X_t[k] + i X_{t+1}[k],
+     * and X_t[k] = (Z[k] + conj Z[N - k]) / 2, X_{t+1}[k] = (Z[k] - conj Z[N - k]) / 2i */
+    for (int t = 0; t < SOTTO_N_FRAMES; t += 2) {
         for (int j = 0; j < N_FFT; j++) {
-            int64_t s = (int64_t)t * HOP + j - N_FFT / 2; /* reflect padding at both ends */
-            if (s < 0) s = -s;
-            if (s >= n) s = 2 * (n - 1) - s;
-            frame[j] = window[j] * x[s];
+            double v[2];
+            for (int u = 0; u < 2; u++) {
+                int64_t s = (int64_t)(t + u) * HOP + j - N_FFT / 2; /* reflect padding at both ends */
+                if (s < 0) s = -s;
+                if (s >= n) s = 2 * (n - 1) - s;
+                v[u] = t + u < SOTTO_N_FRAMES ? window[j] * x[s] : 0.0;
+            }
+            frame[j] = CMPLX(v[0], v[1]);
         }
         fft(frame, 1, frame + N_FFT, N_FFT, frame + 2 * N_FFT, tw);
+        const double complex *Z = frame + N_FFT;
         for (int k = 0; k < N_BINS; k++) {
-            double complex v = frame[N_FFT + k];
-            power[(size_t)t * N_BINS + k] = creal(v) * creal(v) + cimag(v) * cimag(v);
+            double complex zk = Z[k], zc = conj(Z[(N_FFT - k) % N_FFT]);
+            double complex a = 0.5 * (zk + zc), b = zk - zc;
+            b = CMPLX(0.5 * cimag(b), -0.5 * creal(b)); /* (zk - zc) / 2i */
+            power[(size_t)t * N_BINS + k] = creal(a) * creal(a) + cimag(a) * cimag(a);
+            if (t + 1 < SOTTO_N_FRAMES) power[(size_t)(t + 1) * N_BINS + k] = creal(b) * creal(b) + cimag(b) * cimag(b);
         }
     }
     double max = -INFINITY;
