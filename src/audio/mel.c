@@ -87,6 +87,13 @@ static void mel_filters(int n_mels, float *fb /* [n_mels, N_BINS] */)
     free(mel_f);
 }
 
+/* Sample index S of a signal of N samples reflected at both ends (numpy's 'reflect'). */
+static inline int64_t reflect(int64_t s, int64_t n)
+{
+    if (s < 0) s = -s;
+    return s >= n ? 2 * (n - 1) - s : s;
+}
+
 sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mels, float *out)
 {
     if ((n_mels != 80 && n_mels != 128) || !out || n_samples < 0 || (n_samples > 0 && !samples))
@@ -108,16 +115,11 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
     for (int j = 0; j < N_FFT; j++) window[j] = 0.5 - 0.5 * cos(2.0 * M_PI * j / N_FFT);
     /* two real frames per complex transform: z = x_t + i x_{t+1} has Z[k] = X_t[k] + i X_{t+1}[k],
      * and X_t[k] = (Z[k] + conj Z[N - k]) / 2, X_{t+1}[k] = (Z[k] - conj Z[N - k]) / 2i */
+    _Static_assert(SOTTO_N_FRAMES % 2 == 0, "frames go in pairs");
     for (int t = 0; t < SOTTO_N_FRAMES; t += 2) {
         for (int j = 0; j < N_FFT; j++) {
-            double v[2];
-            for (int u = 0; u < 2; u++) {
-                int64_t s = (int64_t)(t + u) * HOP + j - N_FFT / 2; /* reflect padding at both ends */
-                if (s < 0) s = -s;
-                if (s >= n) s = 2 * (n - 1) - s;
-                v[u] = t + u < SOTTO_N_FRAMES ? window[j] * x[s] : 0.0;
-            }
-            frame[j] = CMPLX(v[0], v[1]);
+            int64_t s = (int64_t)t * HOP + j - N_FFT / 2; /* reflect padding at both ends */
+            frame[j] = CMPLX(window[j] * x[reflect(s, n)], window[j] * x[reflect(s + HOP, n)]);
         }
         fft(frame, 1, frame + N_FFT, N_FFT, frame + 2 * N_FFT, tw);
         const double complex *Z = frame + N_FFT;
@@ -126,21 +128,27 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
             double complex a = 0.5 * (zk + zc), b = zk - zc;
             b = CMPLX(0.5 * cimag(b), -0.5 * creal(b)); /* (zk - zc) / 2i */
             power[(size_t)t * N_BINS + k] = creal(a) * creal(a) + cimag(a) * cimag(a);
-            if (t + 1 < SOTTO_N_FRAMES) power[(size_t)(t + 1) * N_BINS + k] = creal(b) * creal(b) + cimag(b) * cimag(b);
+            power[(size_t)(t + 1) * N_BINS + k] = creal(b) * creal(b) + cimag(b) * cimag(b);
         }
     }
-    double max = -INFINITY;
+    /* a filter is a triangle over a few bins: only its non-zero span [k0, k1) is summed
+     * (the skipped terms are exact zeros, so the sums are bit-identical); frame by frame,
+     * so one frame's power row stays in L1 for every filter */
+    int span[128][2];
     for (int i = 0; i < n_mels; i++) {
-        /* a filter is a triangle over a few bins: only its non-zero span is summed (the
-         * skipped terms are exact zeros, so the sums are bit-identical) */
         const float *f = fb + (size_t)i * N_BINS;
         int k0 = 0, k1 = N_BINS;
         while (k0 < N_BINS && f[k0] == 0.0f) k0++;
         while (k1 > k0 && f[k1 - 1] == 0.0f) k1--;
-        for (int t = 0; t < SOTTO_N_FRAMES; t++) {
+        span[i][0] = k0, span[i][1] = k1;
+    }
+    double max = -INFINITY;
+    for (int t = 0; t < SOTTO_N_FRAMES; t++) {
+        const double *pw = power + (size_t)t * N_BINS;
+        for (int i = 0; i < n_mels; i++) {
+            const float *f = fb + (size_t)i * N_BINS;
             double s = 0;
-            const double *pw = power + (size_t)t * N_BINS;
-            for (int k = k0; k < k1; k++) s += f[k] * pw[k];
+            for (int k = span[i][0]; k < span[i][1]; k++) s += f[k] * pw[k];
             double l = log10(fmax(s, 1e-10));
             out[(size_t)i * SOTTO_N_FRAMES + t] = (float)l;
             if (l > max) max = l;
