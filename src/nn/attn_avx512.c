@@ -1,13 +1,14 @@
 /* attn_avx512.c — the encoder attention's kernels on 512-bit registers, compiled with
  * AVX-512 F/BW/VL (+ FMA) for this file only.
  *
- * matmul_nn, C = A B (Q K^T on keys stored transposed, and P V). The 12x32 micro-kernel keeps 24 accumulators in registers; per step of K it
- * loads 32 values of B and broadcasts 12 of A (24 FMAs for 14 loads, where the 6x16 AVX2
- * kernel has 12 for 8), so P V, whose B rows are 64 floats of a strided value matrix,
- * waits less on the cache: on the development EPYC (Zen 4, one core) one head of the
- * tiny encoder's attention went from 3.17 to 2.80 ms for Q K^T and 3.52 to 2.61 ms for
- * P V. Each output is summed as in the AVX2 kernel (k = 0, 1, ... one FMA each), so both
- * sets give the same bits; fewer rows than one tile (the decoder) go to the AVX2 kernel.
+ * matmul_nn, C = A B (Q K^T on keys stored transposed, and P V). The 12x32 micro-kernel
+ * keeps 24 accumulators in registers; per step of K it loads 32 values of B and
+ * broadcasts 12 of A (24 FMAs for 14 loads, where the 6x16 AVX2 kernel has 12 for 8), so
+ * P V, whose B rows are 64 floats of a strided value matrix, waits less on the cache: on
+ * the development EPYC (Zen 4, one core) one head of the tiny encoder's attention went
+ * from 3.17 to 2.80 ms for Q K^T and 3.52 to 2.61 ms for P V. Each output is summed as in
+ * the AVX2 kernel (k = 0, 1, ... one FMA each), so both sets give the same bits; fewer
+ * rows than one tile (the decoder) go to the AVX2 kernel.
  * The linear layers stay on gemm_avx2.c: a 12x32 packed GEMM measured no faster there
  * (95-104 against 101-105 GFLOP/s).
  *
@@ -92,8 +93,8 @@ void sotto__matmul_nn_avx512(const float *A, size_t lda, const float *B, size_t 
     }
 }
 
-/* e^x as kernels_avx2.c's exp256: n = round(x log2 e), r = x - n ln 2 (in two parts), a
- * degree-7 polynomial, times 2^n; 0 below -87.3. */
+/* e^x as kernels_avx2.c's exp256, lane for lane: n = round(x log2 e), r = x - n ln 2 (in
+ * two parts), its polynomial in r, times 2^n; 0 below -87.3. */
 static inline __m512 exp512(__m512 x)
 {
     const __m512 lo = _mm512_set1_ps(-87.3f);

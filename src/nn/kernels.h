@@ -63,7 +63,7 @@ typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, in
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
 typedef struct sotto__kernels {
-    const char *name;          /* "scalar", "avx2", "avx512" (avx2 + the VNNI q8_0 GEMM), "neon" */
+    const char *name;          /* "scalar", "avx2", "avx512" (avx2 + VNNI q8_0 GEMM, zmm attention), "neon" */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
     sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
