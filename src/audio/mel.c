@@ -14,11 +14,22 @@
 #define HOP 160
 #define N_BINS (N_FFT / 2 + 1)
 
+/* RE + i IM, exactly (C11's CMPLX is missing from some compiler and libc pairs; a complex
+ * value has the representation of an array of its two parts, C11 6.2.5). */
+static inline double complex cpx(double re, double im)
+{
+    union {
+        double complex z;
+        double p[2];
+    } u = {.p = {re, im}};
+    return u.z;
+}
+
 /* x y, without C's checks for infinite and NaN parts (none occur here; the checks and
  * their library call were most of the front end's time). */
 static inline double complex cmul(double complex x, double complex y)
 {
-    return CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y));
+    return cpx(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y));
 }
 
 /* Mixed-radix decimation-in-time FFT of length N dividing 400 (= 2^4 * 5^2): X[k] =
@@ -39,7 +50,7 @@ static void fft(const double complex *in, size_t stride, double complex *out, in
         }
         if (p == 4) { /* W_4 = -i */
             double complex a = z[0] + z[2], b = z[0] - z[2], c = z[1] + z[3], d = z[1] - z[3];
-            d = CMPLX(cimag(d), -creal(d));
+            d = cpx(cimag(d), -creal(d));
             out[k] = a + c, out[k + m] = b + d, out[k + 2 * m] = a - c, out[k + 3 * m] = b - d;
         } else if (p == 2) {
             out[k] = z[0] + z[1], out[k + m] = z[0] - z[1];
@@ -119,14 +130,14 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
     for (int t = 0; t < SOTTO_N_FRAMES; t += 2) {
         for (int j = 0; j < N_FFT; j++) {
             int64_t s = (int64_t)t * HOP + j - N_FFT / 2; /* reflect padding at both ends */
-            frame[j] = CMPLX(window[j] * x[reflect(s, n)], window[j] * x[reflect(s + HOP, n)]);
+            frame[j] = cpx(window[j] * x[reflect(s, n)], window[j] * x[reflect(s + HOP, n)]);
         }
         fft(frame, 1, frame + N_FFT, N_FFT, frame + 2 * N_FFT, tw);
         const double complex *Z = frame + N_FFT;
         for (int k = 0; k < N_BINS; k++) {
             double complex zk = Z[k], zc = conj(Z[(N_FFT - k) % N_FFT]);
             double complex a = 0.5 * (zk + zc), b = zk - zc;
-            b = CMPLX(0.5 * cimag(b), -0.5 * creal(b)); /* (zk - zc) / 2i */
+            b = cpx(0.5 * cimag(b), -0.5 * creal(b)); /* (zk - zc) / 2i */
             power[(size_t)t * N_BINS + k] = creal(a) * creal(a) + cimag(a) * cimag(a);
             power[(size_t)(t + 1) * N_BINS + k] = creal(b) * creal(b) + cimag(b) * cimag(b);
         }
