@@ -5,6 +5,29 @@
 #include <math.h>
 #include <string.h>
 
+bool sotto__type_bytes(sotto_type type, int64_t numel, size_t *out)
+{
+    if (numel < 0) return false;
+    switch (type) {
+    case SOTTO_TYPE_F32: return sotto__mul_ok((size_t)numel, 4, out);
+    case SOTTO_TYPE_F16: return sotto__mul_ok((size_t)numel, 2, out);
+    case SOTTO_TYPE_Q8_0:
+        if (numel % SOTTO__QK8_0) return false;
+        return sotto__mul_ok((size_t)numel / SOTTO__QK8_0, sizeof(sotto__block_q8_0), out);
+    }
+    return false;
+}
+
+const char *sotto__type_name(sotto_type type)
+{
+    switch (type) {
+    case SOTTO_TYPE_F32: return "f32";
+    case SOTTO_TYPE_F16: return "f16";
+    case SOTTO_TYPE_Q8_0: return "q8_0";
+    }
+    return "?";
+}
+
 void sotto__dequantize(sotto_type type, const void *src, float *dst, int64_t n)
 {
     switch (type) {

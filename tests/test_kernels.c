@@ -338,8 +338,8 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
 {
     enum { N = 3000, K = 384 };
     unsigned seed = 5;
-    sotto__exec ex = {.pool = sotto__pool_create(n_threads), .k = k};
-    ex.qbuf = malloc(K / 32 * sizeof *ex.qbuf);
+    sotto__exec ex;
+    CHECK(sotto__exec_init(&ex, k, n_threads, sotto__op_argmax_scratch(K)), "exec_init");
     float *W = malloc((size_t)N * K * sizeof *W), *X = malloc(K * sizeof *X), *U = malloc(N * sizeof *U);
     uint16_t *Wh = malloc((size_t)N * K * sizeof *Wh);
     sotto__block_q8_0 *Wq = malloc((size_t)N * (K / 32) * sizeof *Wq);
@@ -375,7 +375,7 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
             sotto__linear lin = {type == 0 ? SOTTO_TYPE_F32 : type == 1 ? SOTTO_TYPE_F16 : SOTTO_TYPE_Q8_0,
                                  type == 0 ? (const void *)W : type == 1 ? (const void *)Wh : (const void *)Wq, NULL, N,
                                  K};
-            CHECK(sotto__proxy_make(k, &lin, rows, dist, len), "proxy_make failed");
+            CHECK(sotto__proxy_make(&ex, &lin, rows, dist, len), "proxy_make failed");
             sotto__proxy p = {rows, dist, len, N, K};
             const sotto__i32list *ex_list = lists[trial < 4 ? trial : 0];
             int n_exact = -1, n_full = -1;
@@ -390,8 +390,8 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
                       n_exact, N);
         }
     }
-    free(W), free(X), free(U), free(Wh), free(Wq), free(rows), free(dist), free(len), free(ex.qbuf);
-    sotto__pool_free(ex.pool);
+    free(W), free(X), free(U), free(Wh), free(Wq), free(rows), free(dist), free(len);
+    sotto__exec_free(&ex);
 }
 
 /* Cross-attention over per-head keys and values in f32, f16 and q8_0 (made by
@@ -404,7 +404,7 @@ static void test_cross_attention(void)
     enum { H = 2, DH = 64, D = H * DH, S = 101, SP = 128, T = 30 };
     unsigned seed = 13;
     float *Q = malloc(T * D * sizeof *Q), *Kr = malloc(S * D * sizeof *Kr), *KT = malloc(D * S * sizeof *KT);
-    float *V = malloc(S * D * sizeof *V), *tmp = malloc(D * SP * sizeof *tmp);
+    float *V = malloc(S * D * sizeof *V);
     float *O = malloc(T * D * sizeof *O), *O2 = malloc(T * D * sizeof *O2);
     void *Kc = malloc(S * D * sizeof(float)), *Vc = malloc(SP * D * sizeof(float));
     for (int i = 0; i < T * D; i++) Q[i] = 2 * rnd(&seed);
@@ -414,11 +414,19 @@ static void test_cross_attention(void)
     const sotto_type types[] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
     const double tol[] = {1e-5, 2e-3, 0.02};
     for (int nt = 1; nt <= 3; nt++) {
-        sotto__exec ex = {.pool = sotto__pool_create(nt), .k = k};
-        ex.scratch_per_thread = SOTTO__ATTN_ROWS * SP;
-        ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
+        size_t scratch = sotto__op_attention_scratch(nt, S);
         for (int ti = 0; ti < 3; ti++) {
-            sotto__op_cross_kv(&ex, Kr, V, S, H, DH, types[ti], Kc, Vc, tmp);
+            size_t a = sotto__op_cross_kv_scratch(S, H, DH, types[ti]);
+            size_t b = sotto__op_cross_attention_scratch(nt, S, DH, types[ti]);
+            scratch = scratch > a ? scratch : a;
+            scratch = scratch > b ? scratch : b;
+        }
+        CHECK(sotto__op_cross_kv_scratch(S, H, DH, SOTTO_TYPE_Q8_0) == (size_t)D * SP * sizeof(float),
+              "q8_0 cross_kv scratch holds the transposed values over Sp");
+        sotto__exec ex;
+        CHECK(sotto__exec_init(&ex, k, nt, scratch), "exec_init");
+        for (int ti = 0; ti < 3; ti++) {
+            sotto__op_cross_kv(&ex, Kr, V, S, H, DH, types[ti], Kc, Vc);
             for (int rows = 1; rows <= T; rows += T - 1) {
                 sotto__op_attention(&ex, Q, D, KT, S, V, D, O, D, rows, S, H, DH, -1);
                 sotto__op_cross_attention(&ex, Q, D, types[ti], Kc, Vc, O2, D, rows, S, H, DH);
@@ -428,17 +436,17 @@ static void test_cross_attention(void)
                       sotto__type_name(types[ti]), rows, nt, worst);
             }
         }
-        free(ex.scratch);
-        sotto__pool_free(ex.pool);
+        sotto__exec_free(&ex);
     }
-    free(Q), free(Kr), free(KT), free(V), free(tmp), free(O), free(O2), free(Kc), free(Vc);
+    free(Q), free(Kr), free(KT), free(V), free(O), free(O2), free(Kc), free(Vc);
 }
 
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
     for (int nt = 1; nt <= 3; nt++) {
-        sotto__exec ex = {.pool = sotto__pool_create(nt), .k = k};
+        sotto__exec ex;
+        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, 9)), "exec_init");
         int M = 37, N = 301, K = 67;
         unsigned seed = 7;
         float *A = malloc(M * K * sizeof *A), *B = malloc(N * K * sizeof *B);
@@ -456,8 +464,6 @@ static void test_threaded(void)
         for (int i = 0; i < T * d; i++) Q[i] = rnd(&seed);
         for (int i = 0; i < d * S; i++) KT[i] = rnd(&seed);
         for (int i = 0; i < S * d; i++) V[i] = 1.0f; /* all-ones values: output 1 */
-        ex.scratch_per_thread = SOTTO__ATTN_ROWS * S;
-        ex.scratch = malloc((size_t)nt * ex.scratch_per_thread * sizeof(float));
         sotto__op_attention(&ex, Q, d, KT, S, V, d, O, d, T, S, H, dh, -1);
         bool ones = true;
         for (int i = 0; i < T * d; i++) ones &= fabsf(O[i] - 1.0f) < 1e-5f;
@@ -471,9 +477,8 @@ static void test_threaded(void)
         bool causal = true;
         for (int i = 0; i < d; i++) causal &= fabsf(O[i] - O2[i]) < 1e-5f && O[i] <= 2.0f + 1e-5f;
         CHECK(causal, "causal attention must only see keys 0..position (threads %d)", nt);
-        free(ex.scratch);
         free(A), free(B), free(C0), free(C1);
-        sotto__pool_free(ex.pool);
+        sotto__exec_free(&ex);
     }
 }
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../nn/ops.h"
 #include "../quant.h"
 
 void *sotto__model_alloc(sotto_model *m, size_t size)
@@ -24,29 +23,6 @@ void *sotto__model_alloc(sotto_model *m, size_t size)
     void *block = malloc(size ? size : 1);
     if (block) m->owned[m->n_owned++] = block;
     return block;
-}
-
-bool sotto__type_bytes(sotto_type type, int64_t numel, size_t *out)
-{
-    if (numel < 0) return false;
-    switch (type) {
-    case SOTTO_TYPE_F32: return sotto__mul_ok((size_t)numel, 4, out);
-    case SOTTO_TYPE_F16: return sotto__mul_ok((size_t)numel, 2, out);
-    case SOTTO_TYPE_Q8_0:
-        if (numel % SOTTO__QK8_0) return false;
-        return sotto__mul_ok((size_t)numel / SOTTO__QK8_0, sizeof(sotto__block_q8_0), out);
-    }
-    return false;
-}
-
-const char *sotto__type_name(sotto_type type)
-{
-    switch (type) {
-    case SOTTO_TYPE_F32: return "f32";
-    case SOTTO_TYPE_F16: return "f16";
-    case SOTTO_TYPE_Q8_0: return "q8_0";
-    }
-    return "?";
 }
 
 sotto_status sotto__model_add_tensor(sotto_model *m, const char *name, sotto_type type,
@@ -481,26 +457,24 @@ static void component_bytes(sotto_model *m)
     }
 }
 
-/* The 5-bit proxy of the tied embedding for the greedy search (nn/vocab.c). */
-static sotto_status build_proxy(sotto_model *m, sotto__err *err)
+void *sotto__model_derived(const sotto_model *cm, int slot, void *(*make)(void *arg), void (*free_fn)(void *),
+                           void *arg)
 {
-    const sotto__linear *e = &m->w.tok_emb;
-    m->w.tok_proxy.n = 0;
-    if (e->n_in % 128 || e->n_in > SOTTO__PROXY_MAX_K) return SOTTO_OK;
-    size_t n = (size_t)e->n_out;
-    uint8_t *q = sotto__model_alloc(m, n * SOTTO__PROXY_ROW(e->n_in));
-    float *dist = sotto__model_alloc(m, n * sizeof *dist), *len = sotto__model_alloc(m, n * sizeof *len);
-    if (!q || !dist || !len || !sotto__proxy_make(sotto__kernels_get(), e, q, dist, len))
-        return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory for the vocabulary proxy");
-    m->w.tok_proxy = (sotto__proxy){q, dist, len, e->n_out, e->n_in};
-    /* from now on a step reads only a few rows of an f32/f16 table (the token's own and
-     * the exact candidates): where it is mapped from the file, leave it to the page cache
-     * (a q8_0 table stays: a flat step reads it whole) */
-    size_t bytes;
-    sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes);
-    if (e->type != SOTTO_TYPE_Q8_0) sotto__map_release(&m->map, e->w, bytes);
-    return SOTTO_OK;
+    /* the model is shared read-only; the derived slots are its one mutable part, behind
+     * the lock (a cast, as a memo is: the model's observable state does not change) */
+    sotto_model *m = (sotto_model *)cm;
+    pthread_mutex_lock(&m->derived_mu);
+    sotto__derived *d = &m->derived[slot];
+    if (!d->data) {
+        d->data = make(arg);
+        d->free_fn = free_fn;
+    }
+    void *data = d->data;
+    pthread_mutex_unlock(&m->derived_mu);
+    return data;
 }
+
+void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n) { sotto__map_release(&m->map, p, n); }
 
 sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
 {
@@ -532,12 +506,22 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     bind_norm(&b, &w->dec_ln, "decoder.ln", dt);
     if (!b.ok) return err->status;
     component_bytes(m);
-    return build_proxy(m, err);
+    return SOTTO_OK;
+}
+
+sotto_model *sotto__model_new(void)
+{
+    sotto_model *m = calloc(1, sizeof *m);
+    if (m) pthread_mutex_init(&m->derived_mu, NULL);
+    return m;
 }
 
 void sotto_model_free(sotto_model *m)
 {
     if (!m) return;
+    for (int i = 0; i < SOTTO__MODEL_SLOTS; i++)
+        if (m->derived[i].data) m->derived[i].free_fn(m->derived[i].data);
+    pthread_mutex_destroy(&m->derived_mu);
     for (int i = 0; i < m->n_owned; i++) free(m->owned[i]);
     free(m->owned);
     free(m->tensors);
@@ -549,7 +533,7 @@ sotto_status sotto_model_load(const char *path, sotto_model **out)
 {
     sotto__err err = {0};
     *out = NULL;
-    sotto_model *m = calloc(1, sizeof *m);
+    sotto_model *m = sotto__model_new();
     if (!m) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});
     sotto_status st;
     char probe[4096];

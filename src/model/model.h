@@ -4,7 +4,11 @@
 #ifndef SOTTO_MODEL_H
 #define SOTTO_MODEL_H
 
+#include <pthread.h>
+
 #include "../common.h"
+#include "../quant.h"
+#include "../tensor.h"
 
 #define SOTTO__MAX_LAYERS 64
 #define SOTTO__NAME_LEN 96
@@ -18,33 +22,6 @@ typedef struct sotto__tensor {
     const void *data;          /* into the file mapping or an owned buffer */
     size_t n_bytes;
 } sotto__tensor;
-
-/* A linear layer y = x W^T + b as the kernels consume it. W stays in its stored type
- * (f32, f16 or q8_0 rows of n_in values) and points into the file mapping. */
-typedef struct sotto__linear {
-    sotto_type type;
-    const void *w;             /* [n_out, n_in] in TYPE */
-    const float *b;            /* [n_out] or NULL */
-    int n_out, n_in;
-} sotto__linear;
-
-/* A 5-bit copy of a matrix for the greedy search's argmax (nn/vocab.c), with bounds on
- * how far each row is from the matrix row and how long it is. Per row of K values (K a
- * multiple of 128) the record holds K / 2 bytes of low nibbles, K / 8 bytes of high bits
- * and K / 32 f16 block scales: value ~= s * (v - 16), v = nibble + 16 * bit in 0..31.
- * Per 128 values, nibble byte j holds value j (low) and value 64 + j (high), and the 16
- * bit bytes hold value i's high bit at bit i % 8 of byte i / 8. */
-typedef struct sotto__proxy {
-    const uint8_t *rows;       /* [n][SOTTO__PROXY_ROW(k)] */
-    const float *err;          /* [n] >= || row - proxy row ||_2 */
-    const float *norm;         /* [n] >= || proxy row ||_2 */
-    int n, k;                  /* n = 0: no proxy */
-} sotto__proxy;
-#define SOTTO__PROXY_ROW(k) ((size_t)(k) / 2 + (size_t)(k) / 8 + (size_t)(k) / 16)
-
-typedef struct sotto__norm {
-    const float *g, *b;        /* [n_state] each */
-} sotto__norm;
 
 typedef struct sotto__layer {
     sotto__norm attn_ln;
@@ -63,17 +40,18 @@ typedef struct sotto__weights {
     sotto__norm enc_ln;
     sotto__linear tok_emb;            /* [n_vocab, d]: the lookup table and, tied, the output
                                          projection (no bias), stored once */
-    sotto__proxy tok_proxy;           /* 5-bit copy of tok_emb for the greedy search
-                                         (n = 0: none), made at load */
     const float *dec_pos;             /* [n_text_ctx, d] */
     sotto__layer dec[SOTTO__MAX_LAYERS];
     sotto__norm dec_ln;
 } sotto__weights;
 
-typedef struct sotto__i32list {
-    int32_t *v;
-    int n;
-} sotto__i32list;
+/* Data the engine derives from the weights once per model (the CPU backend's vocabulary
+ * proxy), made on first use and freed with the model: sotto__model_derived. */
+enum { SOTTO__MODEL_SLOTS = 4 };
+typedef struct sotto__derived {
+    void *data;
+    void (*free_fn)(void *data);
+} sotto__derived;
 
 struct sotto_model {
     sotto_model_info info;
@@ -97,7 +75,13 @@ struct sotto_model {
     void **owned;              /* heap blocks freed with the model */
     int n_owned, cap_owned;
     sotto__map map;            /* file mapping tensors may point into */
+
+    pthread_mutex_t derived_mu; /* guards derived: the model is otherwise read-only */
+    sotto__derived derived[SOTTO__MODEL_SLOTS];
 };
+
+/* A zeroed model for a loader to fill (free with sotto_model_free); NULL when out of memory. */
+sotto_model *sotto__model_new(void);
 
 /* Allocates SIZE bytes owned by MODEL (freed with it); NULL on failure. */
 void *sotto__model_alloc(sotto_model *m, size_t size);
@@ -125,10 +109,16 @@ sotto_status sotto__model_set_vocab(sotto_model *m, int32_t n, const char *const
  * last. */
 sotto_status sotto__model_finish(sotto_model *m, sotto__err *err);
 
-/* Bytes of one element row-major tensor of NUMEL values of TYPE; false on overflow or
- * a numel the type cannot hold (q8_0 needs multiples of 32). */
-bool sotto__type_bytes(sotto_type type, int64_t numel, size_t *out);
-const char *sotto__type_name(sotto_type type);
+/* The data in SLOT (< SOTTO__MODEL_SLOTS) derived from M: made by MAKE(ARG) on the first
+ * call for that slot (under the model's lock, so concurrent callers wait and share one
+ * copy) and freed by FREE_FN with the model. NULL when MAKE failed (it is tried again on
+ * the next call). */
+void *sotto__model_derived(const sotto_model *m, int slot, void *(*make)(void *arg), void (*free_fn)(void *),
+                           void *arg);
+
+/* Hands the pages of [P, P + N) of the model's file mapping back to the page cache (they
+ * are read again when touched): for weights the engine reads through a derived copy. */
+void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n);
 
 /* Loaders: each fills a zeroed model and calls sotto__model_finish. */
 sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err);

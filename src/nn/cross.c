@@ -2,6 +2,7 @@
  * that each head's keys and values are one contiguous stream (a decoder step reads all of
  * them; strided or interleaved reads ran them from memory at a fraction of the speed of
  * one sequential stream: docs/BENCHMARKS.md). */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -40,8 +41,13 @@ static void split_task(void *arg, int tid, int nt)
     }
 }
 
+size_t sotto__op_cross_kv_scratch(int S, int n_head, int dh, sotto_type type)
+{
+    return type == SOTTO_TYPE_Q8_0 ? (size_t)n_head * dh * sotto__cross_padded(S) * sizeof(float) : 0;
+}
+
 void sotto__op_cross_kv(const sotto__exec *ex, const float *Kx, const float *Vx, int S, int n_head, int dh,
-                        sotto_type type, void *K, void *V, float *tmp)
+                        sotto_type type, void *K, void *V)
 {
     split_job j = {ex->k, Kx, S, n_head, dh, type, K};
     sotto__parallel_for(ex->pool, split_task, &j);
@@ -51,7 +57,9 @@ void sotto__op_cross_kv(const sotto__exec *ex, const float *Kx, const float *Vx,
         return;
     }
     /* values transposed over the positions padded to Sp: rows [n_head * dh][Sp] */
-    const int d = n_head * dh, Sp = (S + SOTTO__QK8_0 - 1) / SOTTO__QK8_0 * SOTTO__QK8_0;
+    const int d = n_head * dh, Sp = sotto__cross_padded(S);
+    assert(sotto__op_cross_kv_scratch(S, n_head, dh, type) <= ex->scratch_bytes);
+    float *tmp = ex->scratch;
     sotto__op_transpose(ex, Vx, S, d, tmp, (size_t)Sp);
     for (int c = 0; c < d; c++) memset(tmp + (size_t)c * Sp + S, 0, (size_t)(Sp - S) * sizeof *tmp);
     sotto__op_quantize_rows(ex, tmp, d, Sp, V);
@@ -67,14 +75,35 @@ typedef struct cross_job {
     int T, S, n_head, dh;
 } cross_job;
 
+/* One thread's scratch: P [ATTN_ROWS, Sp] floats, then for q8_0 the quantised queries
+ * QQ [ATTN_ROWS][dh / 32] and probabilities PQ [ATTN_ROWS][Sp / 32] blocks; each part
+ * 64-byte aligned. */
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+static size_t p_bytes(int S) { return round64((size_t)SOTTO__ATTN_ROWS * sotto__cross_padded(S) * sizeof(float)); }
+static size_t qq_bytes(int dh) { return round64((size_t)SOTTO__ATTN_ROWS * (dh / SOTTO__QK8_0) * sizeof(sotto__block_q8_0)); }
+static size_t thread_bytes(int S, int dh, sotto_type type)
+{
+    size_t b = p_bytes(S);
+    if (type == SOTTO_TYPE_Q8_0)
+        b += qq_bytes(dh) + round64((size_t)SOTTO__ATTN_ROWS * (sotto__cross_padded(S) / SOTTO__QK8_0) *
+                                    sizeof(sotto__block_q8_0));
+    return b;
+}
+
+size_t sotto__op_cross_attention_scratch(int n_threads, int S, int dh, sotto_type type)
+{
+    return (size_t)n_threads * thread_bytes(S, dh, type);
+}
+
 /* Query rows t0.. (ROWS of them) of head H with q8_0 keys and values: scores and output
- * are both q8_0 GEMVs, the queries and probabilities quantised. */
+ * are both q8_0 GEMVs, the queries and probabilities quantised (in the thread's scratch
+ * after P). */
 static void head_q8(const cross_job *j, float *P, int h, int t0, int rows)
 {
     const sotto__kernels *k = j->ex->k;
-    const int nbh = j->dh / SOTTO__QK8_0, S = j->S, Sp = (S + 31) / 32 * 32, nbs = Sp / SOTTO__QK8_0;
-    sotto__block_q8_0 qq[SOTTO__ATTN_ROWS * SOTTO__ATTN_MAX_DH_Q8 / SOTTO__QK8_0];
-    sotto__block_q8_0 pq[SOTTO__ATTN_ROWS][SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0];
+    const int nbh = j->dh / SOTTO__QK8_0, S = j->S, Sp = sotto__cross_padded(S), nbs = Sp / SOTTO__QK8_0;
+    sotto__block_q8_0 *qq = (sotto__block_q8_0 *)((char *)P + p_bytes(S));
+    sotto__block_q8_0 *pq = (sotto__block_q8_0 *)((char *)qq + qq_bytes(j->dh));
     const float *q = j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh;
     for (int r = 0; r < rows; r++) k->quantize_q8(q + (size_t)r * j->ldq, qq + r * nbh, j->dh);
     const sotto__block_q8_0 *kh = (const sotto__block_q8_0 *)j->K + (size_t)h * S * nbh;
@@ -84,10 +113,10 @@ static void head_q8(const cross_job *j, float *P, int h, int t0, int rows)
         float *p = P + (size_t)r * Sp;
         k->softmax(p, S, S, scale);
         for (int s = S; s < Sp; s++) p[s] = 0.0f;
-        k->quantize_q8(p, pq[r], Sp);
+        k->quantize_q8(p, pq + (size_t)r * nbs, Sp);
     }
     const sotto__block_q8_0 *vt = (const sotto__block_q8_0 *)j->V + (size_t)h * j->dh * nbs;
-    k->matmul_q8(pq[0], SOTTO__ATTN_MAX_S_Q8 / SOTTO__QK8_0, vt, (size_t)nbs, NULL,
+    k->matmul_q8(pq, (size_t)nbs, vt, (size_t)nbs, NULL,
                  j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh, j->ldo, rows, j->dh, Sp);
 }
 
@@ -95,7 +124,7 @@ static void cross_task(void *arg, int tid, int nt)
 {
     cross_job *j = arg;
     const sotto__kernels *k = j->ex->k;
-    float *P = j->ex->scratch + (size_t)tid * j->ex->scratch_per_thread; /* [ATTN_ROWS, S] */
+    float *P = (float *)((char *)j->ex->scratch + (size_t)tid * thread_bytes(j->S, j->dh, j->type));
     const int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS, S = j->S, dh = j->dh;
     const float scale = 1.0f / sqrtf((float)dh);
     for (int item = tid; item < j->n_head * n_blocks; item += nt) {
@@ -124,5 +153,6 @@ void sotto__op_cross_attention(const sotto__exec *ex, const float *Q, size_t ldq
                                const void *V, float *O, size_t ldo, int T, int S, int n_head, int dh)
 {
     cross_job j = {ex, Q, type, K, V, ldq, ldo, O, T, S, n_head, dh};
+    assert(sotto__op_cross_attention_scratch(sotto__pool_size(ex->pool), S, dh, type) <= ex->scratch_bytes);
     sotto__parallel_for(ex->pool, cross_task, &j);
 }

@@ -2,8 +2,44 @@
  * (head, block of query rows), element-wise ops split by ranges. */
 #include "ops.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+bool sotto__exec_init(sotto__exec *ex, const sotto__kernels *k, int n_threads, size_t scratch_bytes)
+{
+    *ex = (sotto__exec){.k = k, .scratch_bytes = round64(scratch_bytes)};
+    ex->scratch = aligned_alloc(64, ex->scratch_bytes ? ex->scratch_bytes : 64);
+    ex->pool = ex->scratch ? sotto__pool_create(n_threads) : NULL;
+    if (!ex->pool) {
+        free(ex->scratch);
+        *ex = (sotto__exec){0};
+        return false;
+    }
+    return true;
+}
+
+void sotto__exec_free(sotto__exec *ex)
+{
+    sotto__pool_free(ex->pool);
+    free(ex->scratch);
+    *ex = (sotto__exec){0};
+}
+
+size_t sotto__op_linear_scratch(int M, int n_in, sotto_type type)
+{
+    return type == SOTTO_TYPE_Q8_0 ? (size_t)M * (size_t)(n_in / SOTTO__QK8_0) * sizeof(sotto__block_q8_0) : 0;
+}
+
+size_t sotto__op_attention_scratch(int n_threads, int S)
+{
+    return (size_t)n_threads * round64((size_t)SOTTO__ATTN_ROWS * (size_t)S * sizeof(float));
+}
+
+size_t sotto__op_argmax_scratch(int n_in) { return sotto__op_linear_scratch(1, n_in, SOTTO_TYPE_Q8_0); }
 
 typedef struct mm_job {
     const sotto__exec *ex;
@@ -96,8 +132,9 @@ void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto_
                 l->n_in, false};
     if (l->type == SOTTO_TYPE_Q8_0) {
         size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
-        sotto__op_quantize_rows(ex, X, M, l->n_in, ex->qbuf);
-        j.A = ex->qbuf;
+        assert(sotto__op_linear_scratch(M, l->n_in, l->type) <= ex->scratch_bytes);
+        sotto__op_quantize_rows(ex, X, M, l->n_in, ex->scratch);
+        j.A = ex->scratch;
         j.lda = j.ldb = nb;
     }
     mm_run(&j);
@@ -242,7 +279,8 @@ static void attn_task(void *arg, int tid, int nt)
 {
     attn_job *j = arg;
     const sotto__kernels *k = j->ex->k;
-    float *P = j->ex->scratch + (size_t)tid * j->ex->scratch_per_thread; /* [ATTN_ROWS, S] */
+    /* [ATTN_ROWS, S] of this thread's share of the scratch */
+    float *P = (float *)((char *)j->ex->scratch + (size_t)tid * round64((size_t)SOTTO__ATTN_ROWS * j->S * sizeof(float)));
     int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS;
     float scale = 1.0f / sqrtf((float)j->dh);
     for (int item = tid; item < j->n_head * n_blocks; item += nt) {
@@ -267,5 +305,6 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, cons
                          int causal_pos)
 {
     attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
+    assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S) <= ex->scratch_bytes);
     sotto__parallel_for(ex->pool, attn_task, &j);
 }

@@ -1,26 +1,38 @@
-/* ops.h — the transformer operations of the engine, spread over the context's thread
- * pool on top of the dispatched kernels. Shapes are row-major; ld* are row strides. */
+/* ops.h — the transformer operations of the CPU backend, spread over its thread pool on
+ * top of the dispatched kernels. They take host pointers, shapes and the weight views of
+ * tensor.h, never a model or engine struct. Shapes are row-major; ld* are row strides.
+ * An op that needs scratch says how much (sotto__op_*_scratch); the ops run one at a
+ * time, so one region of the largest request serves them all (sotto__exec). */
 #ifndef SOTTO_OPS_H
 #define SOTTO_OPS_H
 
 #include <stddef.h>
 
-#include "../model/model.h"
+#include "../backend.h"
+#include "../tensor.h"
 #include "kernels.h"
 #include "threadpool.h"
 
 #define SOTTO__ATTN_ROWS 24    /* query rows per attention work item (4 tiles of 6) */
-#define SOTTO__ATTN_MAX_DH_Q8 128 /* widest head for q8_0 keys and values */
-#define SOTTO__ATTN_MAX_S_Q8 4096 /* most keys for q8_0 keys and values */
 
 typedef struct sotto__exec {
     sotto__pool *pool;
     const sotto__kernels *k;
-    float *scratch;            /* n_threads * scratch_per_thread floats */
-    size_t scratch_per_thread; /* >= SOTTO__ATTN_ROWS * max key length */
-    sotto__block_q8_0 *qbuf;   /* activations quantised for q8_0 weights: [max rows, max K / 32] */
-    size_t qbuf_blocks;
+    void *scratch;             /* scratch_bytes, 64-byte aligned, for the op that runs */
+    size_t scratch_bytes;
 } sotto__exec;
+
+/* Starts a pool of N_THREADS and allocates SCRATCH_BYTES of scratch for kernel set K;
+ * false when either fails (then *EX holds nothing to free). */
+bool sotto__exec_init(sotto__exec *ex, const sotto__kernels *k, int n_threads, size_t scratch_bytes);
+void sotto__exec_free(sotto__exec *ex);
+
+/* Scratch bytes each op needs for the given dimensions and thread count (0: none). */
+size_t sotto__op_linear_scratch(int M, int n_in, sotto_type type);
+size_t sotto__op_attention_scratch(int n_threads, int S);
+size_t sotto__op_cross_kv_scratch(int S, int n_head, int dh, sotto_type type);
+size_t sotto__op_cross_attention_scratch(int n_threads, int S, int dh, sotto_type type);
+size_t sotto__op_argmax_scratch(int n_in);
 
 /* C[M,N] = A[M,K] B[N,K]^T + bias, split over threads by rows of B or of A. */
 void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
@@ -52,13 +64,10 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, cons
                          int causal_pos);
 
 /* The window's cross-attention keys K and values V (cross.c) in TYPE from the projected
- * rows KX and VX [S, n_head*dh]: f32 or f16: both per head, [n_head][S][dh]; q8_0 (dh a
- * multiple of 32, at most SOTTO__ATTN_MAX_DH_Q8; S at most SOTTO__ATTN_MAX_S_Q8): keys per
- * head as rows of blocks [n_head][S][dh / 32], values transposed [n_head*dh][Sp / 32]
- * blocks over S padded to Sp, a multiple of 32, with zeros (TMP: n_head*dh*Sp floats of
- * scratch, q8_0 only). */
+ * rows KX and VX [S, n_head*dh], laid out as backend.h sotto__cross_layout states (q8_0
+ * only where sotto__cross_q8_ok: values transposed over S padded with zeros). */
 void sotto__op_cross_kv(const sotto__exec *ex, const float *Kx, const float *Vx, int S, int n_head, int dh,
-                        sotto_type type, void *K, void *V, float *tmp);
+                        sotto_type type, void *K, void *V);
 
 /* Attention of Q [T, n_head*dh] (ldq) over all S keys and values made by
  * sotto__op_cross_kv in TYPE into O [T, n_head*dh] (ldo); for q8_0 the queries and
@@ -66,9 +75,10 @@ void sotto__op_cross_kv(const sotto__exec *ex, const float *Kx, const float *Vx,
 void sotto__op_cross_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type type, const void *K,
                                const void *V, float *O, size_t ldo, int T, int S, int n_head, int dh);
 
-/* The proxy of E (n_in a multiple of 128) into ROWS [n_out][SOTTO__PROXY_ROW(n_in)],
- * ERR [n_out] and LEN [n_out] (model.h sotto__proxy). False when out of memory. */
-bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t *rows, float *err, float *len);
+/* The proxy of E (n_in a multiple of 128, at most SOTTO__PROXY_MAX_K) into ROWS
+ * [n_out][SOTTO__PROXY_ROW(n_in)], ERR [n_out] and LEN [n_out] (tensor.h sotto__proxy),
+ * on EX's threads. False when out of memory. */
+bool sotto__proxy_make(const sotto__exec *ex, const sotto__linear *e, uint8_t *rows, float *err, float *len);
 
 /* The argmax over n of the logits z[n] = X W[n]^T of one row X (as sotto__op_linear
  * computes them, bit for bit), with the ids in the N_EXCL lists EXCL taken as -inf: the

@@ -7,7 +7,7 @@
  * rows with U[n] >= L can hold it, and only those are computed exactly, with the same
  * kernels as the full projection (kernels.h: a row's value does not depend on its
  * neighbours). The argmax is therefore the full projection's, ties included (the first of
- * equal maxima). Where more than 1/32 of the rows stay in reach (flat distributions), one
+ * equal maxima). Where more than 1/8 of the rows stay in reach (flat distributions), one
  * pass over the table is cheaper and is taken.
  *
  * The bound: with A the activations X quantised to q8_0 (what the proxy scores multiply)
@@ -22,7 +22,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ops.h"
 
@@ -55,16 +54,11 @@ static void make_task(void *arg, int tid, int nt)
     free(x);
 }
 
-bool sotto__proxy_make(const sotto__kernels *k, const sotto__linear *e, uint8_t *rows, float *err, float *len)
+bool sotto__proxy_make(const sotto__exec *ex, const sotto__linear *e, uint8_t *rows, float *err, float *len)
 {
-    /* tens of milliseconds of model load for tiny: spread over the cores (a pool of its own,
-     * gone when done; one thread where none can start) */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    sotto__pool *pool = sotto__pool_create(cores < 1 ? 1 : cores > 8 ? 8 : (int)cores);
-    make_job j = {k, e, rows, err, len, false};
-    if (pool) sotto__parallel_for(pool, make_task, &j);
-    else make_task(&j, 0, 1);
-    sotto__pool_free(pool);
+    /* tens of milliseconds for tiny: spread over the caller's threads */
+    make_job j = {ex->k, e, rows, err, len, false};
+    sotto__parallel_for(ex->pool, make_task, &j);
     return !atomic_load(&j.failed);
 }
 
@@ -179,7 +173,7 @@ static int32_t proxy_argmax(const sotto__exec *ex, const float *X, const sotto__
 {
     const int K = l->n_in, nb = K / SOTTO__QK8_0;
     const bool q8 = l->type == SOTTO_TYPE_Q8_0;
-    sotto__block_q8_0 *qa = ex->qbuf;
+    sotto__block_q8_0 *qa = ex->scratch;
     ex->k->quantize_q8(X, qa, K);
     int8_t a[SOTTO__PROXY_MAX_K];
     float d[SOTTO__PROXY_MAX_K / SOTTO__QK8_0], g[SOTTO__PROXY_MAX_K / SOTTO__QK8_0];

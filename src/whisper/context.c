@@ -1,5 +1,6 @@
-/* context.c — creating and freeing contexts (one arena for every buffer, sized from the
- * model's dimensions), and the checked public entry points of the engine. */
+/* context.c — creating and freeing contexts (a backend, the encoder's and decoder's
+ * weights imported into it, one arena for every buffer), and the checked public entry
+ * points of the engine. The one place that knows which backend a context runs on. */
 #define _POSIX_C_SOURCE 200809L
 #include "context.h"
 
@@ -9,16 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-void sotto__cross_layer(const sotto_context *ctx, int l, void **k, void **v)
-{
-    const sotto_model_info *h = &ctx->model->info;
-    int64_t n = h->n_audio_ctx, d = h->n_text_state;
-    size_t kb = 0, vb = 0; /* one layer's keys and values (q8_0 values: positions padded to 32) */
-    sotto__type_bytes(ctx->cross_type, n * d, &kb);
-    sotto__type_bytes(ctx->cross_type, (ctx->cross_type == SOTTO_TYPE_Q8_0 ? (n + 31) / 32 * 32 : n) * d, &vb);
-    *k = (char *)ctx->cross_k + (size_t)l * kb;
-    *v = (char *)ctx->cross_v + (size_t)l * vb;
-}
+#include "../nn/backend_cpu.h"
+#include "../nn/threadpool.h"
+
+enum { SLOT_VOCAB_PROXY = 0 }; /* model.h sotto__model_derived slots */
 
 sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
 {
@@ -36,19 +31,59 @@ sotto_context_params sotto_context_params_default(void)
 
 const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->error : ""; }
 
-/* Adds N floats to the layout at *TOTAL (64-byte aligned); false on overflow. */
-static bool carve(size_t *total, size_t n, size_t *offset)
+/* The largest shapes the encoder and decoder call the ops with. */
+static sotto__limits limits(const sotto_model *m, sotto_type cross_type)
 {
+    const sotto_model_info *h = &m->info;
+    int keys = h->n_audio_ctx > h->n_text_ctx ? h->n_audio_ctx : h->n_text_ctx;
+    int d = h->n_audio_state > h->n_text_state ? h->n_audio_state : h->n_text_state;
+    int dh_a = h->n_audio_state / h->n_audio_head, dh_t = h->n_text_state / h->n_text_head;
+    return (sotto__limits){.max_rows = keys, .max_in = 4 * d, .max_keys = keys,
+                           .max_heads = h->n_audio_head > h->n_text_head ? h->n_audio_head : h->n_text_head,
+                           .max_dh = dh_a > dh_t ? dh_a : dh_t, .cross_type = cross_type,
+                           .cross_keys = h->n_audio_ctx, .vocab_in = h->n_text_state};
+}
+
+typedef struct proxy_arg {
+    sotto__backend *be;
+    const sotto_model *m;
+} proxy_arg;
+
+/* The vocabulary proxy of the model's embedding, made once per model on the first CPU
+ * context's threads. From then on a greedy step reads only a few rows of an f32/f16
+ * table (the token's own and the exact candidates): where it is mapped from the file,
+ * it is left to the page cache (a q8_0 table stays: a flat step reads it whole). */
+static void *make_proxy(void *arg)
+{
+    proxy_arg *a = arg;
+    const sotto__linear *e = &a->m->w.tok_emb;
+    sotto__proxy *p = sotto__cpu_proxy_make(a->be, e);
     size_t bytes;
-    if (!sotto__mul_ok(n, sizeof(float), &bytes)) return false;
-    bytes = (bytes + 63) & ~(size_t)63;
-    *offset = *total;
-    return sotto__add_ok(*total, bytes, total);
+    if (p && e->type != SOTTO_TYPE_Q8_0 && sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes))
+        sotto__model_release_pages(a->m, e->w, bytes);
+    return p;
+}
+
+/* The CPU backend for M on N_THREADS, with the vocabulary proxy unless
+ * SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the same ids either way). */
+static sotto_status cpu_backend(const sotto_model *m, int n_threads, sotto__backend **be, sotto__err *err)
+{
+    const sotto__weights *w = &m->w;
+    sotto__limits lim = limits(m, sotto__decoder_cross_type(m));
+    sotto_status st = sotto__cpu_backend_create(n_threads, &lim, be, err);
+    if (st) return st;
+    const char *env = getenv("SOTTO_VOCAB_PROXY");
+    if (env && strcmp(env, "0") == 0) return SOTTO_OK;
+    proxy_arg a = {*be, m};
+    const sotto__proxy *p = sotto__model_derived(m, SLOT_VOCAB_PROXY, make_proxy, sotto__cpu_proxy_free, &a);
+    sotto__cpu_backend_use_proxy(*be, w->tok_emb.w, p);
+    return SOTTO_OK;
 }
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
 {
     *out = NULL;
+    sotto__err err = {0};
     if (!model) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: no model"});
     sotto_context_params p = params ? *params : sotto_context_params_default();
     int n_threads = p.n_threads;
@@ -56,66 +91,20 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         n_threads = n > 0 ? (int)n : 1;
     }
-    if (n_threads > 256) n_threads = 256;
-    const sotto_model_info *h = &model->info;
-    size_t n = (size_t)h->n_audio_ctx, d = (size_t)h->n_audio_state, dt = (size_t)h->n_text_state;
-    size_t L = (size_t)h->n_text_layer, ctxn = (size_t)h->n_text_ctx;
-    size_t cols = 3 * (d > (size_t)h->n_mels ? d : (size_t)h->n_mels);
-    size_t key_max = ((n > ctxn ? n : ctxn) + 31) / 32 * 32; /* q8_0 attention rows run in blocks of 32 */
-    size_t scratch_per_thread = SOTTO__ATTN_ROWS * key_max;
-    size_t qbuf_blocks = key_max * (4 * (d > dt ? d : dt) / 32 + 1); /* rows x blocks of the widest linear */
-
-    /* the convolutions' patches and conv1 output are dead once the blocks start: where
-     * they fit, they live in the blocks' buffers (enc_h .. enc_ff, 10 n d floats) */
-    size_t im2col_n = (2 * n * cols + 15) / 16 * 16;
-    bool share = im2col_n + 2 * n * d <= 10 * n * d;
-
+    if (n_threads > SOTTO__POOL_MAX) n_threads = SOTTO__POOL_MAX;
     sotto_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
-    struct { float **ptr; size_t n; } parts[] = {
-        {&ctx->im2col, share ? 0 : im2col_n}, {&ctx->conv1, share ? 0 : 2 * n * d}, {&ctx->enc_x, n * d},
-        {&ctx->enc_out, n * d},
-        {&ctx->enc_h, n * d}, {&ctx->enc_q, n * d}, {&ctx->enc_k, n * d}, {&ctx->enc_v, n * d},
-        {&ctx->enc_attn, n * d}, {&ctx->enc_kt, n * d}, {&ctx->enc_ff, n * 4 * d},
-        {(float **)&ctx->cross_k, L * n * dt}, {(float **)&ctx->cross_v, L * n * dt},
-        {&ctx->self_kt, L * ctxn * dt}, {&ctx->self_v, L * ctxn * dt},
-        {&ctx->dec_x, ctxn * dt}, {&ctx->dec_h, ctxn * dt}, {&ctx->dec_q, ctxn * dt}, {&ctx->dec_attn, ctxn * dt},
-        {&ctx->dec_tmp, ctxn * dt}, {&ctx->dec_k, ctxn * dt}, {&ctx->dec_ff, ctxn * 4 * dt},
-        {&ctx->logits, (size_t)h->n_vocab}, {&ctx->ex.scratch, (size_t)n_threads * scratch_per_thread},
-        {(float **)&ctx->ex.qbuf, qbuf_blocks * sizeof(sotto__block_q8_0) / sizeof(float) + 1},
-    };
-    enum { N_PARTS = sizeof parts / sizeof *parts };
-    size_t offsets[N_PARTS], total = 0;
-    bool ok = true;
-    for (int i = 0; i < N_PARTS; i++) ok = ok && carve(&total, parts[i].n, &offsets[i]);
-    ctx->arena = ok ? aligned_alloc(64, total) : NULL;
-    if (!ctx->arena) {
-        free(ctx);
-        return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: cannot allocate the activation buffers"});
-    }
-    for (int i = 0; i < N_PARTS; i++) *parts[i].ptr = (float *)((char *)ctx->arena + offsets[i]);
-    if (share) ctx->im2col = ctx->enc_h, ctx->conv1 = ctx->enc_h + im2col_n;
-    /* the cache's transposed keys span all their pages from the first token on: touch
-     * them here, once, so the first decode call does not pay their page faults */
-    memset(ctx->self_kt, 0, L * ctxn * dt * sizeof(float));
     ctx->model = model;
-    /* cross K/V in the decoder's precision: f32, f16, or q8_0 when the head width is a
-     * whole number of blocks (all Whisper sizes: 64) */
-    int dh_text = (int)dt / h->n_text_head;
-    ctx->cross_type = model->w.tok_emb.type == SOTTO_TYPE_F32 ? SOTTO_TYPE_F32 : SOTTO_TYPE_F16;
-    if (model->w.tok_emb.type == SOTTO_TYPE_Q8_0 && dh_text % 32 == 0 && dh_text <= SOTTO__ATTN_MAX_DH_Q8 &&
-        n <= SOTTO__ATTN_MAX_S_Q8)
-        ctx->cross_type = SOTTO_TYPE_Q8_0;
-    ctx->ex.scratch_per_thread = scratch_per_thread;
-    ctx->ex.qbuf_blocks = qbuf_blocks;
-    ctx->ex.k = sotto__kernels_get();
-    const char *proxy = getenv("SOTTO_VOCAB_PROXY");
-    ctx->use_proxy = !(proxy && strcmp(proxy, "0") == 0);
-    ctx->ex.pool = sotto__pool_create(n_threads);
-    if (!ctx->ex.pool) {
+    sotto__arena arena = {0};
+    sotto_status st = cpu_backend(model, n_threads, &ctx->be, &err);
+    if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, &arena, &err);
+    if (!st) st = sotto__decoder_init(&ctx->dec, ctx->be, model, &arena, &err);
+    if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);
+    if (st) {
         sotto_context_free(ctx);
-        return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: cannot start worker threads"});
+        return sotto__publish(&err);
     }
+    sotto__decoder_ready(&ctx->dec);
     *out = ctx;
     return SOTTO_OK;
 }
@@ -123,9 +112,20 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
 void sotto_context_free(sotto_context *ctx)
 {
     if (!ctx) return;
-    sotto__pool_free(ctx->ex.pool);
-    free(ctx->arena);
+    sotto__encoder_free(&ctx->enc);
+    sotto__decoder_free(&ctx->dec);
+    if (ctx->be) ctx->be->ops->free(ctx->be);
+    free(ctx->host_enc);
+    free(ctx->host_logits);
     free(ctx);
+}
+
+/* The backend's sync after a pass: its failure (a GPU's lost device) as the context's. */
+static sotto_status synced(sotto_context *ctx, const char *what)
+{
+    sotto__err err = {0};
+    sotto_status st = ctx->be->ops->sync(ctx->be, &err);
+    return st ? sotto__ctx_fail(ctx, st, "%s: %s", what, err.msg) : SOTTO_OK;
 }
 
 sotto_status sotto_encode(sotto_context *ctx, const float *mel, int64_t n_floats)
@@ -137,15 +137,33 @@ sotto_status sotto_encode(sotto_context *ctx, const float *mel, int64_t n_floats
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "encode: the mel window must hold %d x %d = %lld floats, "
                                "got %lld", h->n_mels, SOTTO_N_FRAMES, (long long)want, (long long)n_floats);
     ctx->error[0] = 0;
-    sotto__encoder_forward(ctx, mel);
-    ctx->encoded = true;
-    ctx->have_state = ctx->have_logits = false;
-    return SOTTO_OK;
+    ctx->encoded = ctx->have_state = ctx->have_logits = false;
+    sotto__encoder_forward(&ctx->enc, mel);
+    /* cross-attention keys and values of every decoder layer, once per window */
+    sotto__decoder_cross(&ctx->dec, ctx->enc.out, ctx->enc.k, ctx->enc.v);
+    sotto_status st = synced(ctx, "encode");
+    ctx->encoded = st == SOTTO_OK;
+    return st;
 }
 
-const float *sotto_encoder_output(const sotto_context *ctx)
+/* A host view of BUF (N floats): the backend's own memory where it is the host's, else
+ * a copy in *MIRROR (allocated on first use). NULL when out of memory. */
+static const float *host_view(sotto_context *ctx, sotto__buf buf, size_t n, float **mirror)
 {
-    return ctx && ctx->encoded ? ctx->enc_out : NULL;
+    const void *p = ctx->be->ops->host(ctx->be, buf);
+    if (p) return p;
+    if (!*mirror) *mirror = malloc(n * sizeof(float));
+    if (*mirror) ctx->be->ops->read(ctx->be, *mirror, buf, n * sizeof(float));
+    return *mirror;
+}
+
+const float *sotto_encoder_output(const sotto_context *cctx)
+{
+    if (!cctx || !cctx->encoded) return NULL;
+    /* the context is the caller's own, allocated mutable; const says the engine state
+     * does not change (a host copy may be made) */
+    sotto_context *ctx = (sotto_context *)cctx;
+    return host_view(ctx, ctx->enc.out, (size_t)ctx->enc.n_ctx * ctx->enc.d, &ctx->host_enc);
 }
 
 sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
@@ -163,14 +181,14 @@ sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int 
                                    tokens[i], h->n_vocab - 1);
     ctx->error[0] = 0;
     ctx->have_state = ctx->have_logits = false;
-    sotto__decoder_forward(ctx, tokens, n_tokens, n_past);
+    sotto__decoder_forward(&ctx->dec, tokens, n_tokens, n_past);
     ctx->have_state = true;
     return SOTTO_OK;
 }
 
 static void project(sotto_context *ctx)
 {
-    sotto__op_linear(&ctx->ex, ctx->dec_h, 1, &ctx->model->w.tok_emb, ctx->logits);
+    sotto__decoder_logits(&ctx->dec);
     ctx->have_logits = true;
 }
 
@@ -178,14 +196,16 @@ sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_token
 {
     sotto_status st = sotto__decode_state(ctx, tokens, n_tokens, n_past);
     if (!st) project(ctx);
+    if (!st) st = synced(ctx, "decode");
     return st;
 }
 
-const float *sotto_logits(const sotto_context *ctx)
+const float *sotto_logits(const sotto_context *cctx)
 {
-    if (!ctx || !ctx->have_state) return NULL;
-    /* the greedy search leaves only the state: project it now (the context is the
-     * caller's own, allocated mutable; const says the decode state does not change) */
-    if (!ctx->have_logits) project((sotto_context *)ctx);
-    return ctx->logits;
+    if (!cctx || !cctx->have_state) return NULL;
+    /* the greedy search leaves only the state: project it now (see sotto_encoder_output
+     * for the cast) */
+    sotto_context *ctx = (sotto_context *)cctx;
+    if (!ctx->have_logits) project(ctx);
+    return host_view(ctx, ctx->dec.logits, (size_t)ctx->dec.n_vocab, &ctx->host_logits);
 }

@@ -1,83 +1,99 @@
 /* encoder.c — the audio encoder (openai/whisper model.py AudioEncoder): two 1-D
- * convolutions with GELU (as im2col matmuls), sinusoidal positions, pre-LN transformer
- * blocks, ln_post; then the cross-attention K/V of every decoder layer, projected once
- * per window. Input: mel [n_mels, 3000]; output: ctx->enc_out [1500, d] and the
- * resident ctx->cross_k / ctx->cross_v, stored per head (ops.h sotto__op_cross_kv). */
-#include <string.h>
+ * convolutions with GELU, sinusoidal positions, pre-LN transformer blocks, ln_post.
+ * Input: a mel window [n_mels, 3000] from the host; output: e->out [1500, d] in the
+ * backend's memory (the decoder projects its cross-attention K/V from it). */
+#include "encoder.h"
 
-#include "../quant.h"
-#include "context.h"
+#include <stdlib.h>
 
-/* Convolutions: conv1 (n_mels -> d, kernel 3, pad 1) over 3000 frames, conv2 (d -> d,
- * kernel 3, stride 2, pad 1) to 1500 positions; weights [d, c_in, 3] are already the
- * B[N, K] layout of the im2col matmul with K = c_in * 3. */
-static void convs(sotto_context *ctx, const float *mel)
+sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, sotto__arena *a,
+                                 sotto__err *err)
 {
-    const sotto_model_info *h = &ctx->model->info;
-    const sotto__weights *w = &ctx->model->w;
-    int n_mels = h->n_mels, d = h->n_audio_state, T = SOTTO_N_FRAMES, n = h->n_audio_ctx;
-    float *A = ctx->im2col;
-    for (int t = 0; t < T; t++) {
-        float *row = A + (size_t)t * n_mels * 3;
-        for (int i = 0; i < n_mels; i++)
-            for (int k = 0; k < 3; k++) {
-                int s = t + k - 1;
-                row[i * 3 + k] = s >= 0 && s < T ? mel[(size_t)i * T + s] : 0.0f;
-            }
+    const sotto_model_info *h = &m->info;
+    const sotto__weights *w = &m->w;
+    *e = (sotto__encoder){.be = be, .n_mels = h->n_mels, .n_frames = SOTTO_N_FRAMES, .n_ctx = h->n_audio_ctx,
+                          .d = h->n_audio_state, .n_head = h->n_audio_head, .n_layer = h->n_audio_layer};
+    const size_t n = (size_t)e->n_ctx, d = (size_t)e->d, T = (size_t)e->n_frames, mels = (size_t)e->n_mels;
+    e->blocks = calloc((size_t)e->n_layer, sizeof *e->blocks);
+    if (!e->blocks) return sotto__fail(err, SOTTO_ERR_NOMEM, "encoder: out of memory");
+    sotto_status st = sotto__import_f32(be, w->conv1_w, d * mels * 3, &e->conv1_w, err);
+    if (!st) st = sotto__import_f32(be, w->conv1_b, d, &e->conv1_b, err);
+    if (!st) st = sotto__import_f32(be, w->conv2_w, d * d * 3, &e->conv2_w, err);
+    if (!st) st = sotto__import_f32(be, w->conv2_b, d, &e->conv2_b, err);
+    if (!st) st = sotto__import_f32(be, w->enc_pos, n * d, &e->pos, err);
+    for (int l = 0; l < e->n_layer && !st; l++) st = sotto__import_layer(be, &w->enc[l], e->d, false, &e->blocks[l], err);
+    if (!st) st = sotto__import_norm(be, &w->enc_ln, e->d, &e->ln_post, err);
+    if (st) return st;
+
+    const size_t f = sizeof(float), dk = d > (size_t)h->n_text_state ? d : (size_t)h->n_text_state;
+    sotto__arena_add(a, &e->x, n * d * f);
+    sotto__arena_add(a, &e->out, n * d * f);
+    /* h .. ff in this order, one run of bytes: the convolutions' buffers fit inside */
+    sotto__arena_add(a, &e->h, n * d * f);
+    sotto__arena_add(a, &e->q, n * d * f);
+    sotto__arena_add(a, &e->k, n * dk * f);
+    sotto__arena_add(a, &e->v, n * dk * f);
+    sotto__arena_add(a, &e->attn, n * d * f);
+    sotto__arena_add(a, &e->kt, n * d * f);
+    sotto__arena_add(a, &e->ff, n * 4 * d * f);
+    size_t patches = T * 3 * (d > mels ? d : mels) * f, conv1 = T * d * f, mel = mels * T * f;
+    patches = (patches + 63) & ~(size_t)63, conv1 = (conv1 + 63) & ~(size_t)63;
+    if (patches + conv1 + mel <= (8 * d + 2 * dk) * n * f) {
+        sotto__arena_alias(a, &e->patches, &e->h, 0);
+        sotto__arena_alias(a, &e->conv1, &e->h, patches);
+        sotto__arena_alias(a, &e->mel, &e->h, patches + conv1);
+    } else {
+        sotto__arena_add(a, &e->patches, patches);
+        sotto__arena_add(a, &e->conv1, conv1);
+        sotto__arena_add(a, &e->mel, mel);
     }
-    sotto__op_matmul(&ctx->ex, A, (size_t)n_mels * 3, w->conv1_w, (size_t)n_mels * 3, w->conv1_b, ctx->conv1,
-                     (size_t)d, T, d, n_mels * 3);
-    sotto__op_gelu(&ctx->ex, ctx->conv1, (size_t)T * d);
-    for (int t = 0; t < n; t++) {
-        float *row = A + (size_t)t * d * 3;
-        for (int k = 0; k < 3; k++) {
-            int s = 2 * t + k - 1;
-            const float *src = s >= 0 && s < T ? ctx->conv1 + (size_t)s * d : NULL;
-            for (int i = 0; i < d; i++) row[i * 3 + k] = src ? src[i] : 0.0f;
-        }
-    }
-    sotto__op_matmul(&ctx->ex, A, (size_t)d * 3, w->conv2_w, (size_t)d * 3, w->conv2_b, ctx->enc_x, (size_t)d, n, d,
-                     d * 3);
-    sotto__op_gelu(&ctx->ex, ctx->enc_x, (size_t)n * d);
-    sotto__op_add(&ctx->ex, ctx->enc_x, w->enc_pos, (size_t)n * d);
+    return SOTTO_OK;
 }
 
-static void block(sotto_context *ctx, const sotto__layer *L)
+void sotto__encoder_free(sotto__encoder *e)
 {
-    const sotto_model_info *h = &ctx->model->info;
-    int n = h->n_audio_ctx, d = h->n_audio_state, n_head = h->n_audio_head;
-    sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &L->attn_ln, ctx->enc_h);
-    sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->q, ctx->enc_q);
-    sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->k, ctx->enc_k);
-    sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->v, ctx->enc_v);
-    sotto__op_transpose(&ctx->ex, ctx->enc_k, n, d, ctx->enc_kt, (size_t)n);
-    sotto__op_attention(&ctx->ex, ctx->enc_q, (size_t)d, ctx->enc_kt, (size_t)n, ctx->enc_v, (size_t)d, ctx->enc_attn,
-                        (size_t)d, n, n, n_head, d / n_head, -1);
-    sotto__op_linear(&ctx->ex, ctx->enc_attn, n, &L->o, ctx->enc_h);
-    sotto__op_add(&ctx->ex, ctx->enc_x, ctx->enc_h, (size_t)n * d);
-    sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &L->mlp_ln, ctx->enc_h);
-    sotto__op_linear(&ctx->ex, ctx->enc_h, n, &L->fc1, ctx->enc_ff);
-    sotto__op_gelu(&ctx->ex, ctx->enc_ff, (size_t)n * 4 * d);
-    sotto__op_linear(&ctx->ex, ctx->enc_ff, n, &L->fc2, ctx->enc_h);
-    sotto__op_add(&ctx->ex, ctx->enc_x, ctx->enc_h, (size_t)n * d);
+    free(e->blocks);
+    e->blocks = NULL;
 }
 
-void sotto__encoder_forward(sotto_context *ctx, const float *mel)
+/* conv1 (n_mels -> d, kernel 3, pad 1) over 3000 frames, conv2 (d -> d, kernel 3, stride
+ * 2, pad 1) to 1500 positions, each with GELU, then the positions. */
+static void convs(sotto__encoder *e)
 {
-    const sotto_model_info *h = &ctx->model->info;
-    const sotto__weights *w = &ctx->model->w;
-    int n = h->n_audio_ctx, d = h->n_audio_state, dt = h->n_text_state;
-    convs(ctx, mel);
-    for (int l = 0; l < h->n_audio_layer; l++) block(ctx, &w->enc[l]);
-    sotto__op_layernorm(&ctx->ex, ctx->enc_x, n, d, &w->enc_ln, ctx->enc_out);
-    /* cross-attention keys and values of every decoder layer, once per window */
-    for (int l = 0; l < h->n_text_layer; l++) {
-        const sotto__layer *L = &w->dec[l];
-        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->ck, ctx->enc_k);
-        sotto__op_linear(&ctx->ex, ctx->enc_out, n, &L->cv, ctx->enc_v);
-        void *ck, *cv;
-        sotto__cross_layer(ctx, l, &ck, &cv);
-        sotto__op_cross_kv(&ctx->ex, ctx->enc_k, ctx->enc_v, n, h->n_text_head, dt / h->n_text_head, ctx->cross_type,
-                           ck, cv, ctx->enc_ff /* [dt, Sp]: n * 4 d floats hold it */);
-    }
+    const sotto__backend_ops *o = e->be->ops;
+    const int T = e->n_frames, d = e->d;
+    o->conv3(e->be, e->mel, (size_t)T, 1, e->n_mels, T, 1, e->conv1_w, e->conv1_b, d, e->patches, e->conv1);
+    o->gelu(e->be, e->conv1, (size_t)T * d);
+    o->conv3(e->be, e->conv1, 1, (size_t)d, d, T, 2, e->conv2_w, e->conv2_b, d, e->patches, e->x);
+    o->gelu(e->be, e->x, (size_t)e->n_ctx * d);
+    o->add(e->be, e->x, e->pos, (size_t)e->n_ctx * d);
+}
+
+static void block(sotto__encoder *e, const sotto__blayer *L)
+{
+    sotto__backend *be = e->be;
+    const sotto__backend_ops *o = be->ops;
+    const int n = e->n_ctx, d = e->d;
+    o->layernorm(be, e->x, n, d, &L->attn_ln, e->h);
+    o->linear(be, e->h, n, &L->q, e->q);
+    o->linear(be, e->h, n, &L->k, e->k);
+    o->linear(be, e->h, n, &L->v, e->v);
+    o->transpose(be, e->k, n, d, e->kt, (size_t)n);
+    o->attention(be, e->q, (size_t)d, e->kt, (size_t)n, e->v, (size_t)d, e->attn, (size_t)d, n, n, e->n_head,
+                 d / e->n_head, -1);
+    o->linear(be, e->attn, n, &L->o, e->h);
+    o->add(be, e->x, e->h, (size_t)n * d);
+    o->layernorm(be, e->x, n, d, &L->mlp_ln, e->h);
+    o->linear(be, e->h, n, &L->fc1, e->ff);
+    o->gelu(be, e->ff, (size_t)n * 4 * d);
+    o->linear(be, e->ff, n, &L->fc2, e->h);
+    o->add(be, e->x, e->h, (size_t)n * d);
+}
+
+void sotto__encoder_forward(sotto__encoder *e, const float *mel)
+{
+    e->be->ops->write(e->be, e->mel, mel, (size_t)e->n_mels * e->n_frames * sizeof(float));
+    convs(e);
+    for (int l = 0; l < e->n_layer; l++) block(e, &e->blocks[l]);
+    e->be->ops->layernorm(e->be, e->x, e->n_ctx, e->d, &e->ln_post, e->out);
 }

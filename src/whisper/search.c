@@ -29,8 +29,8 @@ static int default_prefix(const sotto_model *m, int32_t lang, bool translate, in
     return n;
 }
 
-/* The next token: the argmax of the last decode's logits with the suppressed ids out,
- * through the vocabulary proxy unless it is switched off (the same token either way). */
+/* The next token: the argmax of the last decode's logits with the suppressed ids out
+ * (through the backend's shortcut where it has one: the same token either way). */
 static int32_t next_token(sotto_context *ctx, bool suppress, bool first)
 {
     const sotto_model *m = ctx->model;
@@ -40,10 +40,9 @@ static int32_t next_token(sotto_context *ctx, bool suppress, bool first)
         lists[n_lists++] = m->suppress;
         if (first) lists[n_lists++] = m->suppress_begin;
     }
-    const sotto__proxy *p = ctx->use_proxy ? &m->w.tok_proxy : NULL;
-    int32_t tok = sotto__op_argmax_logits(&ctx->ex, ctx->dec_h, &m->w.tok_emb, p, lists, n_lists, ctx->logits,
-                                          NULL);
-    ctx->have_logits = false; /* ctx->logits was scratch */
+    int32_t tok = 0;
+    sotto__decoder_argmax(&ctx->dec, lists, n_lists, &tok);
+    ctx->have_logits = false; /* the logits buffer was scratch */
     return tok;
 }
 

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: missing dimensions\n", argv[1]);
         return 1;
     }
-    sotto_model *m = calloc(1, sizeof *m);
+    sotto_model *m = sotto__model_new();
     sotto_status st = add(m, seed, "encoder.conv1.weight", 3, d, n_mels, 3);
     if (!st) st = add(m, seed, "encoder.conv1.bias", 1, d, 0, 0);
     if (!st) st = add(m, seed, "encoder.conv2.weight", 3, d, d, 3);

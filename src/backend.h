@@ -1,0 +1,142 @@
+/* backend.h — the seam between the engine (src/whisper/) and a compute backend (src/nn/
+ * for the CPU; a GPU backend implements the same table): buffer handles, memory, and the
+ * ops the encoder, decoder and search call. The engine never sees a kernel, a thread or
+ * a device; a backend never sees a model or an engine struct. docs/ARCHITECTURE.md says
+ * how to add an op or a backend. */
+#ifndef SOTTO_BACKEND_H
+#define SOTTO_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "tensor.h"
+
+/* A place in a backend's memory: MEM is the backend's allocation (the CPU backend: its
+ * host address), OFF bytes into it. MEM NULL is "no buffer" (an absent bias). */
+typedef struct sotto__buf {
+    void *mem;
+    size_t off;
+} sotto__buf;
+
+static inline sotto__buf sotto__buf_at(sotto__buf b, size_t bytes)
+{
+    b.off += bytes;
+    return b;
+}
+/* B advanced by N floats. */
+static inline sotto__buf sotto__buf_f32(sotto__buf b, size_t n) { return sotto__buf_at(b, n * sizeof(float)); }
+
+/* Weights as a backend holds them (sotto__import_*: for the CPU the model's own bytes). */
+typedef struct sotto__blinear {
+    sotto_type type;
+    sotto__buf w;              /* [n_out, n_in] in TYPE */
+    sotto__buf b;              /* [n_out] f32, or mem NULL */
+    int n_out, n_in;
+} sotto__blinear;
+
+typedef struct sotto__bnorm {
+    sotto__buf g, b;           /* [n_state] f32 each */
+} sotto__bnorm;
+
+/* The largest dimensions a context calls the ops with: a backend sizes its scratch from
+ * them once, at creation. */
+typedef struct sotto__limits {
+    int max_rows;              /* M of a linear, layernorm or attention (queries) */
+    int max_in;                /* widest n_in of a linear */
+    int max_keys;              /* S of an attention, self or cross */
+    int max_heads, max_dh;     /* of an attention */
+    sotto_type cross_type;     /* storage of the cross-attention K/V */
+    int cross_keys;            /* S of the cross-attention */
+    int vocab_in;              /* n_in of the vocabulary projection */
+} sotto__limits;
+
+/* Cross-attention K/V storage (made by op cross_kv, read by op cross_attention). f32 and
+ * f16: keys and values per head, [n_head][S][dh]. q8_0 (sotto__cross_q8_ok): keys per head
+ * as rows of blocks [n_head][S][dh / 32]; values transposed, [n_head * dh][Sp / 32]
+ * blocks over S padded with zeros to Sp = sotto__cross_padded(S). */
+enum { SOTTO__CROSS_Q8_MAX_DH = 128, SOTTO__CROSS_Q8_MAX_S = 4096 };
+static inline int sotto__cross_padded(int S) { return (S + 31) / 32 * 32; }
+static inline bool sotto__cross_q8_ok(int S, int dh)
+{
+    return dh % 32 == 0 && dh <= SOTTO__CROSS_Q8_MAX_DH && S <= SOTTO__CROSS_Q8_MAX_S;
+}
+/* Bytes of one layer's keys *K and values *V in that layout. */
+void sotto__cross_layout(sotto_type type, int S, int n_head, int dh, size_t *k, size_t *v);
+
+typedef struct sotto__backend sotto__backend;
+
+/* The op table. Shapes are row-major, ld* row strides in elements; every op may run
+ * asynchronously until read, argmax or sync. Buffers passed to one op do not overlap
+ * unless the op says so. */
+typedef struct sotto__backend_ops {
+    const char *name;
+    void (*free)(sotto__backend *be);
+
+    /* memory */
+    /* BYTES of device memory, 64-byte aligned, contents undefined; freed with the backend */
+    sotto_status (*alloc)(sotto__backend *be, size_t bytes, sotto__buf *out, sotto__err *err);
+    /* weights: HOST[0..BYTES) made visible to ops (the CPU uses them in place: they
+     * must outlive the backend; a GPU uploads them) */
+    sotto_status (*import)(sotto__backend *be, const void *host, size_t bytes, sotto__buf *out, sotto__err *err);
+    void (*write)(sotto__backend *be, sotto__buf dst, const void *src, size_t bytes);
+    void (*zero)(sotto__backend *be, sotto__buf dst, size_t bytes);
+    /* waits for the ops before it, then copies */
+    void (*read)(sotto__backend *be, void *dst, sotto__buf src, size_t bytes);
+    /* B's host address when the backend's memory is the host's (valid until the next
+     * op writes it), else NULL: callers then read */
+    const void *(*host)(sotto__backend *be, sotto__buf b);
+    /* waits for every op; the first failure since the last sync, with its message */
+    sotto_status (*sync)(sotto__backend *be, sotto__err *err);
+
+    /* ops */
+    /* Y[T_out, c_out] = conv1d(X, W [c_out, c_in, 3] f32, bias B [c_out]) with kernel 3,
+     * padding 1 and STRIDE 1 or 2, T_out = T_in / STRIDE; X's element (channel c, time t)
+     * at X[c * sc + t * st] (T_in times). PATCHES: T_out * c_in * 3 floats the caller
+     * lends (im2col rows). */
+    void (*conv3)(sotto__backend *be, sotto__buf X, size_t sc, size_t st, int c_in, int T_in, int stride,
+                  sotto__buf W, sotto__buf B, int c_out, sotto__buf patches, sotto__buf Y);
+    /* Y[M, n_out] = X[M, n_in] W^T + b; q8_0 weights multiply X quantised to q8_0 */
+    void (*linear)(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y);
+    /* Y[M, d] = LayerNorm(X[M, d]) g + b, eps 1e-5; Y may be X */
+    void (*layernorm)(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y);
+    /* x = GELU(x) (exact, erf) over N values */
+    void (*gelu)(sotto__backend *be, sotto__buf x, size_t n);
+    /* x[i] += y[i], i < N */
+    void (*add)(sotto__backend *be, sotto__buf x, sotto__buf y, size_t n);
+    /* dst[c * ld_dst + r] = src[r * cols + c]: SRC [rows, cols] f32 transposed */
+    void (*transpose)(sotto__backend *be, sotto__buf src, int rows, int cols, sotto__buf dst, size_t ld_dst);
+    /* multi-head attention in f32: Q [T, n_head dh], KT keys transposed [n_head dh, S],
+     * V [S, n_head dh], O [T, n_head dh]; CAUSAL_POS < 0: every query sees all S keys,
+     * else query t sees keys 0 .. causal_pos + t */
+    void (*attention)(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__buf KT, size_t ldkt, sotto__buf V,
+                      size_t ldv, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh, int causal_pos);
+    /* K, V (sotto__cross_layout in TYPE) from the projected rows KX, VX [S, n_head dh] */
+    void (*cross_kv)(sotto__backend *be, sotto__buf Kx, sotto__buf Vx, int S, int n_head, int dh, sotto_type type,
+                     sotto__buf K, sotto__buf V);
+    /* attention of Q [T, n_head dh] over all S keys and values in TYPE made by cross_kv */
+    void (*cross_attention)(sotto__backend *be, sotto__buf Q, size_t ldq, sotto_type type, sotto__buf K,
+                            sotto__buf V, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh);
+    /* X[i] = EMB row TOKENS[i] (widened to f32) + POS[i], i < N; POS [N, n_in] f32 */
+    void (*embed)(sotto__backend *be, const int32_t *tokens, int n, const sotto__blinear *emb, sotto__buf pos,
+                  sotto__buf X);
+    /* *OUT = the argmax over n of X[0..n_in) EMB[n]^T, as linear computes those logits,
+     * the ids in the N_EXCL lists EXCL taken as -inf; the first of equal maxima, 0 when
+     * every id is excluded. U: n_out floats of scratch. */
+    sotto_status (*argmax)(sotto__backend *be, sotto__buf X, const sotto__blinear *emb, const sotto__i32list *excl,
+                           int n_excl, sotto__buf U, int32_t *out);
+} sotto__backend_ops;
+
+/* Every backend object starts with this. */
+struct sotto__backend {
+    const sotto__backend_ops *ops;
+};
+
+/* Imports through BE: an f32 array of N values, a linear layer, a norm of N values. */
+sotto_status sotto__import_f32(sotto__backend *be, const float *p, size_t n, sotto__buf *out, sotto__err *err);
+sotto_status sotto__import_linear(sotto__backend *be, const sotto__linear *l, sotto__blinear *out, sotto__err *err);
+sotto_status sotto__import_norm(sotto__backend *be, const sotto__norm *nrm, int n, sotto__bnorm *out,
+                                sotto__err *err);
+
+#endif

@@ -1,0 +1,233 @@
+/* backend_cpu.c — the CPU implementation of the backend table (backend.h): buffers are
+ * host memory (a buffer's mem is its address), weights are used in place from the model's
+ * mapping, and every op runs at once on the thread pool through ops.h. */
+#include "backend_cpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant.h"
+#include "ops.h"
+
+typedef struct cpu_backend {
+    sotto__backend base;
+    sotto__exec ex;
+    void **blocks;             /* allocations, freed with the backend */
+    int n_blocks, cap_blocks;
+    const void *proxy_w;       /* the matrix the proxy was made of */
+    const sotto__proxy *proxy;
+} cpu_backend;
+
+static cpu_backend *cpu(sotto__backend *be) { return (cpu_backend *)be; }
+
+static void *at(sotto__buf b) { return b.mem ? (char *)b.mem + b.off : NULL; }
+
+static sotto__linear host_linear(const sotto__blinear *l)
+{
+    return (sotto__linear){l->type, at(l->w), at(l->b), l->n_out, l->n_in};
+}
+
+static sotto__norm host_norm(const sotto__bnorm *n) { return (sotto__norm){at(n->g), at(n->b)}; }
+
+static void cpu_free(sotto__backend *be)
+{
+    cpu_backend *c = cpu(be);
+    if (!c) return;
+    sotto__exec_free(&c->ex);
+    for (int i = 0; i < c->n_blocks; i++) free(c->blocks[i]);
+    free(c->blocks);
+    free(c);
+}
+
+static sotto_status cpu_alloc(sotto__backend *be, size_t bytes, sotto__buf *out, sotto__err *err)
+{
+    cpu_backend *c = cpu(be);
+    if (c->n_blocks == c->cap_blocks) {
+        int cap = c->cap_blocks ? 2 * c->cap_blocks : 8;
+        void **p = realloc(c->blocks, (size_t)cap * sizeof *p);
+        if (!p) return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: out of memory");
+        c->blocks = p, c->cap_blocks = cap;
+    }
+    size_t rounded;
+    if (!sotto__add_ok(bytes, 63, &rounded)) return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: %zu bytes", bytes);
+    rounded &= ~(size_t)63;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    if (!p) return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: cannot allocate %zu bytes", bytes);
+    c->blocks[c->n_blocks++] = p;
+    *out = (sotto__buf){p, 0};
+    return SOTTO_OK;
+}
+
+static sotto_status cpu_import(sotto__backend *be, const void *host, size_t bytes, sotto__buf *out, sotto__err *err)
+{
+    *out = (sotto__buf){(void *)host, 0}; /* in place: the model's bytes are read-only to every op */
+    return SOTTO_OK;
+}
+
+static void cpu_write(sotto__backend *be, sotto__buf dst, const void *src, size_t bytes) { memcpy(at(dst), src, bytes); }
+static void cpu_zero(sotto__backend *be, sotto__buf dst, size_t bytes) { memset(at(dst), 0, bytes); }
+static void cpu_read(sotto__backend *be, void *dst, sotto__buf src, size_t bytes) { memcpy(dst, at(src), bytes); }
+static const void *cpu_host(sotto__backend *be, sotto__buf b) { return at(b); }
+static sotto_status cpu_sync(sotto__backend *be, sotto__err *err) { return SOTTO_OK; }
+
+static void cpu_conv3(sotto__backend *be, sotto__buf X, size_t sc, size_t st, int c_in, int T_in, int stride,
+                      sotto__buf W, sotto__buf B, int c_out, sotto__buf patches, sotto__buf Y)
+{
+    const float *x = at(X);
+    float *A = at(patches);
+    const int T_out = T_in / stride, K = c_in * 3;
+    for (int t = 0; t < T_out; t++) {
+        float *row = A + (size_t)t * K;
+        for (int k = 0; k < 3; k++) {
+            int s = stride * t + k - 1;
+            if (s < 0 || s >= T_in)
+                for (int i = 0; i < c_in; i++) row[i * 3 + k] = 0.0f;
+            else
+                for (int i = 0; i < c_in; i++) row[i * 3 + k] = x[(size_t)i * sc + (size_t)s * st];
+        }
+    }
+    sotto__op_matmul(&cpu(be)->ex, A, (size_t)K, at(W), (size_t)K, at(B), at(Y), (size_t)c_out, T_out, c_out, K);
+}
+
+static void cpu_linear(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y)
+{
+    sotto__linear h = host_linear(l);
+    sotto__op_linear(&cpu(be)->ex, at(X), M, &h, at(Y));
+}
+
+static void cpu_layernorm(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y)
+{
+    sotto__norm h = host_norm(n);
+    sotto__op_layernorm(&cpu(be)->ex, at(X), M, d, &h, at(Y));
+}
+
+static void cpu_gelu(sotto__backend *be, sotto__buf x, size_t n) { sotto__op_gelu(&cpu(be)->ex, at(x), n); }
+static void cpu_add(sotto__backend *be, sotto__buf x, sotto__buf y, size_t n) { sotto__op_add(&cpu(be)->ex, at(x), at(y), n); }
+
+static void cpu_transpose(sotto__backend *be, sotto__buf src, int rows, int cols, sotto__buf dst, size_t ld_dst)
+{
+    sotto__op_transpose(&cpu(be)->ex, at(src), rows, cols, at(dst), ld_dst);
+}
+
+static void cpu_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__buf KT, size_t ldkt, sotto__buf V,
+                          size_t ldv, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh, int causal_pos)
+{
+    sotto__op_attention(&cpu(be)->ex, at(Q), ldq, at(KT), ldkt, at(V), ldv, at(O), ldo, T, S, n_head, dh, causal_pos);
+}
+
+static void cpu_cross_kv(sotto__backend *be, sotto__buf Kx, sotto__buf Vx, int S, int n_head, int dh, sotto_type type,
+                         sotto__buf K, sotto__buf V)
+{
+    sotto__op_cross_kv(&cpu(be)->ex, at(Kx), at(Vx), S, n_head, dh, type, at(K), at(V));
+}
+
+static void cpu_cross_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto_type type, sotto__buf K,
+                                sotto__buf V, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh)
+{
+    sotto__op_cross_attention(&cpu(be)->ex, at(Q), ldq, type, at(K), at(V), at(O), ldo, T, S, n_head, dh);
+}
+
+static void cpu_embed(sotto__backend *be, const int32_t *tokens, int n, const sotto__blinear *emb, sotto__buf pos,
+                      sotto__buf X)
+{
+    const int d = emb->n_in;
+    const char *w = at(emb->w);
+    const float *p = at(pos);
+    float *x = at(X);
+    for (int i = 0; i < n; i++) {
+        size_t row_off;
+        sotto__type_bytes(emb->type, (int64_t)tokens[i] * d, &row_off);
+        sotto__dequantize(emb->type, w + row_off, x + (size_t)i * d, d);
+        for (int j = 0; j < d; j++) x[(size_t)i * d + j] += p[(size_t)i * d + j];
+    }
+}
+
+static sotto_status cpu_argmax(sotto__backend *be, sotto__buf X, const sotto__blinear *emb, const sotto__i32list *excl,
+                               int n_excl, sotto__buf U, int32_t *out)
+{
+    cpu_backend *c = cpu(be);
+    sotto__linear h = host_linear(emb);
+    const sotto__proxy *p = c->proxy && c->proxy_w == h.w ? c->proxy : NULL;
+    *out = sotto__op_argmax_logits(&c->ex, at(X), &h, p, excl, n_excl, at(U), NULL);
+    return SOTTO_OK;
+}
+
+static const sotto__backend_ops cpu_ops = {
+    .name = "cpu",
+    .free = cpu_free,
+    .alloc = cpu_alloc,
+    .import = cpu_import,
+    .write = cpu_write,
+    .zero = cpu_zero,
+    .read = cpu_read,
+    .host = cpu_host,
+    .sync = cpu_sync,
+    .conv3 = cpu_conv3,
+    .linear = cpu_linear,
+    .layernorm = cpu_layernorm,
+    .gelu = cpu_gelu,
+    .add = cpu_add,
+    .transpose = cpu_transpose,
+    .attention = cpu_attention,
+    .cross_kv = cpu_cross_kv,
+    .cross_attention = cpu_cross_attention,
+    .embed = cpu_embed,
+    .argmax = cpu_argmax,
+};
+
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
+
+/* The largest scratch any op asks for within LIM on NT threads. */
+static size_t scratch_bytes(const sotto__limits *lim, int nt)
+{
+    size_t s = sotto__op_linear_scratch(lim->max_rows, lim->max_in, SOTTO_TYPE_Q8_0);
+    s = max_size(s, sotto__op_attention_scratch(nt, lim->max_keys));
+    s = max_size(s, sotto__op_cross_kv_scratch(lim->cross_keys, lim->max_heads, lim->max_dh, lim->cross_type));
+    s = max_size(s, sotto__op_cross_attention_scratch(nt, lim->cross_keys, lim->max_dh, lim->cross_type));
+    return max_size(s, sotto__op_argmax_scratch(lim->vocab_in));
+}
+
+sotto_status sotto__cpu_backend_create(int n_threads, const sotto__limits *lim, sotto__backend **out,
+                                       sotto__err *err)
+{
+    *out = NULL;
+    cpu_backend *c = calloc(1, sizeof *c);
+    if (!c) return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: out of memory");
+    c->base.ops = &cpu_ops;
+    if (!sotto__exec_init(&c->ex, sotto__kernels_get(), n_threads, scratch_bytes(lim, n_threads))) {
+        free(c);
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: cannot start %d worker threads with their scratch",
+                           n_threads);
+    }
+    *out = &c->base;
+    return SOTTO_OK;
+}
+
+sotto__proxy *sotto__cpu_proxy_make(sotto__backend *be, const sotto__linear *e)
+{
+    if (e->n_in % 128 || e->n_in > SOTTO__PROXY_MAX_K) return NULL;
+    size_t n = (size_t)e->n_out;
+    sotto__proxy *p = calloc(1, sizeof *p);
+    uint8_t *rows = malloc(n * SOTTO__PROXY_ROW(e->n_in));
+    float *dist = malloc(n * sizeof *dist), *len = malloc(n * sizeof *len);
+    if (!p || !rows || !dist || !len || !sotto__proxy_make(&cpu(be)->ex, e, rows, dist, len)) {
+        free(p), free(rows), free(dist), free(len);
+        return NULL;
+    }
+    *p = (sotto__proxy){rows, dist, len, e->n_out, e->n_in};
+    return p;
+}
+
+void sotto__cpu_proxy_free(void *proxy)
+{
+    sotto__proxy *p = proxy;
+    if (!p) return;
+    free((void *)p->rows), free((void *)p->err), free((void *)p->norm);
+    free(p);
+}
+
+void sotto__cpu_backend_use_proxy(sotto__backend *be, const void *w, const sotto__proxy *p)
+{
+    cpu(be)->proxy_w = w;
+    cpu(be)->proxy = p;
+}

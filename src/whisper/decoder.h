@@ -1,0 +1,58 @@
+/* decoder.h — the text decoder's state: its weights as the backend holds them, the
+ * window's resident cross-attention K/V, the static self-attention KV cache and the
+ * activations for up to n_text_ctx tokens at once, declared on the context's arena. */
+#ifndef SOTTO_DECODER_H
+#define SOTTO_DECODER_H
+
+#include "arena.h"
+#include "layer.h"
+
+typedef struct sotto__decoder {
+    sotto__backend *be;
+    int n_vocab, n_ctx, d, n_head, n_layer, n_audio;
+    sotto__blinear emb;            /* [n_vocab, d]: token lookup and, tied, the logits */
+    sotto__buf pos;                /* [n_ctx, d] */
+    sotto__blayer *layers;         /* [n_layer] */
+    sotto__bnorm ln;
+    /* cross-attention K/V of every layer, projected once per window, stored in f32 for
+     * an f32 decoder, f16 for an f16 one, q8_0 for a q8_0 one where the shape allows
+     * (backend.h sotto__cross_layout) */
+    sotto_type cross_type;
+    size_t cross_k_bytes, cross_v_bytes; /* one layer's */
+    sotto__buf cross_k, cross_v;   /* [n_layer] of those */
+    /* static self-attention cache, written at the cache position */
+    sotto__buf self_kt;            /* [n_layer, d, n_ctx] keys transposed */
+    sotto__buf self_v;             /* [n_layer, n_ctx, d] */
+    sotto__buf x, h, q, attn, tmp, k; /* [n_ctx, d] */
+    sotto__buf ff;                 /* [n_ctx, 4d] */
+    sotto__buf logits;             /* [n_vocab]; the argmax's scratch too */
+} sotto__decoder;
+
+/* The storage of M's cross-attention K/V: the decoder's weight type, f16 for f16 and for
+ * q8_0 where the shape has no q8_0 layout (backend.h sotto__cross_q8_ok). */
+sotto_type sotto__decoder_cross_type(const sotto_model *m);
+
+/* Imports M's decoder weights through BE and declares the buffers on A. */
+sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, sotto__arena *a,
+                                 sotto__err *err);
+/* After the arena is placed: touches the cache once, so that the first decode does not
+ * pay its page faults. */
+void sotto__decoder_ready(sotto__decoder *dec);
+void sotto__decoder_free(sotto__decoder *dec);
+
+/* Projects every layer's cross-attention K/V from the encoder output AUDIO [n_audio,
+ * d_audio], with KX and VX ([n_audio, d] each) as scratch. */
+void sotto__decoder_cross(sotto__decoder *dec, sotto__buf audio, sotto__buf kx, sotto__buf vx);
+
+/* Runs N tokens at cache positions N_PAST.. (checked by the caller) and leaves the last
+ * token's final state in h row 0. */
+void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, int n_past);
+
+/* logits = the final state times the tied embedding. */
+void sotto__decoder_logits(sotto__decoder *dec);
+
+/* The argmax of those logits with the ids of the N_EXCL lists EXCL taken out, without
+ * computing every logit where the backend can (the same id either way). */
+sotto_status sotto__decoder_argmax(sotto__decoder *dec, const sotto__i32list *excl, int n_excl, int32_t *out);
+
+#endif

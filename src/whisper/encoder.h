@@ -1,0 +1,39 @@
+/* encoder.h — the audio encoder's state: its weights as the backend holds them and its
+ * buffers, declared on the context's arena. */
+#ifndef SOTTO_ENCODER_H
+#define SOTTO_ENCODER_H
+
+#include "arena.h"
+#include "layer.h"
+
+typedef struct sotto__encoder {
+    sotto__backend *be;
+    int n_mels, n_frames, n_ctx, d, n_head, n_layer;
+    sotto__buf conv1_w, conv1_b;   /* [d, n_mels, 3], [d] */
+    sotto__buf conv2_w, conv2_b;   /* [d, d, 3], [d] */
+    sotto__buf pos;                /* [n_ctx, d] */
+    sotto__blayer *blocks;         /* [n_layer] */
+    sotto__bnorm ln_post;
+    /* buffers; mel, patches and conv1 are dead once the blocks start, and live inside
+     * h .. ff when they fit */
+    sotto__buf mel;                /* [n_mels, n_frames] */
+    sotto__buf patches;            /* [n_frames, 3 max(n_mels, d)] im2col rows */
+    sotto__buf conv1;              /* [n_frames, d] */
+    sotto__buf x;                  /* [n_ctx, d] residual stream */
+    sotto__buf out;                /* [n_ctx, d] output of ln_post */
+    sotto__buf h, q, attn;         /* [n_ctx, d] */
+    sotto__buf k, v;               /* [n_ctx, max(d, d_text)]: free after the blocks, for the
+                                      decoder's cross-attention projections */
+    sotto__buf kt;                 /* [d, n_ctx] keys transposed */
+    sotto__buf ff;                 /* [n_ctx, 4d] */
+} sotto__encoder;
+
+/* Imports M's encoder weights through BE and declares the buffers on A. */
+sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, sotto__arena *a,
+                                 sotto__err *err);
+void sotto__encoder_free(sotto__encoder *e);
+
+/* Runs the encoder on MEL [n_mels, n_frames] (host memory): e->out holds the result. */
+void sotto__encoder_forward(sotto__encoder *e, const float *mel);
+
+#endif
