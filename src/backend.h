@@ -67,7 +67,8 @@ void sotto__cross_layout(sotto_type type, int S, int n_head, int dh, size_t *k, 
 
 typedef struct sotto__backend sotto__backend;
 
-/* The op table. Shapes are row-major, ld* row strides in elements; every op may run
+/* The op table: a name, then SOTTO__N_BACKEND_SLOTS function pointers and nothing else
+ * (test_kernels checks that a backend leaves none empty). Shapes are row-major, ld* row strides in elements; every op may run
  * asynchronously until read, argmax or sync. Buffers passed to one op do not overlap
  * unless the op says so. */
 typedef struct sotto__backend_ops {
@@ -127,6 +128,9 @@ typedef struct sotto__backend_ops {
     sotto_status (*argmax)(sotto__backend *be, sotto__buf X, const sotto__blinear *emb, const sotto__i32list *excl,
                            int n_excl, sotto__buf U, int32_t *out);
 } sotto__backend_ops;
+enum { SOTTO__N_BACKEND_SLOTS = 19 };
+_Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BACKEND_SLOTS * sizeof(void (*)(void)),
+               "a backend table is its name and SOTTO__N_BACKEND_SLOTS function pointers");
 
 /* Every backend object starts with this. */
 struct sotto__backend {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "nn/backend_cpu.h"
 #include "nn/kernels.h"
 #include "nn/ops.h"
 #include "quant.h"
@@ -511,8 +512,48 @@ static void test_same_bits(const sotto__kernels *a, const sotto__kernels *b)
     }
 }
 
+/* N_SLOTS function pointers after the name at TABLE: how many are NULL. */
+static int empty_slots(const void *table, int n_slots)
+{
+    int empty = 0;
+    for (int i = 0; i < n_slots; i++) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)table + sizeof(const char *) + (size_t)i * sizeof fn, sizeof fn);
+        empty += fn == NULL;
+    }
+    return empty;
+}
+
+/* Every kernel set this CPU runs, and the CPU backend's op table, fill every slot. */
+static void test_tables(void)
+{
+    int n_sets = 0;
+    for (int i = 0; sotto__kernel_sets[i]; i++) {
+        const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
+        if (!k) continue;
+        n_sets++;
+        CHECK(strcmp(k->name, sotto__kernel_sets[i]) == 0, "set %s is named %s", sotto__kernel_sets[i], k->name);
+        CHECK(empty_slots(k, SOTTO__N_KERNEL_SLOTS) == 0, "kernel set %s leaves %d slots empty", k->name,
+              empty_slots(k, SOTTO__N_KERNEL_SLOTS));
+    }
+    CHECK(n_sets >= 1, "no kernel set runs here");
+    CHECK(sotto__kernels_by_name("bogus") == NULL, "an unknown set name is refused");
+    sotto__limits lim = {.max_rows = 8, .max_in = 64, .max_keys = 8, .max_heads = 1, .max_dh = 32,
+                         .cross_type = SOTTO_TYPE_F32, .cross_keys = 8, .vocab_in = 32};
+    sotto__backend *be = NULL;
+    sotto__err err = {0};
+    CHECK(sotto__cpu_backend_create(2, &lim, &be, &err) == SOTTO_OK, "cpu backend: %s", err.msg);
+    if (be) {
+        CHECK(empty_slots(be->ops, SOTTO__N_BACKEND_SLOTS) == 0, "the cpu backend leaves %d op slots empty",
+              empty_slots(be->ops, SOTTO__N_BACKEND_SLOTS));
+        be->ops->free(be);
+    }
+    fflush(stdout); /* an empty slot crashes a later test: its message must be out first */
+}
+
 int main(void)
 {
+    test_tables();
     test_matmul(sotto__kernels_by_name("scalar"));
     test_typed(sotto__kernels_by_name("scalar"));
     const sotto__kernels *avx2 = sotto__kernels_by_name("avx2");

@@ -82,7 +82,7 @@ static double mel_to_hz(double m)
  * norm='slaney'), rounded to f32 as the reference's mel_filters.npz is. */
 static void mel_filters(int n_mels, float *fb /* [n_mels, N_BINS] */)
 {
-    double *mel_f = malloc((size_t)(n_mels + 2) * sizeof *mel_f);
+    double mel_f[128 + 2]; /* n_mels is 80 or 128 (checked by the callers) */
     double lo = hz_to_mel(0.0), hi = hz_to_mel(SOTTO_SAMPLE_RATE / 2.0);
     for (int i = 0; i < n_mels + 2; i++) mel_f[i] = mel_to_hz(lo + (hi - lo) * i / (n_mels + 1));
     for (int i = 0; i < n_mels; i++) {
@@ -95,7 +95,6 @@ static void mel_filters(int n_mels, float *fb /* [n_mels, N_BINS] */)
             fb[i * N_BINS + k] = (float)(w * enorm);
         }
     }
-    free(mel_f);
 }
 
 /* Sample index S of a signal of N samples reflected at both ends (numpy's 'reflect'). */

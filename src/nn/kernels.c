@@ -29,25 +29,38 @@ static int has_avx512_vnni(void)
 }
 #endif
 
-static const sotto__kernels scalar = {"scalar", sotto__matmul_ref, sotto__matmul_nn_ref, sotto__matmul_nn_f16_ref,
-                                      sotto__softmax_ref,
-                                      sotto__gelu_ref, sotto__quantize_q8_ref, sotto__matmul_f16_ref,
-                                      sotto__matmul_q8_ref, sotto__to_f16_ref, sotto__from_f16_ref, sotto__scores_p5_ref, sotto__quantize_p5_ref};
+/* One table per set; every slot named (test_kernels checks that none is left empty). */
+static const sotto__kernels scalar = {
+    .name = "scalar", .matmul = sotto__matmul_ref, .matmul_nn = sotto__matmul_nn_ref,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_ref, .softmax = sotto__softmax_ref, .gelu = sotto__gelu_ref,
+    .quantize_q8 = sotto__quantize_q8_ref, .matmul_f16 = sotto__matmul_f16_ref, .matmul_q8 = sotto__matmul_q8_ref,
+    .to_f16 = sotto__to_f16_ref, .from_f16 = sotto__from_f16_ref, .scores_p5 = sotto__scores_p5_ref,
+    .quantize_p5 = sotto__quantize_p5_ref,
+};
 #if defined(__x86_64__) || defined(__i386__)
-static const sotto__kernels avx2 = {"avx2", sotto__matmul_avx2, sotto__matmul_nn_avx2, sotto__matmul_nn_f16_avx2,
-                                    sotto__softmax_avx2,
-                                    sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
-                                    sotto__matmul_q8_avx2, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx2, sotto__quantize_p5_avx2};
-static const sotto__kernels avx512 = {"avx512", sotto__matmul_avx2, sotto__matmul_nn_avx512, sotto__matmul_nn_f16_avx2,
-                                      sotto__softmax_avx512,
-                                      sotto__gelu_avx2, sotto__quantize_q8_avx2, sotto__matmul_f16_avx2,
-                                      sotto__matmul_q8_avx512, sotto__to_f16_avx2, sotto__from_f16_avx2, sotto__scores_p5_avx512, sotto__quantize_p5_avx2};
+static const sotto__kernels avx2 = {
+    .name = "avx2", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx2, .gelu = sotto__gelu_avx2,
+    .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2, .matmul_q8 = sotto__matmul_q8_avx2,
+    .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2, .scores_p5 = sotto__scores_p5_avx2,
+    .quantize_p5 = sotto__quantize_p5_avx2,
+};
+static const sotto__kernels avx512 = {
+    .name = "avx512", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx512,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx512, .gelu = sotto__gelu_avx2,
+    .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2,
+    .matmul_q8 = sotto__matmul_q8_avx512, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
+    .scores_p5 = sotto__scores_p5_avx512, .quantize_p5 = sotto__quantize_p5_avx2,
+};
 #endif
 #if defined(__aarch64__)
-static const sotto__kernels neon = {"neon", sotto__matmul_neon, sotto__matmul_nn_neon, sotto__matmul_nn_f16_neon,
-                                    sotto__softmax_neon, sotto__gelu_neon, sotto__quantize_q8_neon,
-                                    sotto__matmul_f16_neon, sotto__matmul_q8_neon, sotto__to_f16_neon,
-                                    sotto__from_f16_neon, sotto__scores_p5_neon, sotto__quantize_p5_ref};
+static const sotto__kernels neon = {
+    .name = "neon", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
+    .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon, .matmul_q8 = sotto__matmul_q8_neon,
+    .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon, .scores_p5 = sotto__scores_p5_neon,
+    .quantize_p5 = sotto__quantize_p5_ref,
+};
 #endif
 
 const sotto__kernels *sotto__kernels_by_name(const char *name)
@@ -67,17 +80,21 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
     return NULL;
 }
 
-const sotto__kernels *sotto__kernels_get(void)
+const char *const sotto__kernel_sets[] = {"scalar", "avx2", "avx512", "neon", NULL};
+
+const sotto__kernels *sotto__kernels_best(void)
 {
-    const char *force = getenv("SOTTO_KERNELS");
-    if (force) {
-        const sotto__kernels *k = sotto__kernels_by_name(force);
-        if (k) return k;
-    }
     const sotto__kernels *k = sotto__kernels_by_name("avx512");
     if (!k) k = sotto__kernels_by_name("avx2");
     if (!k) k = sotto__kernels_by_name("neon");
     return k ? k : &scalar;
+}
+
+const sotto__kernels *sotto__kernels_get(void)
+{
+    const char *force = getenv("SOTTO_KERNELS");
+    const sotto__kernels *k = force ? sotto__kernels_by_name(force) : NULL;
+    return k ? k : sotto__kernels_best();
 }
 
 const char *sotto_kernels_name(void) { return sotto__kernels_get()->name; }

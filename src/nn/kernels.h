@@ -62,6 +62,9 @@ typedef void (*sotto__scores_p5_fn)(const int8_t *a, const float *d, const float
 typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
 
+/* A kernel set: its name, then SOTTO__N_KERNEL_SLOTS function pointers and nothing
+ * else (test_kernels walks the slots to check none is empty). */
+enum { SOTTO__N_KERNEL_SLOTS = 12 };
 typedef struct sotto__kernels {
     const char *name;          /* "scalar", "avx2", "avx512" (avx2 + VNNI q8_0 GEMM, zmm attention), "neon" */
     sotto__matmul_fn matmul;
@@ -77,6 +80,8 @@ typedef struct sotto__kernels {
     sotto__scores_p5_fn scores_p5;
     sotto__quantize_p5_fn quantize_p5;
 } sotto__kernels;
+_Static_assert(sizeof(sotto__kernels) == sizeof(const char *) + SOTTO__N_KERNEL_SLOTS * sizeof(void (*)(void)),
+               "a kernel set is its name and SOTTO__N_KERNEL_SLOTS function pointers");
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K);
@@ -159,9 +164,13 @@ void sotto__from_f16_neon(const uint16_t *h, float *out, size_t n);
 void sotto__scores_p5_neon(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
                            int K);
 
-/* The best kernels this CPU supports (detected once). SOTTO_KERNELS=scalar in the
- * environment forces the reference kernels. */
+/* The kernels this process uses: the set SOTTO_KERNELS names in the environment if this
+ * CPU runs it, else the best it supports. */
 const sotto__kernels *sotto__kernels_get(void);
+/* The best set this CPU supports, whatever SOTTO_KERNELS says. */
+const sotto__kernels *sotto__kernels_best(void);
+/* The names of every set of this build's architecture family, NULL-terminated. */
+extern const char *const sotto__kernel_sets[];
 /* The kernel set named NAME if this CPU can run it, else NULL (for tests). */
 const sotto__kernels *sotto__kernels_by_name(const char *name);
 

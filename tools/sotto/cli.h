@@ -23,6 +23,10 @@ int cmd_bench(int argc, char **argv);
  * path into OUT; false (with a message printed) when none exists. */
 bool cli_model_path(const char *flag, char *out, size_t n);
 
+/* The thread count to run with: REQUESTED (-t), or every online core when it is 0; warns
+ * on stderr when REQUESTED exceeds the cores. */
+int cli_threads(long requested);
+
 /* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 

@@ -59,7 +59,7 @@ int cmd_bench(int argc, char **argv)
     sotto_model_info h;
     sotto_model_get_info(model, &h);
     sotto_context_params cp = sotto_context_params_default();
-    cp.n_threads = (int)threads;
+    cp.n_threads = cli_threads(threads);
     sotto_context *ctx = NULL;
     size_t n_mel = (size_t)h.n_mels * SOTTO_N_FRAMES;
     float *mel = calloc(n_mel, sizeof *mel), *pcm = NULL;
@@ -101,7 +101,7 @@ int cmd_bench(int argc, char **argv)
            "\"decoder_type\": \"%s\", \"kernels\": \"%s\", \"threads\": %ld, \"runs\": %ld, \"load_ms\": %.2f, \"encode_ms\": %.2f, "
            "\"prefill_ms\": %.3f, \"prefill_tokens\": %d, \"step_ms\": %.3f, \"step_tokens\": %ld, "
            "\"peak_rss_mb\": %.1f}\n",
-           SOTTO_VERSION, path, tn[h.encoder_type], tn[h.decoder_type], sotto_kernels_name(), threads, runs, load_ms, median(enc, (int)runs),
+           SOTTO_VERSION, path, tn[h.encoder_type], tn[h.decoder_type], sotto_kernels_name(), (long)cp.n_threads, runs, load_ms, median(enc, (int)runs),
            median(pre, (int)runs), h.multilingual ? 4 : 2, median(step, (int)runs), tokens - 1,
            ru.ru_maxrss / 1024.0);
     rc = EXIT_OK;

@@ -1,9 +1,24 @@
 /* cmd_convert.c — `sotto convert IN OUT.gguf`: any model sotto reads, written as one
  * self-contained GGUF file with the chosen weight types per half. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* The library writes OUT.tmp and renames it when complete; an interrupt in between must
+ * not leave the partial file behind (hundreds of MB for a large model). */
+static char tmp_path[4096];
+
+static void on_signal(int sig)
+{
+    unlink(tmp_path); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 static const char help[] =
     "usage: sotto convert IN OUT.gguf [--type T] [--encoder-type T] [--decoder-type T]\n"
@@ -58,10 +73,27 @@ int cmd_convert(int argc, char **argv)
     }
     sotto_model *m = cli_load_model(pos[0]);
     if (!m) return EXIT_EXEC;
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp", pos[1]) >= (int)sizeof tmp_path) {
+        fprintf(stderr, "sotto convert: output path too long\n");
+        sotto_model_free(m);
+        return EXIT_INPUT;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     int rc = EXIT_OK;
     if (sotto_model_save_gguf(m, pos[1], &p) != SOTTO_OK) {
         fprintf(stderr, "sotto convert: %s\n", sotto_last_error());
         rc = EXIT_EXEC;
+    }
+    signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
+    struct stat st;
+    if (rc == EXIT_OK && stat(pos[1], &st) == 0) {
+        static const char *tn[] = {"f32", "f16", "", "", "", "", "", "", "q8_0"};
+        printf("sotto convert: wrote %s (%.1f MB; encoder %s, decoder %s)\n", pos[1], st.st_size / 1e6,
+               tn[p.encoder_type], tn[p.decoder_type]);
     }
     sotto_model_free(m);
     return rc;

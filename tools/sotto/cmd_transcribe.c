@@ -85,7 +85,7 @@ int cmd_transcribe(int argc, char **argv)
         return EXIT_EXEC;
     }
     sotto_context_params cp = sotto_context_params_default();
-    cp.n_threads = (int)threads;
+    cp.n_threads = cli_threads(threads);
     sotto_context *ctx = NULL;
     int rc = EXIT_OK;
     char *all = calloc(1, 1);

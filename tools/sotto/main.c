@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -30,7 +31,53 @@ static const char usage[] =
     "exit codes: 0 success, 1 invalid arguments or input, 2 execution error (unreadable\n"
     "model, out of memory), 3 mismatch against --expected (sotto run)\n";
 
-int main(int argc, char **argv)
+/* Options that take no value, of every subcommand: `--name=value` is refused for them and
+ * split into `--name value` for the others (a new flag must be listed here). */
+static const char *const value_less[] = {"--help", "--version", "--suppress", "--no-timestamps", "--no-fallback",
+                                         "--no-condition", "--word-timestamps", "--vad", "--quiet", "--devices",
+                                         "--split-on-word", NULL};
+
+/* ARGV with every `--name=value` split into two arguments, in a new array *OUT (free it;
+ * the strings are ARGV's, each '=' overwritten by the name's end); false with a message
+ * for a value-less option given a value, or out of memory. */
+static bool split_eq_args(int argc, char **argv, int *out_argc, char ***out)
+{
+    char **v = malloc(((size_t)argc * 2 + 1) * sizeof *v);
+    if (!v) return false;
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        if (!eq || eq == argv[i] + 2) {
+            v[n++] = argv[i];
+            continue;
+        }
+        size_t len = (size_t)(eq - argv[i]);
+        for (int k = 0; value_less[k]; k++)
+            if (strlen(value_less[k]) == len && strncmp(argv[i], value_less[k], len) == 0) {
+                fprintf(stderr, "sotto: %s takes no value (in '%s')\n", value_less[k], argv[i]);
+                free(v);
+                return false;
+            }
+        *eq = 0;
+        v[n++] = argv[i];
+        v[n++] = eq + 1;
+    }
+    v[n] = NULL;
+    *out_argc = n;
+    *out = v;
+    return true;
+}
+
+/* SOTTO_KERNELS names a set the library did not take (unknown, or one this CPU lacks). */
+static void check_kernels_env(void)
+{
+    const char *env = getenv("SOTTO_KERNELS");
+    if (env && strcmp(env, sotto_kernels_name()) != 0)
+        fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s is not a kernel set this CPU runs (scalar, avx2, avx512 "
+                        "on x86-64, neon on ARM, as the CPU allows); using %s\n", env, sotto_kernels_name());
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
@@ -44,11 +91,33 @@ int main(int argc, char **argv)
         {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
         {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench},
     };
+    check_kernels_env();
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "sotto: unknown command '%s' (see sotto --help)\n", argv[1]);
     return EXIT_INPUT;
 }
+
+int main(int argc, char **argv)
+{
+    char **args;
+    if (!split_eq_args(argc, argv, &argc, &args)) return EXIT_INPUT;
+    int rc = dispatch(argc, args);
+    free(args);
+    return rc;
+}
+
+int cli_threads(long requested)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    if (requested > cores)
+        fprintf(stderr, "sotto: warning: %ld threads on %ld cores: threads that share a core wait for each other at "
+                        "every step, which can run many times slower; use -t %ld or leave -t out\n",
+                requested, cores, cores);
+    return requested > 0 ? (int)requested : (int)cores;
+}
+
 
 bool cli_model_path(const char *flag, char *out, size_t n)
 {

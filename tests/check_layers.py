@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The dependency rule of docs/ARCHITECTURE.md, checked on the tree: every #include "..."
+of a source file must point into a layer that file's layer may use. Arrows run one way:
+tools -> include -> whisper -> {nn | gpu} -> base; whisper -> model, whisper -> audio;
+model, audio -> base. Base is src/*.{c,h} (common, quant, tensor, backend).
+
+usage: check_layers.py SRC_ROOT        (exit 1 and one line per violation)
+"""
+import os
+import re
+import sys
+
+# layer -> the layers its files may include (besides their own)
+ALLOWED = {
+    "base": set(),
+    "model": {"base"},
+    "audio": {"base"},
+    "nn": {"base"},
+    "gpu": {"base"},
+    "whisper": {"base", "model", "audio", "nn", "gpu"},
+    "tools": {"include"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of(rel):
+    """Layer of a path relative to the repository root, or None when not checked."""
+    parts = rel.split("/")
+    if parts[0] == "include":
+        return "include"
+    if parts[0] == "tools" and len(parts) > 2 and parts[1] == "sotto":
+        return "tools"
+    if parts[0] != "src":
+        return None
+    if len(parts) == 2:
+        return "base"
+    return parts[1] if parts[1] in ALLOWED else None
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    bad, files = [], 0
+    for top in ("src", "tools/sotto", "include"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                src_layer = layer_of(rel)
+                if src_layer is None:
+                    continue
+                files += 1
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                for inc in INCLUDE.findall(text):
+                    target = os.path.normpath(os.path.join(os.path.dirname(rel), inc)).replace(os.sep, "/")
+                    if not os.path.exists(os.path.join(root, target)):
+                        # "sotto.h" resolves through the include path
+                        target = "include/" + inc if os.path.exists(os.path.join(root, "include", inc)) else target
+                    dst_layer = layer_of(target)
+                    if dst_layer is None or dst_layer == src_layer:
+                        continue
+                    if dst_layer == "include" and src_layer != "include":
+                        continue  # the public header is below everything
+                    if dst_layer not in ALLOWED.get(src_layer, set()):
+                        bad.append(f"{rel}: includes {inc} ({src_layer} -> {dst_layer} is not an allowed arrow)")
+    for line in bad:
+        print(line)
+    print(f"check_layers: {files} files, {len(bad)} violations")
+    return 1 if bad or files == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
