@@ -1,18 +1,15 @@
-/* mel.c — the Whisper front end (openai/whisper whisper/audio.py): one 30 s window of
- * 16 kHz samples -> [n_mels, 3000] log-mel. STFT with n_fft 400, hop 160, periodic Hann
- * window, centred frames with reflect padding, last frame dropped; Slaney mel filters
- * (librosa.filters.mel, norm='slaney', fmax 8000); log10 clamped at 1e-10, floored at
- * max - 8, scaled (x + 4) / 4. The FFT and the filters run in double precision. */
+/* mel.c — the Whisper front end (openai/whisper whisper/audio.py): 16 kHz samples ->
+ * log-mel frames. STFT with n_fft 400, hop 160, periodic Hann window, centred frames with
+ * reflect padding, last frame dropped; Slaney mel filters (librosa.filters.mel,
+ * norm='slaney', fmax 8000); log10 clamped at 1e-10, floored at max - 8, scaled
+ * (x + 4) / 4. The FFT and the filters run in double precision. One 30 s window here
+ * (sotto_mel_window); a whole file, frame pair by frame pair, in melfile.c. */
+#include "mel.h"
+
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "../common.h"
-
-#define N_FFT 400
-#define HOP 160
-#define N_BINS (N_FFT / 2 + 1)
 
 /* RE + i IM, exactly (C11's CMPLX is missing from some compiler and libc pairs; a complex
  * value has the representation of an array of its two parts, C11 6.2.5). */
@@ -82,7 +79,7 @@ static double mel_to_hz(double m)
  * norm='slaney'), rounded to f32 as the reference's mel_filters.npz is. */
 static void mel_filters(int n_mels, float *fb /* [n_mels, N_BINS] */)
 {
-    double mel_f[128 + 2]; /* n_mels is 80 or 128 (checked by the callers) */
+    double mel_f[SOTTO__MEL_MAX_BINS + 2];
     double lo = hz_to_mel(0.0), hi = hz_to_mel(SOTTO_SAMPLE_RATE / 2.0);
     for (int i = 0; i < n_mels + 2; i++) mel_f[i] = mel_to_hz(lo + (hi - lo) * i / (n_mels + 1));
     for (int i = 0; i < n_mels; i++) {
@@ -93,6 +90,57 @@ static void mel_filters(int n_mels, float *fb /* [n_mels, N_BINS] */)
             double upper = (mel_f[i + 2] - f) / (mel_f[i + 2] - mel_f[i + 1]);
             double w = fmax(0.0, fmin(lower, upper));
             fb[i * N_BINS + k] = (float)(w * enorm);
+        }
+    }
+}
+
+sotto_status sotto__melcore_new(int n_mels, sotto__melcore **out)
+{
+    *out = NULL;
+    if (n_mels != 80 && n_mels != 128)
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "mel: n_mels must be 80 or 128"});
+    sotto__melcore *c = malloc(sizeof *c);
+    if (!c) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "mel: out of memory"});
+    c->n_mels = n_mels;
+    mel_filters(n_mels, c->fb);
+    for (int j = 0; j < N_FFT; j++) c->tw[j] = cexp(-2.0 * M_PI * I * j / N_FFT);
+    for (int j = 0; j < N_FFT; j++) c->window[j] = 0.5 - 0.5 * cos(2.0 * M_PI * j / N_FFT);
+    /* a filter is a triangle over a few bins: only its non-zero span [k0, k1) is summed
+     * (the skipped terms are exact zeros, so the sums are bit-identical) */
+    for (int i = 0; i < n_mels; i++) {
+        const float *f = c->fb + (size_t)i * N_BINS;
+        int k0 = 0, k1 = N_BINS;
+        while (k0 < N_BINS && f[k0] == 0.0f) k0++;
+        while (k1 > k0 && f[k1 - 1] == 0.0f) k1--;
+        c->span[i][0] = k0, c->span[i][1] = k1;
+    }
+    *out = c;
+    return SOTTO_OK;
+}
+
+void sotto__mel_pair(const sotto__melcore *c, const float *x0, const float *x1, double *l0, double *l1)
+{
+    /* two real frames per complex transform: z = x_t + i x_{t+1} has Z[k] = X_t[k] + i X_{t+1}[k],
+     * and X_t[k] = (Z[k] + conj Z[N - k]) / 2, X_{t+1}[k] = (Z[k] - conj Z[N - k]) / 2i */
+    double complex frame[3 * N_FFT];
+    double power[2][N_BINS];
+    for (int j = 0; j < N_FFT; j++) frame[j] = cpx(c->window[j] * x0[j], c->window[j] * x1[j]);
+    fft(frame, 1, frame + N_FFT, N_FFT, frame + 2 * N_FFT, c->tw);
+    const double complex *Z = frame + N_FFT;
+    for (int k = 0; k < N_BINS; k++) {
+        double complex zk = Z[k], zc = conj(Z[(N_FFT - k) % N_FFT]);
+        double complex a = 0.5 * (zk + zc), b = zk - zc;
+        b = cpx(0.5 * cimag(b), -0.5 * creal(b)); /* (zk - zc) / 2i */
+        power[0][k] = creal(a) * creal(a) + cimag(a) * cimag(a);
+        power[1][k] = creal(b) * creal(b) + cimag(b) * cimag(b);
+    }
+    for (int f = 0; f < 2; f++) {
+        double *l = f ? l1 : l0;
+        for (int i = 0; i < c->n_mels; i++) {
+            const float *w = c->fb + (size_t)i * N_BINS;
+            double s = 0;
+            for (int k = c->span[i][0]; k < c->span[i][1]; k++) s += w[k] * power[f][k];
+            l[i] = log10(fmax(s, 1e-10));
         }
     }
 }
@@ -110,62 +158,30 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "mel: n_mels must be 80 or 128"});
     const int64_t n = SOTTO_N_SAMPLES;
     float *x = calloc((size_t)n, sizeof *x);
-    float *fb = malloc((size_t)n_mels * N_BINS * sizeof *fb);
-    double *power = malloc((size_t)SOTTO_N_FRAMES * N_BINS * sizeof *power);
-    double complex *frame = malloc(3 * N_FFT * sizeof *frame);
-    if (!x || !fb || !power || !frame) {
-        free(x), free(fb), free(power), free(frame);
+    sotto__melcore *c = NULL;
+    if (!x || sotto__melcore_new(n_mels, &c)) {
+        free(x);
         return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "mel: out of memory"});
     }
     memcpy(x, samples, (size_t)(n_samples < n ? n_samples : n) * sizeof *x);
-    mel_filters(n_mels, fb);
-    double window[N_FFT];
-    double complex tw[N_FFT];
-    for (int j = 0; j < N_FFT; j++) tw[j] = cexp(-2.0 * M_PI * I * j / N_FFT);
-    for (int j = 0; j < N_FFT; j++) window[j] = 0.5 - 0.5 * cos(2.0 * M_PI * j / N_FFT);
-    /* two real frames per complex transform: z = x_t + i x_{t+1} has Z[k] = X_t[k] + i X_{t+1}[k],
-     * and X_t[k] = (Z[k] + conj Z[N - k]) / 2, X_{t+1}[k] = (Z[k] - conj Z[N - k]) / 2i */
     _Static_assert(SOTTO_N_FRAMES % 2 == 0, "frames go in pairs");
+    double max = -INFINITY;
     for (int t = 0; t < SOTTO_N_FRAMES; t += 2) {
+        float x0[N_FFT], x1[N_FFT];
+        double l[2][SOTTO__MEL_MAX_BINS];
         for (int j = 0; j < N_FFT; j++) {
             int64_t s = (int64_t)t * HOP + j - N_FFT / 2; /* reflect padding at both ends */
-            frame[j] = cpx(window[j] * x[reflect(s, n)], window[j] * x[reflect(s + HOP, n)]);
+            x0[j] = x[reflect(s, n)], x1[j] = x[reflect(s + HOP, n)];
         }
-        fft(frame, 1, frame + N_FFT, N_FFT, frame + 2 * N_FFT, tw);
-        const double complex *Z = frame + N_FFT;
-        for (int k = 0; k < N_BINS; k++) {
-            double complex zk = Z[k], zc = conj(Z[(N_FFT - k) % N_FFT]);
-            double complex a = 0.5 * (zk + zc), b = zk - zc;
-            b = cpx(0.5 * cimag(b), -0.5 * creal(b)); /* (zk - zc) / 2i */
-            power[(size_t)t * N_BINS + k] = creal(a) * creal(a) + cimag(a) * cimag(a);
-            power[(size_t)(t + 1) * N_BINS + k] = creal(b) * creal(b) + cimag(b) * cimag(b);
-        }
+        sotto__mel_pair(c, x0, x1, l[0], l[1]);
+        for (int f = 0; f < 2; f++)
+            for (int i = 0; i < n_mels; i++) {
+                out[(size_t)i * SOTTO_N_FRAMES + t + f] = (float)l[f][i];
+                if (l[f][i] > max) max = l[f][i];
+            }
     }
-    /* a filter is a triangle over a few bins: only its non-zero span [k0, k1) is summed
-     * (the skipped terms are exact zeros, so the sums are bit-identical); frame by frame,
-     * so one frame's power row stays in L1 for every filter */
-    int span[128][2];
-    for (int i = 0; i < n_mels; i++) {
-        const float *f = fb + (size_t)i * N_BINS;
-        int k0 = 0, k1 = N_BINS;
-        while (k0 < N_BINS && f[k0] == 0.0f) k0++;
-        while (k1 > k0 && f[k1 - 1] == 0.0f) k1--;
-        span[i][0] = k0, span[i][1] = k1;
-    }
-    double max = -INFINITY;
-    for (int t = 0; t < SOTTO_N_FRAMES; t++) {
-        const double *pw = power + (size_t)t * N_BINS;
-        for (int i = 0; i < n_mels; i++) {
-            const float *f = fb + (size_t)i * N_BINS;
-            double s = 0;
-            for (int k = span[i][0]; k < span[i][1]; k++) s += f[k] * pw[k];
-            double l = log10(fmax(s, 1e-10));
-            out[(size_t)i * SOTTO_N_FRAMES + t] = (float)l;
-            if (l > max) max = l;
-        }
-    }
-    for (size_t i = 0; i < (size_t)n_mels * SOTTO_N_FRAMES; i++)
-        out[i] = (float)((fmax(out[i], max - 8.0) + 4.0) / 4.0);
-    free(x), free(fb), free(power), free(frame);
+    for (size_t i = 0; i < (size_t)n_mels * SOTTO_N_FRAMES; i++) out[i] = sotto__mel_scale(out[i], max);
+    free(x);
+    free(c);
     return SOTTO_OK;
 }
