@@ -217,6 +217,26 @@ sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t 
 sotto_status sotto_detokenize(const sotto_model *model, const int32_t *ids, int n_ids,
                               char **text);
 
+/* Encodes the NUL-terminated UTF-8 TEXT into token ids exactly as openai-whisper's
+ * tokenizer does (tiktoken's `gpt2` encoding for English-only models, `multilingual`
+ * otherwise): its regex splits the text into pieces, each piece is byte-level BPE
+ * encoded by merge rank (a token's rank is its id). Nothing is added: no start sequence,
+ * no <|startofprev|>, no leading space (openai encodes a prompt as " " + text). Text
+ * that spells a special token ("<|endoftext|>") is encoded as ordinary text, as
+ * tiktoken's encode_ordinary does (openai's Tokenizer.encode refuses such text).
+ *   Sizes: *n_ids receives the number of ids TEXT encodes to, both on success and when
+ * IDS is too small. IDS NULL is a size query: SOTTO_OK, nothing written, CAP ignored.
+ * Otherwise IDS[0..CAP) receives the ids; when there are more than CAP, the first CAP
+ * are written and SOTTO_ERR_INVALID_ARG is returned. At most one id per byte of TEXT.
+ *   Errors (message in sotto_last_error(), *n_ids 0): SOTTO_ERR_INVALID_ARG for NULL
+ * model/text/n_ids, a negative CAP, or invalid UTF-8 (a stray or missing continuation
+ * byte, an overlong form, a surrogate, a code point above U+10FFFF; the message names
+ * the byte offset): a Python str, which tiktoken encodes, cannot hold such bytes.
+ * SOTTO_ERR_UNSUPPORTED when the model's vocabulary lacks a single-byte token.
+ *   Any loader's model works (no merges list is needed). Thread-safe on a shared model. */
+sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t *ids, int cap,
+                            int *n_ids);
+
 #ifdef __cplusplus
 }
 #endif

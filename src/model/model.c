@@ -486,6 +486,7 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     }
     sotto_status st = derive_hparams(m, err);
     if (!st) st = derive_special(m, err);
+    if (!st) st = sotto__token_index_build(m, err);
     if (!st) st = check_lists(m, err);
     if (st) return st;
     const sotto_model_info *h = &m->info;

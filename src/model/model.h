@@ -62,6 +62,12 @@ struct sotto_model {
     uint32_t *vocab_off;       /* [n_vocab + 1] */
     char *merges;              /* "a b\n" lines in rank order (byte-level strings), or NULL */
     size_t merges_len;
+    /* bytes -> id over the base vocabulary (ids below token_eot), for BPE encoding: open
+     * addressing, slot = id + 1 (0: empty); built at load (token_index.c) */
+    uint32_t *tok_index;       /* [tok_index_mask + 1] */
+    uint32_t tok_index_mask;
+    uint32_t tok_max_len;      /* longest base token, bytes */
+    int32_t tok_missing_byte;  /* a byte value without a single-byte token, or -1 */
 
     sotto__i32list suppress;        /* suppressed at every step */
     sotto__i32list suppress_begin;  /* suppressed at the first step */
@@ -119,6 +125,12 @@ void *sotto__model_derived(const sotto_model *m, int slot, void *(*make)(void *a
 /* Hands the pages of [P, P + N) of the model's file mapping back to the page cache (they
  * are read again when touched): for weights the engine reads through a derived copy. */
 void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n);
+
+/* Builds m->tok_index from the vocabulary; needs info.token_eot. */
+sotto_status sotto__token_index_build(sotto_model *m, sotto__err *err);
+
+/* Id of the base-vocabulary token whose bytes are S[0..N), or -1 (also when N is 0). */
+int32_t sotto__token_lookup(const sotto_model *m, const uint8_t *s, size_t n);
 
 /* Loaders: each fills a zeroed model and calls sotto__model_finish. */
 sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err);
