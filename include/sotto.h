@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define SOTTO_VERSION "0.1.0"
+#define SOTTO_VERSION "0.2.0"
 
 /* Fixed window geometry of every Whisper model: 30 s of 16 kHz audio, 3000 mel frames. */
 #define SOTTO_SAMPLE_RATE 16000
@@ -134,8 +134,13 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
 
 typedef struct sotto_context sotto_context;
 
+#define SOTTO_MAX_SEQUENCES 16
+
 typedef struct sotto_context_params {
     int n_threads;             /* 0: all online cores */
+    int max_sequences;         /* sequences decoded together, each with a KV cache of its own:
+                                  the most beams or best-of samples a transcription may use
+                                  (1 .. SOTTO_MAX_SEQUENCES; default 5) */
 } sotto_context_params;
 
 sotto_context_params sotto_context_params_default(void);
@@ -199,18 +204,97 @@ sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params,
 
 /* ---- transcription -------------------------------------------------------------- */
 
+/* One segment of a transcript, as openai-whisper's transcribe() makes it: text between
+ * two timestamp tokens of a window (or a whole window without timestamps). */
+typedef struct sotto_segment {
+    int id;                    /* 0, 1, ... in order */
+    int64_t seek;              /* mel frame (10 ms) where its window starts */
+    double start, end;         /* seconds from the start of the audio */
+    const char *text;          /* UTF-8, as the reference: usually with a leading space;
+                                  "" for a segment emptied as instantaneous or blank */
+    const int32_t *tokens;     /* its tokens, timestamps included */
+    int n_tokens;
+    double temperature;        /* of the decode that produced it */
+    double avg_logprob;        /* sum of the sampled tokens' log-probabilities / (n + 1) */
+    double compression_ratio;  /* UTF-8 bytes / zlib-compressed bytes of the window's text */
+    double no_speech_prob;     /* probability of <|nospeech|> at the first step */
+} sotto_segment;
+
+/* Returns nonzero to stop after this window (its segments are kept). */
+typedef int (*sotto_segment_callback)(const sotto_segment *segment, void *user_data);
+/* Audio seconds done and in all, after each window; returns nonzero to stop there. */
+typedef int (*sotto_progress_callback)(double done_s, double total_s, void *user_data);
+
+#define SOTTO_MAX_TEMPERATURES 16
+
 typedef struct sotto_transcribe_params {
-    const char *language;      /* "en", ...; NULL: "en" (multilingual models only) */
-    int translate;             /* 1: task translate (multilingual models only) */
+    const char *language;      /* "en", "de", ...; NULL or "auto": detected from the first 30 s
+                                  (multilingual models; English-only models are "en") */
+    int translate;             /* 1: task translate (multilingual models) */
+    int timestamps;            /* 1: timestamp tokens, segments cut at them (default);
+                                  0: <|notimestamps|>, one segment per 30 s window */
+    int beam_size;             /* beams at temperature 0 (default 5); 1: greedy */
+    int best_of;               /* samples at temperature > 0 (default 5) */
+    float patience;            /* beam search patience (default 1) */
+    int use_length_penalty;    /* 0 (default): rank by sum logprob / length; 1: by */
+    float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty */
+    float temperatures[SOTTO_MAX_TEMPERATURES]; /* tried in order while a window fails */
+    int n_temperatures;        /*   (default 6: 0, 0.2, ... 1.0) */
+    int check_compression;     /* 1 (default): a window fails when its compression ratio */
+    float compression_ratio_threshold; /* is above this (2.4) */
+    int check_logprob;         /* 1 (default): ... or its avg_logprob below this (-1.0) */
+    float logprob_threshold;
+    int check_no_speech;       /* 1 (default): no_speech_prob above this (0.6) with avg_logprob */
+    float no_speech_threshold; /*   below logprob_threshold is silence: the window is skipped */
+    int condition_on_previous_text; /* 1 (default): previous text is the next window's prompt */
+    const char *initial_prompt; /* text before the first window, or NULL */
+    int suppress_blank;        /* 1 (default): no blank or <|endoftext|> first */
+    float max_initial_timestamp; /* seconds; the first timestamp at most this (1.0); < 0: any */
+    uint64_t seed;             /* of the sampling at temperature > 0 */
+    int sample_len;            /* most tokens sampled per window; 0 (default): n_text_ctx / 2 */
+    sotto_segment_callback on_segment; /* each segment as its window is done, or NULL */
+    sotto_progress_callback on_progress;
+    void *user_data;
 } sotto_transcribe_params;
 
+/* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
 sotto_transcribe_params sotto_transcribe_params_default(void);
 
-/* Transcribes 16 kHz mono SAMPLES window after window (30 s each) with greedy
- * decoding and the reference suppress rules, no timestamps. *text (free with
- * sotto_free) receives the UTF-8 transcript. */
+/* A transcript: owned by the caller, freed with sotto_result_free; every pointer in it
+ * lives as long as the result. */
+typedef struct sotto_result {
+    const char *text;          /* every segment's text, joined */
+    const char *language;      /* code of the language transcribed ("en", ...) */
+    float language_probability; /* when detected; else 0 */
+    int language_detected;
+    double duration;           /* seconds of audio */
+    const sotto_segment *segments;
+    int n_segments;
+    int stopped;               /* 1: a callback stopped it early */
+} sotto_result;
+
+void sotto_result_free(sotto_result *result);
+
+/* Transcribes the audio file PATH with sotto_transcribe's semantics, streaming it: the
+ * samples are decoded in chunks into the whole-file log-mel and never held whole (16 kHz
+ * mono WAV, 16-bit PCM or 32-bit float). A file that cannot be read or decoded fails
+ * with SOTTO_ERR_IO or SOTTO_ERR_FORMAT and a message naming it. */
+sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
+                                   sotto_result **out);
+
+/* Transcribes 16 kHz mono SAMPLES with openai-whisper's long-form semantics (whole-file
+ * log-mel, 30 s windows advanced by the timestamps, temperature fallback, conditioning on
+ * previous text). Needs a context whose max_sequences covers beam_size and best_of. */
 sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t n_samples,
-                              const sotto_transcribe_params *params, char **text);
+                              const sotto_transcribe_params *params, sotto_result **out);
+
+/* Detects the spoken language of SAMPLES (16 kHz mono) as openai-whisper's transcribe()
+ * does for a multilingual model: from the first 30 s of the whole file's log-mel, the
+ * most probable language token after <|startoftranscript|>. Writes its code ("en", "de",
+ * ...) into CODE (CODE_CAP bytes; 8 hold every code) and its probability among the
+ * languages into *PROBABILITY (may be NULL). */
+sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
+                                   size_t code_cap, float *probability);
 
 /* Appends the UTF-8 text of IDS (special and timestamp tokens skipped) to a new string
  * (free with sotto_free). */

@@ -83,6 +83,10 @@ typedef struct sotto__backend_ops {
     sotto_status (*import)(sotto__backend *be, const void *host, size_t bytes, sotto__buf *out, sotto__err *err);
     void (*write)(sotto__backend *be, sotto__buf dst, const void *src, size_t bytes);
     void (*zero)(sotto__backend *be, sotto__buf dst, size_t bytes);
+    /* ROWS rows of ROW_BYTES from SRC to DST, rows DST_PITCH and SRC_PITCH bytes apart
+     * (the regions do not overlap) */
+    void (*copy2d)(sotto__backend *be, sotto__buf dst, size_t dst_pitch, sotto__buf src, size_t src_pitch,
+                   size_t rows, size_t row_bytes);
     /* waits for the ops before it, then copies */
     void (*read)(sotto__backend *be, void *dst, sotto__buf src, size_t bytes);
     /* B's host address when the backend's memory is the host's (valid until the next
@@ -128,7 +132,7 @@ typedef struct sotto__backend_ops {
     sotto_status (*argmax)(sotto__backend *be, sotto__buf X, const sotto__blinear *emb, const sotto__i32list *excl,
                            int n_excl, sotto__buf U, int32_t *out);
 } sotto__backend_ops;
-enum { SOTTO__N_BACKEND_SLOTS = 19 };
+enum { SOTTO__N_BACKEND_SLOTS = 20 };
 _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BACKEND_SLOTS * sizeof(void (*)(void)),
                "a backend table is its name and SOTTO__N_BACKEND_SLOTS function pointers");
 

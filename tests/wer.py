@@ -9,11 +9,15 @@ is removed; spaces are collapsed. Numbers are not spelled out.
 
 usage: wer.py SOTTO MODEL CLIPS_DIR GOLDEN_DIR [LANGUAGE] [--max-diff POINTS]
 --max-diff allows sotto's WER to exceed eager's by at most POINTS percentage points
-(quantised weights); the default 0 demands the same error count.
+(quantised weights); the default 0 demands the same error count. sotto decodes as the
+eager reference did (openai `decode`: greedy, no timestamps, one window per clip):
+`--no-timestamps --beam-size 1 --no-fallback`.
 """
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 
 def normalise(text):
@@ -45,11 +49,18 @@ def main():
         name, text = line.rstrip("\n").split("\t", 1)
         refs[name] = text
     names = sorted(n for n in refs if n.startswith("librivox-"))
-    cmd = [sotto, "transcribe", "-m", model] + [f"{clips}/{n}.wav" for n in names]
+    out_dir = tempfile.mkdtemp(prefix="sotto-wer-")
+    cmd = [sotto, "transcribe", "-m", model, "--quiet", "--no-timestamps", "--beam-size", "1", "--no-fallback",
+           "--output-dir", out_dir] + [f"{clips}/{n}.wav" for n in names]
     if len(args) > 4:
         cmd += ["-l", args[4]]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
-    hyps = {line.split(": ", 1)[0].rsplit("/", 1)[-1][:-4]: line.split(": ", 1)[1] for line in out}
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    hyps = {}
+    for n in names:
+        with open(os.path.join(out_dir, n + ".txt"), encoding="utf-8") as f:
+            hyps[n] = " ".join(line.strip() for line in f if line.strip())
+        os.remove(os.path.join(out_dir, n + ".txt"))
+    os.rmdir(out_dir)
     words = sotto_errors = eager_errors = 0
     print(f"{'clip':16} {'words':>5} {'sotto':>5} {'eager':>5}  transcript")
     for n in names:

@@ -66,6 +66,14 @@ static sotto_status cpu_import(sotto__backend *be, const void *host, size_t byte
 
 static void cpu_write(sotto__backend *be, sotto__buf dst, const void *src, size_t bytes) { memcpy(at(dst), src, bytes); }
 static void cpu_zero(sotto__backend *be, sotto__buf dst, size_t bytes) { memset(at(dst), 0, bytes); }
+static void cpu_copy2d(sotto__backend *be, sotto__buf dst, size_t dst_pitch, sotto__buf src, size_t src_pitch,
+                       size_t rows, size_t row_bytes)
+{
+    char *d = at(dst);
+    const char *s = at(src);
+    for (size_t r = 0; r < rows; r++) memcpy(d + r * dst_pitch, s + r * src_pitch, row_bytes);
+}
+
 static void cpu_read(sotto__backend *be, void *dst, sotto__buf src, size_t bytes) { memcpy(dst, at(src), bytes); }
 static const void *cpu_host(sotto__backend *be, sotto__buf b) { return at(b); }
 static sotto_status cpu_sync(sotto__backend *be, sotto__err *err) { return SOTTO_OK; }
@@ -159,6 +167,7 @@ static const sotto__backend_ops cpu_ops = {
     .import = cpu_import,
     .write = cpu_write,
     .zero = cpu_zero,
+    .copy2d = cpu_copy2d,
     .read = cpu_read,
     .host = cpu_host,
     .sync = cpu_sync,

@@ -26,7 +26,7 @@ sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char
 
 sotto_context_params sotto_context_params_default(void)
 {
-    return (sotto_context_params){.n_threads = 0};
+    return (sotto_context_params){.n_threads = 0, .max_sequences = 5};
 }
 
 const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->error : ""; }
@@ -92,13 +92,15 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
         n_threads = n > 0 ? (int)n : 1;
     }
     if (n_threads > SOTTO__POOL_MAX) n_threads = SOTTO__POOL_MAX;
+    if (p.max_sequences < 1 || p.max_sequences > SOTTO_MAX_SEQUENCES)
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: max_sequences must be 1..16"});
     sotto_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
     ctx->model = model;
     sotto__arena arena = {0};
     sotto_status st = cpu_backend(model, n_threads, &ctx->be, &err);
     if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, &arena, &err);
-    if (!st) st = sotto__decoder_init(&ctx->dec, ctx->be, model, &arena, &err);
+    if (!st) st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences, &arena, &err);
     if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);
     if (st) {
         sotto_context_free(ctx);
@@ -181,14 +183,14 @@ sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int 
                                    tokens[i], h->n_vocab - 1);
     ctx->error[0] = 0;
     ctx->have_state = ctx->have_logits = false;
-    sotto__decoder_forward(&ctx->dec, tokens, n_tokens, n_past);
+    sotto__decoder_forward(&ctx->dec, tokens, n_tokens, n_past, 0, -1);
     ctx->have_state = true;
     return SOTTO_OK;
 }
 
 static void project(sotto_context *ctx)
 {
-    sotto__decoder_logits(&ctx->dec);
+    sotto__decoder_logits(&ctx->dec, 1);
     ctx->have_logits = true;
 }
 

@@ -16,13 +16,14 @@ sotto_type sotto__decoder_cross_type(const sotto_model *m)
     return t;
 }
 
-sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, sotto__arena *a,
-                                 sotto__err *err)
+sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, int n_slots,
+                                 sotto__arena *a, sotto__err *err)
 {
     const sotto_model_info *h = &m->info;
     const sotto__weights *w = &m->w;
     *dec = (sotto__decoder){.be = be, .n_vocab = h->n_vocab, .n_ctx = h->n_text_ctx, .d = h->n_text_state,
-                            .n_head = h->n_text_head, .n_layer = h->n_text_layer, .n_audio = h->n_audio_ctx};
+                            .n_head = h->n_text_head, .n_layer = h->n_text_layer, .n_audio = h->n_audio_ctx,
+                            .n_slots = n_slots < 1 ? 1 : n_slots};
     dec->layers = calloc((size_t)dec->n_layer, sizeof *dec->layers);
     if (!dec->layers) return sotto__fail(err, SOTTO_ERR_NOMEM, "decoder: out of memory");
     sotto_status st = sotto__import_linear(be, &w->tok_emb, &dec->emb, err);
@@ -35,20 +36,22 @@ sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const 
     dec->cross_type = sotto__decoder_cross_type(m);
     sotto__cross_layout(dec->cross_type, dec->n_audio, dec->n_head, dec->d / dec->n_head, &dec->cross_k_bytes, &dec->cross_v_bytes);
     const size_t L = (size_t)dec->n_layer, c = (size_t)dec->n_ctx, d = (size_t)dec->d, f = sizeof(float);
+    const size_t S = (size_t)dec->n_slots;
     sotto__arena_add(a, &dec->cross_k, L * dec->cross_k_bytes);
     sotto__arena_add(a, &dec->cross_v, L * dec->cross_v_bytes);
-    sotto__arena_add(a, &dec->self_kt, L * c * d * f);
-    sotto__arena_add(a, &dec->self_v, L * c * d * f);
+    sotto__arena_add(a, &dec->self_kt, S * L * c * d * f);
+    sotto__arena_add(a, &dec->self_v, S * L * c * d * f);
     sotto__buf *rows[] = {&dec->x, &dec->h, &dec->q, &dec->attn, &dec->tmp, &dec->k};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sotto__arena_add(a, rows[i], c * d * f);
     sotto__arena_add(a, &dec->ff, c * 4 * d * f);
-    sotto__arena_add(a, &dec->logits, (size_t)dec->n_vocab * f);
+    sotto__arena_add(a, &dec->logits, (S > 2 ? S : 2) * (size_t)dec->n_vocab * f);
     return SOTTO_OK;
 }
 
 void sotto__decoder_ready(sotto__decoder *dec)
 {
-    dec->be->ops->zero(dec->be, dec->self_kt, (size_t)dec->n_layer * dec->n_ctx * dec->d * sizeof(float));
+    dec->be->ops->zero(dec->be, dec->self_kt,
+                       (size_t)dec->n_slots * dec->n_layer * dec->n_ctx * dec->d * sizeof(float));
 }
 
 void sotto__decoder_free(sotto__decoder *dec)
@@ -70,18 +73,50 @@ void sotto__decoder_cross(sotto__decoder *dec, sotto__buf audio, sotto__buf kx, 
     }
 }
 
-void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_tok, int n_past)
+/* Layer L's cache of SLOT: keys transposed [d, n_ctx], values [n_ctx, d]. */
+static sotto__buf cache_kt(const sotto__decoder *dec, int slot, int l)
+{
+    return sotto__buf_f32(dec->self_kt, ((size_t)slot * dec->n_layer + (size_t)l) * dec->n_ctx * dec->d);
+}
+static sotto__buf cache_v(const sotto__decoder *dec, int slot, int l)
+{
+    return sotto__buf_f32(dec->self_v, ((size_t)slot * dec->n_layer + (size_t)l) * dec->n_ctx * dec->d);
+}
+
+/* Cross-attention and MLP of layer L over the N rows of x (the same for one sequence's
+ * tokens and for one token of several sequences: the window's K/V are shared). */
+static void cross_and_mlp(sotto__decoder *dec, const sotto__blayer *L, int l, int n)
+{
+    sotto__backend *be = dec->be;
+    const sotto__backend_ops *o = be->ops;
+    const int d = dec->d, dh = d / dec->n_head;
+    const size_t nd = (size_t)n * d;
+    o->layernorm(be, dec->x, n, d, &L->cross_ln, dec->h);
+    o->linear(be, dec->h, n, &L->cq, dec->q);
+    o->cross_attention(be, dec->q, (size_t)d, dec->cross_type,
+                       sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes),
+                       sotto__buf_at(dec->cross_v, (size_t)l * dec->cross_v_bytes), dec->attn, (size_t)d, n,
+                       dec->n_audio, dec->n_head, dh);
+    o->linear(be, dec->attn, n, &L->co, dec->tmp);
+    o->add(be, dec->x, dec->tmp, nd);
+
+    o->layernorm(be, dec->x, n, d, &L->mlp_ln, dec->h);
+    o->linear(be, dec->h, n, &L->fc1, dec->ff);
+    o->gelu(be, dec->ff, nd * 4);
+    o->linear(be, dec->ff, n, &L->fc2, dec->tmp);
+    o->add(be, dec->x, dec->tmp, nd);
+}
+
+void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_tok, int n_past, int slot, int extra)
 {
     sotto__backend *be = dec->be;
     const sotto__backend_ops *o = be->ops;
     const int d = dec->d, n_head = dec->n_head, dh = d / n_head, n_ctx = dec->n_ctx;
-    const size_t nd = (size_t)n_tok * d;
     sotto__buf x = dec->x;
     o->embed(be, tokens, n_tok, &dec->emb, sotto__buf_f32(dec->pos, (size_t)n_past * d), x);
     for (int l = 0; l < dec->n_layer; l++) {
         const sotto__blayer *L = &dec->layers[l];
-        sotto__buf ktc = sotto__buf_f32(dec->self_kt, (size_t)l * n_ctx * d);
-        sotto__buf vc = sotto__buf_f32(dec->self_v, (size_t)l * n_ctx * d);
+        sotto__buf ktc = cache_kt(dec, slot, l), vc = cache_v(dec, slot, l);
         o->layernorm(be, x, n_tok, d, &L->attn_ln, dec->h);
         o->linear(be, dec->h, n_tok, &L->q, dec->q);
         o->linear(be, dec->h, n_tok, &L->k, dec->k);
@@ -90,29 +125,59 @@ void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_to
         o->attention(be, dec->q, (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d, dec->attn, (size_t)d, n_tok,
                      n_past + n_tok, n_head, dh, n_past);
         o->linear(be, dec->attn, n_tok, &L->o, dec->tmp);
-        o->add(be, x, dec->tmp, nd);
-
-        o->layernorm(be, x, n_tok, d, &L->cross_ln, dec->h);
-        o->linear(be, dec->h, n_tok, &L->cq, dec->q);
-        o->cross_attention(be, dec->q, (size_t)d, dec->cross_type,
-                           sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes),
-                           sotto__buf_at(dec->cross_v, (size_t)l * dec->cross_v_bytes), dec->attn, (size_t)d, n_tok,
-                           dec->n_audio, n_head, dh);
-        o->linear(be, dec->attn, n_tok, &L->co, dec->tmp);
-        o->add(be, x, dec->tmp, nd);
-
-        o->layernorm(be, x, n_tok, d, &L->mlp_ln, dec->h);
-        o->linear(be, dec->h, n_tok, &L->fc1, dec->ff);
-        o->gelu(be, dec->ff, nd * 4);
-        o->linear(be, dec->ff, n_tok, &L->fc2, dec->tmp);
-        o->add(be, x, dec->tmp, nd);
+        o->add(be, x, dec->tmp, (size_t)n_tok * d);
+        cross_and_mlp(dec, L, l, n_tok);
     }
     /* only the last position's logits are needed, prefill and step alike: its final
      * state goes to h row 0, projected by the caller (all logits or just the argmax) */
     o->layernorm(be, sotto__buf_f32(x, (size_t)(n_tok - 1) * d), 1, d, &dec->ln, dec->h);
+    if (extra >= 0) o->layernorm(be, sotto__buf_f32(x, (size_t)extra * d), 1, d, &dec->ln, sotto__buf_f32(dec->h, d));
 }
 
-void sotto__decoder_logits(sotto__decoder *dec) { dec->be->ops->linear(dec->be, dec->h, 1, &dec->emb, dec->logits); }
+void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past)
+{
+    sotto__backend *be = dec->be;
+    const sotto__backend_ops *o = be->ops;
+    const int d = dec->d, n_head = dec->n_head, dh = d / n_head, n_ctx = dec->n_ctx;
+    const size_t f = sizeof(float), row = (size_t)d * f;
+    sotto__buf pos = sotto__buf_f32(dec->pos, (size_t)n_past * d);
+    for (int r = 0; r < n; r++) o->embed(be, tokens + r, 1, &dec->emb, pos, sotto__buf_f32(dec->x, (size_t)r * d));
+    for (int l = 0; l < dec->n_layer; l++) {
+        const sotto__blayer *L = &dec->layers[l];
+        o->layernorm(be, dec->x, n, d, &L->attn_ln, dec->h);
+        o->linear(be, dec->h, n, &L->q, dec->q);
+        o->linear(be, dec->h, n, &L->k, dec->k);
+        o->linear(be, dec->h, n, &L->v, dec->tmp);
+        for (int r = 0; r < n; r++) {
+            sotto__buf ktc = cache_kt(dec, slots[r], l), vc = cache_v(dec, slots[r], l);
+            o->transpose(be, sotto__buf_f32(dec->k, (size_t)r * d), 1, d, sotto__buf_f32(ktc, (size_t)n_past),
+                         (size_t)n_ctx);
+            o->copy2d(be, sotto__buf_f32(vc, (size_t)n_past * d), row, sotto__buf_f32(dec->tmp, (size_t)r * d), row, 1,
+                      row);
+            o->attention(be, sotto__buf_f32(dec->q, (size_t)r * d), (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d,
+                         sotto__buf_f32(dec->attn, (size_t)r * d), (size_t)d, 1, n_past + 1, n_head, dh, n_past);
+        }
+        o->linear(be, dec->attn, n, &L->o, dec->tmp);
+        o->add(be, dec->x, dec->tmp, (size_t)n * d);
+        cross_and_mlp(dec, L, l, n);
+    }
+    o->layernorm(be, dec->x, n, d, &dec->ln, dec->h);
+}
+
+void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int n_pos)
+{
+    const size_t f = sizeof(float), d = (size_t)dec->d, c = (size_t)dec->n_ctx;
+    for (int l = 0; l < dec->n_layer; l++) {
+        /* keys: d rows of n_pos positions, n_ctx apart; values: n_pos rows, contiguous */
+        dec->be->ops->copy2d(dec->be, cache_kt(dec, dst, l), c * f, cache_kt(dec, src, l), c * f, d, (size_t)n_pos * f);
+        dec->be->ops->copy2d(dec->be, cache_v(dec, dst, l), d * f, cache_v(dec, src, l), d * f, (size_t)n_pos, d * f);
+    }
+}
+
+void sotto__decoder_logits(sotto__decoder *dec, int n_rows)
+{
+    dec->be->ops->linear(dec->be, dec->h, n_rows, &dec->emb, dec->logits);
+}
 
 sotto_status sotto__decoder_argmax(sotto__decoder *dec, const sotto__i32list *excl, int n_excl, int32_t *out)
 {

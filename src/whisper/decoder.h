@@ -10,6 +10,7 @@
 typedef struct sotto__decoder {
     sotto__backend *be;
     int n_vocab, n_ctx, d, n_head, n_layer, n_audio;
+    int n_slots;                   /* sequences with a cache of their own (beams, best-of) */
     sotto__blinear emb;            /* [n_vocab, d]: token lookup and, tied, the logits */
     sotto__buf pos;                /* [n_ctx, d] */
     sotto__blayer *layers;         /* [n_layer] */
@@ -20,21 +21,22 @@ typedef struct sotto__decoder {
     sotto_type cross_type;
     size_t cross_k_bytes, cross_v_bytes; /* one layer's */
     sotto__buf cross_k, cross_v;   /* [n_layer] of those */
-    /* static self-attention cache, written at the cache position */
-    sotto__buf self_kt;            /* [n_layer, d, n_ctx] keys transposed */
-    sotto__buf self_v;             /* [n_layer, n_ctx, d] */
+    /* static self-attention cache, one slot per sequence, written at the cache position */
+    sotto__buf self_kt;            /* [n_slots, n_layer, d, n_ctx] keys transposed */
+    sotto__buf self_v;             /* [n_slots, n_layer, n_ctx, d] */
     sotto__buf x, h, q, attn, tmp, k; /* [n_ctx, d] */
     sotto__buf ff;                 /* [n_ctx, 4d] */
-    sotto__buf logits;             /* [n_vocab]; the argmax's scratch too */
+    sotto__buf logits;             /* [max(2, n_slots), n_vocab]; the argmax's scratch too */
 } sotto__decoder;
 
 /* The storage of M's cross-attention K/V: the decoder's weight type, f16 for f16 and for
  * q8_0 where the shape has no q8_0 layout (backend.h sotto__cross_q8_ok). */
 sotto_type sotto__decoder_cross_type(const sotto_model *m);
 
-/* Imports M's decoder weights through BE and declares the buffers on A. */
-sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, sotto__arena *a,
-                                 sotto__err *err);
+/* Imports M's decoder weights through BE and declares the buffers on A, with N_SLOTS
+ * cache slots (>= 1). */
+sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, int n_slots,
+                                 sotto__arena *a, sotto__err *err);
 /* After the arena is placed: touches the cache once, so that the first decode does not
  * pay its page faults. */
 void sotto__decoder_ready(sotto__decoder *dec);
@@ -44,12 +46,21 @@ void sotto__decoder_free(sotto__decoder *dec);
  * d_audio], with KX and VX ([n_audio, d] each) as scratch. */
 void sotto__decoder_cross(sotto__decoder *dec, sotto__buf audio, sotto__buf kx, sotto__buf vx);
 
-/* Runs N tokens at cache positions N_PAST.. (checked by the caller) and leaves the last
- * token's final state in h row 0. */
-void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, int n_past);
+/* Runs N tokens of one sequence at positions N_PAST.. of cache SLOT (checked by the
+ * caller) and leaves the last token's final state in h row 0 and, when EXTRA >= 0, that
+ * of token EXTRA in h row 1. */
+void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, int n_past, int slot, int extra);
 
-/* logits = the final state times the tied embedding. */
-void sotto__decoder_logits(sotto__decoder *dec);
+/* One token for each of N sequences (N <= n_slots), all at position N_PAST: sequence r's
+ * token TOKENS[r] attends cache slot SLOTS[r]; final states in h rows 0 .. N-1. */
+void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past);
+
+/* Cache positions [0, N_POS) of slot SRC copied into slot DST. */
+void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int n_pos);
+
+/* logits rows [N_ROWS, n_vocab] = the final states h rows 0 .. N_ROWS-1 times the tied
+ * embedding (N_ROWS <= max(2, n_slots)). */
+void sotto__decoder_logits(sotto__decoder *dec, int n_rows);
 
 /* The argmax of those logits with the ids of the N_EXCL lists EXCL taken out, without
  * computing every logit where the backend can (the same id either way). */

@@ -60,6 +60,7 @@ int cmd_bench(int argc, char **argv)
     sotto_model_get_info(model, &h);
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(threads);
+    cp.max_sequences = 1; /* the greedy engine alone, as the peers are timed */
     sotto_context *ctx = NULL;
     size_t n_mel = (size_t)h.n_mels * SOTTO_N_FRAMES;
     float *mel = calloc(n_mel, sizeof *mel), *pcm = NULL;

@@ -194,6 +194,7 @@ int cmd_run(int argc, char **argv)
     rc = EXIT_EXEC;
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.threads);
+    cp.max_sequences = 1; /* greedy: one KV cache */
     if (sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
         fprintf(stderr, "sotto run: %s\n", sotto_last_error());
         goto done;

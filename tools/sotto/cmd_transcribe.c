@@ -1,141 +1,383 @@
-/* cmd_transcribe.c — `sotto transcribe`: WAV files in, transcripts out (greedy decoding
- * with the reference suppress rules, 30 s windows back to back). */
+/* cmd_transcribe.c — `sotto transcribe`: audio files in, transcripts out, with
+ * openai-whisper's long-form decoding and its command line's defaults (beam 5, best of 5,
+ * temperature fallback). Segments go to stdout as each window is decoded; files under
+ * --output-dir are written whole, through a temporary name; Ctrl-C stops after the
+ * current window and writes no output file for it. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 
 static const char help[] =
-    "usage: sotto transcribe [-m MODEL] [-t N] [-l LANG] [--task transcribe|translate]\n"
-    "                        [-o OUT.txt] AUDIO...\n"
+    "usage: sotto transcribe [-m MODEL] [options] AUDIO...\n"
     "\n"
-    "Prints the transcript of each AUDIO file (16 kHz mono WAV, 16-bit PCM or 32-bit\n"
-    "float; convert others with: sox IN -r 16000 -c 1 -b 16 OUT.wav). Long files are\n"
-    "decoded in 30 s windows, one after the other.\n"
+    "Transcribes each AUDIO file (16 kHz mono WAV, 16-bit PCM or 32-bit float) as\n"
+    "openai-whisper's transcribe() does: 30 s windows advanced by the timestamps, beam\n"
+    "search, temperature fallback, each window conditioned on the text before it.\n"
+    "Segments are printed as they are decoded; with --output-dir every format is written\n"
+    "to DIR/NAME.EXT.\n"
     "\n"
-    "  -m, --model MODEL    .gguf, CTranslate2 or Hugging Face model; default: $SOTTO_MODEL,\n"
-    "                       else the tiny.en model `make demo` installed\n"
-    "  -t, --threads N      worker threads (default: all cores)\n"
-    "  -l, --language LANG  spoken language code for multilingual models (default en)\n"
-    "  --task TASK          transcribe (default) or translate (to English; multilingual)\n"
-    "  -o, --output FILE    also write the transcript(s) to FILE (written whole, then renamed)\n";
+    "  -m, --model MODEL        .gguf, CTranslate2 or Hugging Face model; default: $SOTTO_MODEL,\n"
+    "                           else the tiny.en model `make demo` installed\n"
+    "  -t, --threads N          worker threads (default: all cores)\n"
+    "  -l, --language LANG      spoken language (en, de, ...) or auto (default: detect from\n"
+    "                           the first 30 s; English-only models: en)\n"
+    "  --task TASK              transcribe (default) or translate (into English)\n"
+    "  -f, --format F           txt (default), srt, vtt, tsv, json (openai verbose_json) or\n"
+    "                           all; repeatable; more than one needs --output-dir\n"
+    "  --output-dir DIR         write DIR/NAME.EXT for each input and format\n"
+    "  -o, --output FILE        write the one format of the one input to FILE\n"
+    "  --beam-size N            beams at temperature 0 (default 5; 1: greedy)\n"
+    "  --best-of N              samples at temperature > 0 (default 5)\n"
+    "  --patience P             beam search patience (default 1.0)\n"
+    "  --length-penalty A       rank by logprob / ((5 + length) / 6)^A (default: / length)\n"
+    "  --temperature T          the first temperature (default 0)\n"
+    "  --temperature-increment-on-fallback D\n"
+    "                           the step to the next ones, up to 1.0 (default 0.2)\n"
+    "  --no-fallback            one temperature only\n"
+    "  --compression-ratio-threshold X   fall back above it (default 2.4; none: never)\n"
+    "  --logprob-threshold X             fall back below it (default -1.0; none: never)\n"
+    "  --no-speech-threshold X           silence above it (default 0.6; none: never)\n"
+    "  --prompt TEXT            text before the first window (names, spelling, style)\n"
+    "  --no-condition           do not feed each window's text to the next\n"
+    "  --no-timestamps          no timestamp tokens: one segment per 30 s window\n"
+    "  --max-initial-timestamp S  the first timestamp at most S seconds (default 1.0)\n"
+    "  --seed N                 of the sampling at temperature > 0 (default 0)\n"
+    "  --sample-len N           at most N tokens per window (default and most: 224)\n"
+    "  --quiet                  no segments or progress on the terminal\n"
+    "\n"
+    "exit: 0 ok, 1 invalid arguments or an input that could not be read (the others are\n"
+    "still transcribed), 2 execution error, 130 interrupted\n"
+    "\n"
+    "example:\n"
+    "  sotto transcribe talk.wav\n"
+    "  sotto transcribe -f srt -f vtt --output-dir subs/ talk.wav\n";
+
+typedef struct opts {
+    const char *model, *lang, *task, *output, *dir;
+    long threads;
+    int formats, n_formats;
+    bool quiet, fallback;
+    float t0, t_inc;
+    sotto_transcribe_params tp;
+    const char **files;
+    int n_files;
+} opts;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    interrupted = 1;
+    signal(sig, SIG_DFL); /* a second Ctrl-C ends the process at once */
+}
+
+/* A float option's value, or "none" (*ENABLED 0) where NONE_OK. */
+static bool parse_float(const char *s, bool none_ok, float *out, int *enabled)
+{
+    if (none_ok && (strcmp(s, "none") == 0 || strcmp(s, "None") == 0)) {
+        *enabled = 0;
+        return true;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v)) return false;
+    *out = (float)v;
+    if (enabled) *enabled = 1;
+    return true;
+}
+
+static int bad(const char *opt, const char *what, const char *value)
+{
+    fprintf(stderr, "sotto transcribe: %s takes %s, not '%s'\n", opt, what, value);
+    return EXIT_INPUT;
+}
+
+/* The options with a value; I is at the option, its value next. */
+static int value_opt(opts *o, const char *a, const char *v)
+{
+    sotto_transcribe_params *p = &o->tp;
+    long n;
+    if (!strcmp(a, "-m") || !strcmp(a, "--model")) o->model = v;
+    else if (!strcmp(a, "-l") || !strcmp(a, "--language")) o->lang = v;
+    else if (!strcmp(a, "--task")) o->task = v;
+    else if (!strcmp(a, "-o") || !strcmp(a, "--output")) o->output = v;
+    else if (!strcmp(a, "--output-dir")) o->dir = v;
+    else if (!strcmp(a, "--prompt")) p->initial_prompt = v;
+    else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+        int f = out_format(v);
+        if (!f) return bad(a, "txt, srt, vtt, tsv, json or all", v);
+        o->formats |= f;
+        o->n_formats = __builtin_popcount((unsigned)o->formats);
+    } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+        if (!cli_parse_int(v, 1, 256, &o->threads)) return bad(a, "a thread count in 1..256", v);
+    } else if (!strcmp(a, "--beam-size")) {
+        if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a beam count in 1..16", v);
+        p->beam_size = (int)n;
+    } else if (!strcmp(a, "--best-of")) {
+        if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a sample count in 1..16", v);
+        p->best_of = (int)n;
+    } else if (!strcmp(a, "--seed")) {
+        if (!cli_parse_int(v, 0, 2147483647L, &n)) return bad(a, "a decimal integer", v);
+        p->seed = (uint64_t)n;
+    } else if (!strcmp(a, "--sample-len")) {
+        if (!cli_parse_int(v, 1, 448, &n)) return bad(a, "a token count in 1..448", v);
+        p->sample_len = (int)n;
+    } else if (!strcmp(a, "--patience")) {
+        if (!parse_float(v, false, &p->patience, NULL) || p->patience <= 0) return bad(a, "a number > 0", v);
+    } else if (!strcmp(a, "--length-penalty")) {
+        if (!parse_float(v, false, &p->length_penalty, &p->use_length_penalty) || p->length_penalty < 0 ||
+            p->length_penalty > 1)
+            return bad(a, "a number in 0..1", v);
+    } else if (!strcmp(a, "--temperature")) {
+        if (!parse_float(v, false, &o->t0, NULL) || o->t0 < 0 || o->t0 > 1) return bad(a, "a number in 0..1", v);
+    } else if (!strcmp(a, "--temperature-increment-on-fallback")) {
+        if (!parse_float(v, false, &o->t_inc, NULL) || o->t_inc < 0) return bad(a, "a number >= 0", v);
+    } else if (!strcmp(a, "--compression-ratio-threshold")) {
+        if (!parse_float(v, true, &p->compression_ratio_threshold, &p->check_compression))
+            return bad(a, "a number or none", v);
+    } else if (!strcmp(a, "--logprob-threshold")) {
+        if (!parse_float(v, true, &p->logprob_threshold, &p->check_logprob)) return bad(a, "a number or none", v);
+    } else if (!strcmp(a, "--no-speech-threshold")) {
+        if (!parse_float(v, true, &p->no_speech_threshold, &p->check_no_speech)) return bad(a, "a number or none", v);
+    } else if (!strcmp(a, "--max-initial-timestamp")) {
+        if (!parse_float(v, false, &p->max_initial_timestamp, NULL) || p->max_initial_timestamp < 0)
+            return bad(a, "seconds >= 0", v);
+    } else {
+        fprintf(stderr, "sotto transcribe: unknown option '%s' (see sotto transcribe --help)\n", a);
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    o->tp = sotto_transcribe_params_default();
+    o->task = "transcribe";
+    o->fallback = true;
+    o->t_inc = 0.2f;
+    o->files = calloc((size_t)argc, sizeof *o->files);
+    if (!o->files) return EXIT_EXEC;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(help, stdout);
+            return -1;
+        }
+        if (!strcmp(a, "--no-fallback")) o->fallback = false;
+        else if (!strcmp(a, "--no-condition")) o->tp.condition_on_previous_text = 0;
+        else if (!strcmp(a, "--no-timestamps")) o->tp.timestamps = 0;
+        else if (!strcmp(a, "--quiet")) o->quiet = true;
+        else if (a[0] == '-' && a[1]) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "sotto transcribe: %s needs a value\n", a);
+                return EXIT_INPUT;
+            }
+            int rc = value_opt(o, a, argv[++i]);
+            if (rc) return rc;
+        } else {
+            o->files[o->n_files++] = a;
+        }
+    }
+    if (!o->formats) o->formats = OUT_TXT, o->n_formats = 1;
+    if (strcmp(o->task, "translate") && strcmp(o->task, "transcribe")) return bad("--task", "transcribe or translate", o->task);
+    o->tp.translate = !strcmp(o->task, "translate");
+    o->tp.language = o->lang;
+    /* openai's temperatures: np.arange(t0, 1.0 + 1e-6, increment) */
+    o->tp.n_temperatures = 0;
+    for (double t = o->t0; t <= 1.0 + 1e-6 && o->tp.n_temperatures < SOTTO_MAX_TEMPERATURES; t += o->t_inc) {
+        o->tp.temperatures[o->tp.n_temperatures++] = (float)t;
+        if (!o->fallback || o->t_inc <= 0) break;
+    }
+    if (o->n_files == 0) {
+        fprintf(stderr, "sotto transcribe: no AUDIO file given\n%s", help);
+        return EXIT_INPUT;
+    }
+    if (o->n_formats > 1 && !o->dir) {
+        fprintf(stderr, "sotto transcribe: %d formats need --output-dir (one format goes to stdout or -o)\n",
+                o->n_formats);
+        return EXIT_INPUT;
+    }
+    if (o->output && (o->dir || o->n_files > 1)) {
+        fprintf(stderr, "sotto transcribe: -o names one file: one input and no --output-dir\n");
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* Output places are checked before any decoding: DIR exists (or is made) and takes a
+ * file; -o FILE's directory takes one. */
+static bool writable(const opts *o)
+{
+    char probe[4096];
+    if (o->dir) {
+        if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "sotto transcribe: cannot create --output-dir %s: %s\n", o->dir, strerror(errno));
+            return false;
+        }
+        snprintf(probe, sizeof probe, "%s/.sotto-write-test-%ld", o->dir, (long)getpid());
+    } else if (o->output) {
+        snprintf(probe, sizeof probe, "%s.tmp", o->output);
+    } else {
+        return true;
+    }
+    FILE *f = fopen(probe, "w");
+    if (!f) {
+        fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", o->dir ? o->dir : o->output, strerror(errno));
+        return false;
+    }
+    fclose(f);
+    remove(probe);
+    return true;
+}
+
+typedef struct live {
+    const opts *o;
+    int format, index;         /* what stdout shows as segments arrive */
+    bool tty;
+    double t0_ms;
+} live;
+
+static int on_segment(const sotto_segment *s, void *user)
+{
+    live *l = user;
+    if (l->format) {
+        out_segment(stdout, l->format, s, &l->index);
+    } else if (!l->o->quiet) { /* files go to --output-dir: the segments are shown as they come */
+        char a[32], b[32];
+        out_timestamp(a, sizeof a, s->start, false, '.');
+        out_timestamp(b, sizeof b, s->end, false, '.');
+        printf("[%s --> %s] %s\n", a, b, s->text);
+        fflush(stdout);
+    }
+    return interrupted;
+}
+
+static int on_progress(double done, double total, void *user)
+{
+    live *l = user;
+    if (l->tty && !l->o->quiet) {
+        double secs = (cli_now_ms() - l->t0_ms) / 1000;
+        fprintf(stderr, "\r\033[K  %.0f / %.0f s of audio, %.1fx real time", done, total, secs > 0 ? done / secs : 0);
+        if (done >= total) fputc('\n', stderr);
+    }
+    return interrupted;
+}
+
+/* The base name of PATH without its extension, for DIR/NAME.EXT. */
+static void base_name(const char *path, char *out, size_t n)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, n, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = 0;
+}
+
+/* Writes every requested format of R for input PATH; false on a write error. */
+static bool write_outputs(const opts *o, const char *path, const sotto_result *r)
+{
+    if (o->output) return out_write_file(o->output, o->formats, r) || (fprintf(stderr, "sotto transcribe: cannot write "
+                                                                                   "%s\n", o->output), false);
+    if (!o->dir) return true;
+    char name[1024], file[4096];
+    base_name(path, name, sizeof name);
+    for (int f = 1; f <= OUT_JSON; f <<= 1) {
+        if (!(o->formats & f)) continue;
+        snprintf(file, sizeof file, "%s/%s.%s", o->dir, name, out_ext(f));
+        if (!out_write_file(file, f, r)) {
+            fprintf(stderr, "sotto transcribe: cannot write %s\n", file);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One input: its segments live on stdout (one format without a file destination),
+ * then its files. Returns the exit status for it. */
+static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
+{
+    live l = {.o = o, .format = !o->dir && !o->output ? o->formats : 0, .tty = isatty(STDERR_FILENO),
+              .t0_ms = cli_now_ms()};
+    sotto_transcribe_params tp = o->tp;
+    tp.on_segment = on_segment, tp.on_progress = on_progress, tp.user_data = &l;
+    if (header && l.format) printf("==> %s <==\n", path);
+    if (l.format && l.format != OUT_JSON) out_begin(stdout, l.format);
+    sotto_result *r = NULL;
+    sotto_status st = sotto_transcribe_file(ctx, path, &tp, &r);
+    if (st) {
+        fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
+        return st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
+    }
+    if (r->language_detected && !o->quiet)
+        fprintf(stderr, "sotto: %s: detected language %s (probability %.2f)\n", path, r->language,
+                r->language_probability);
+    int rc = EXIT_OK;
+    if (r->stopped) rc = 130; /* interrupted: what was printed stays, no file is written */
+    else if (l.format == OUT_JSON) out_json(stdout, r);
+    else if (!write_outputs(o, path, r)) rc = EXIT_EXEC;
+    fflush(stdout);
+    sotto_result_free(r);
+    return rc;
+}
 
 int cmd_transcribe(int argc, char **argv)
 {
-    const char *model_flag = NULL, *lang = NULL, *task = "transcribe", *output = NULL;
-    long threads = 0;
-    const char **files = calloc((size_t)argc, sizeof *files);
-    int n_files = 0;
-    if (!files) return EXIT_EXEC;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            free(files);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "-m") == 0 || strcmp(a, "--model") == 0) slot = &model_flag;
-        else if (strcmp(a, "-l") == 0 || strcmp(a, "--language") == 0) slot = &lang;
-        else if (strcmp(a, "--task") == 0) slot = &task;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) slot = &output;
-        else if (strcmp(a, "-t") == 0 || strcmp(a, "--threads") == 0) {
-            if (i + 1 >= argc || !cli_parse_int(argv[++i], 1, 256, &threads)) {
-                fprintf(stderr, "sotto transcribe: %s takes a thread count in 1..256\n", a);
-                free(files);
-                return EXIT_INPUT;
-            }
-            continue;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "sotto transcribe: unknown option '%s' (see sotto transcribe --help)\n", a);
-            free(files);
-            return EXIT_INPUT;
-        } else {
-            files[n_files++] = a;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "sotto transcribe: %s needs a value\n", a);
-            free(files);
-            return EXIT_INPUT;
-        }
-        *slot = argv[++i];
-    }
-    bool translate = strcmp(task, "translate") == 0;
-    if (!translate && strcmp(task, "transcribe") != 0) {
-        fprintf(stderr, "sotto transcribe: --task is transcribe or translate, not '%s'\n", task);
-        free(files);
-        return EXIT_INPUT;
-    }
-    if (n_files == 0) {
-        fprintf(stderr, "sotto transcribe: no AUDIO file given\n%s", help);
-        free(files);
-        return EXIT_INPUT;
+    opts o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc) {
+        free(o.files);
+        return rc < 0 ? EXIT_OK : rc;
     }
     char path[4096];
-    if (!cli_model_path(model_flag, path, sizeof path)) {
-        free(files);
+    if (!writable(&o) || !cli_model_path(o.model, path, sizeof path)) {
+        free(o.files);
         return EXIT_INPUT;
     }
     sotto_model *model = cli_load_model(path);
     if (!model) {
-        free(files);
+        free(o.files);
         return EXIT_EXEC;
     }
     sotto_context_params cp = sotto_context_params_default();
-    cp.n_threads = cli_threads(threads);
+    cp.n_threads = cli_threads(o.threads);
+    cp.max_sequences = o.tp.beam_size > o.tp.best_of ? o.tp.beam_size : o.tp.best_of;
     sotto_context *ctx = NULL;
-    int rc = EXIT_OK;
-    char *all = calloc(1, 1);
-    size_t all_len = 0;
-    if (!all || sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
-        fprintf(stderr, "sotto transcribe: %s\n", all ? sotto_last_error() : "out of memory");
-        rc = EXIT_EXEC;
+    if (sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
+        fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
+        sotto_model_free(model);
+        free(o.files);
+        return EXIT_EXEC;
     }
-    sotto_transcribe_params tp = sotto_transcribe_params_default();
-    tp.language = lang;
-    tp.translate = translate;
-    bool tty = isatty(STDERR_FILENO);
-    for (int f = 0; f < n_files && rc == EXIT_OK; f++) {
-        float *pcm = NULL;
-        int64_t n = 0;
-        if (sotto_wav_read(files[f], &pcm, &n) != SOTTO_OK) {
-            fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
-            rc = EXIT_INPUT;
-            break;
-        }
-        if (tty) fprintf(stderr, "sotto: %s (%.1f s of audio)...\n", files[f], (double)n / SOTTO_SAMPLE_RATE);
-        char *text = NULL;
-        sotto_status st = sotto_transcribe(ctx, pcm, n, &tp, &text);
-        sotto_free(pcm);
-        if (st != SOTTO_OK) {
-            fprintf(stderr, "sotto transcribe: %s: %s\n", files[f], sotto_context_error(ctx));
-            rc = st == SOTTO_ERR_INVALID_ARG ? EXIT_INPUT : EXIT_EXEC;
-            break;
-        }
-        if (n_files > 1) printf("%s: ", files[f]);
-        printf("%s\n", text);
-        fflush(stdout);
-        size_t len = strlen(text);
-        char *p = realloc(all, all_len + len + 2);
-        if (p) {
-            all = p;
-            memcpy(all + all_len, text, len);
-            all_len += len;
-            all[all_len++] = '\n';
-            all[all_len] = 0;
-        }
-        sotto_free(text);
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    int failed = 0;
+    rc = EXIT_OK;
+    for (int i = 0; i < o.n_files && !interrupted; i++) {
+        int r = one_file(&o, ctx, o.files[i], o.n_files > 1);
+        if (r == EXIT_INPUT) failed++;
+        else if (r != EXIT_OK) rc = r;
     }
-    if (rc == EXIT_OK && output && !cli_write_file(output, all, all_len)) {
-        fprintf(stderr, "sotto transcribe: cannot write %s\n", output);
-        rc = EXIT_EXEC;
+    if (interrupted) {
+        fprintf(stderr, "sotto transcribe: interrupted; the segments above were decoded, no file was written for the "
+                        "input in progress\n");
+        rc = 130;
+    } else if (failed && rc == EXIT_OK) {
+        fprintf(stderr, "sotto transcribe: %d of %d inputs could not be transcribed\n", failed, o.n_files);
+        rc = EXIT_INPUT;
     }
-    free(all);
-    free(files);
     sotto_context_free(ctx);
     sotto_model_free(model);
+    free(o.files);
     return rc;
 }

@@ -1,0 +1,42 @@
+/* decode.h — one 30 s window decoded as openai/whisper decoding.py's DecodingTask does:
+ * the prompt and start sequence prefilled once, then a group of sequences (greedy,
+ * best-of-N sampling, or beam search) stepping together through the decoder, each with a
+ * KV-cache slot of its own, under the logit rules of logits.h; the best one ranked by
+ * its summed log-probability. */
+#ifndef SOTTO_DECODE_H
+#define SOTTO_DECODE_H
+
+#include "context.h"
+#include "logits.h"
+
+enum { SOTTO__MAX_TOKENS = 448 }; /* n_text_ctx of every Whisper model */
+
+typedef struct sotto__decode_opts {
+    const sotto__rules *rules;
+    const int32_t *prompt;     /* previous text (only its last n_text_ctx / 2 - 1 are used) */
+    int n_prompt;
+    const int32_t *sot_seq;    /* <|startoftranscript|> [language task] [<|notimestamps|>] */
+    int n_sot;
+    float temperature;         /* 0: argmax (greedy or beams); > 0: sampling */
+    int beam_size;             /* > 1 at temperature 0: beam search */
+    int best_of;               /* samples at temperature > 0 */
+    float patience;
+    bool use_length_penalty;
+    float length_penalty;
+    int sample_len;            /* most tokens sampled (n_text_ctx / 2) */
+    uint64_t *rng;             /* sampling state */
+} sotto__decode_opts;
+
+typedef struct sotto__decode_result {
+    int32_t tokens[SOTTO__MAX_TOKENS]; /* sampled, without <|endoftext|> */
+    int n_tokens;
+    double sum_logprob, avg_logprob;   /* avg: sum / (n_tokens + 1) */
+    double no_speech_prob;             /* NAN without a <|nospeech|> token */
+    float temperature;
+    double compression_ratio;          /* of its text: set by the caller */
+} sotto__decode_result;
+
+/* Decodes the window last encoded on CTX. */
+sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *o, sotto__decode_result *res);
+
+#endif

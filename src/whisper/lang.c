@@ -1,0 +1,72 @@
+/* lang.c — language detection as the reference's detect_language: one decoder pass over
+ * <|startoftranscript|>, every logit but the language tokens' set to -inf, the argmax and
+ * the softmax of what is left. */
+#include "lang.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../audio/melfile.h"
+#include "logits.h"
+
+sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *prob)
+{
+    const sotto_model_info *h = &ctx->model->info;
+    if (!h->multilingual || h->n_languages < 1)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "this model has no language tokens to detect with");
+    int32_t sot = h->token_sot;
+    sotto_status st = sotto_decode(ctx, &sot, 1, 0);
+    const float *logits = st ? NULL : sotto_logits(ctx);
+    if (!logits) return st ? st : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "language detection: no logits");
+    const float *lang = logits + h->token_lang_first;
+    int best = sotto__argmax(lang, h->n_languages);
+    *token = h->token_lang_first + best;
+    *prob = sotto__softmax_at(lang, h->n_languages, best);
+    return SOTTO_OK;
+}
+
+bool sotto__language_code(const sotto_model *m, int32_t token, char *out, size_t cap)
+{
+    const sotto_model_info *h = &m->info;
+    if (!h->multilingual || token < h->token_lang_first || token >= h->token_lang_first + h->n_languages) return false;
+    size_t len = 0;
+    const char *s = sotto_token_bytes(m, token, &len);
+    if (!s || len < 5 || len - 4 >= cap || memcmp(s, "<|", 2) != 0) return false;
+    memcpy(out, s + 2, len - 4);
+    out[len - 4] = 0;
+    return true;
+}
+
+sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
+                                   size_t code_cap, float *probability)
+{
+    if (!ctx || !code || code_cap < 1 || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    const sotto_model_info *h = &ctx->model->info;
+    sotto__melfile *mf = NULL;
+    /* the whole file's log-mel, as transcribe() floors it over all of it, then its first 30 s */
+    sotto_status st = sotto__melfile_new(h->n_mels, &mf);
+    if (!st) st = sotto__melfile_push(mf, samples, n_samples);
+    if (!st) st = sotto__melfile_finish(mf);
+    if (st) {
+        sotto__melfile_free(mf);
+        return sotto__ctx_fail(ctx, st, "language detection: %s", sotto_last_error());
+    }
+    float *mel = malloc((size_t)h->n_mels * SOTTO_N_FRAMES * sizeof *mel);
+    if (!mel) {
+        sotto__melfile_free(mf);
+        return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "language detection: out of memory");
+    }
+    sotto__melfile_window(mf, 0, SOTTO_N_FRAMES, mel);
+    sotto__melfile_free(mf);
+    st = sotto_encode(ctx, mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);
+    free(mel);
+    int32_t tok = -1;
+    double p = 0;
+    if (!st) st = sotto__detect_language(ctx, &tok, &p);
+    if (st) return st;
+    if (!sotto__language_code(ctx->model, tok, code, code_cap))
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "language detection: the code does not fit %zu bytes",
+                               code_cap);
+    if (probability) *probability = (float)p;
+    return SOTTO_OK;
+}

@@ -1,0 +1,16 @@
+/* lang.h — spoken-language detection (openai/whisper decoding.py detect_language). */
+#ifndef SOTTO_LANG_H
+#define SOTTO_LANG_H
+
+#include "context.h"
+
+/* On the window last encoded on CTX: the language token *TOKEN with the highest
+ * probability after <|startoftranscript|> and that probability, the softmax over the
+ * language tokens alone. */
+sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *prob);
+
+/* The code of language token TOKEN ("en" of <|en|>) into OUT (CAP bytes); false when
+ * TOKEN is not one. */
+bool sotto__language_code(const sotto_model *m, int32_t token, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,38 @@
+/* logits.h — the reference decoder's logit filters as pure functions over (tokens,
+ * logits) (openai/whisper decoding.py: SuppressBlank, SuppressTokens,
+ * ApplyTimestampRules), and the log-probabilities the searches need. */
+#ifndef SOTTO_LOGITS_H
+#define SOTTO_LOGITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../tensor.h"
+
+typedef struct sotto__rules {
+    int n_vocab;
+    int32_t eot;               /* <|endoftext|>: text tokens are the ids below it */
+    int32_t ts_begin;          /* <|0.00|>: timestamp tokens are the ids from it on */
+    int32_t no_timestamps;     /* <|notimestamps|>, or -1 */
+    sotto__i32list suppress;   /* SuppressTokens: -inf at every step */
+    bool suppress_blank;       /* SuppressBlank: BLANK -inf at the first sampled step */
+    sotto__i32list blank;      /*   (" " and <|endoftext|>) */
+    bool timestamps;           /* ApplyTimestampRules */
+    int max_initial;           /*   the first timestamp at most <|0.00|> + this; < 0: any */
+} sotto__rules;
+
+/* Applies the filters in the reference's order to LOGITS [n_vocab] of a sequence whose
+ * sampled tokens so far (after the prompt and start sequence) are SAMPLED[0 .. n). */
+void sotto__rules_apply(const sotto__rules *r, const int32_t *sampled, int n, float *logits);
+
+/* log(sum exp X[i]) over N values, in double; -inf when all are -inf. */
+double sotto__logsumexp(const float *x, int n);
+
+/* The index of the largest of X[0 .. n), the first of equal maxima (0 when all are -inf
+ * or N is 0). */
+int sotto__argmax(const float *x, int n);
+
+/* softmax(X)[i] in double. */
+double sotto__softmax_at(const float *x, int n, int i);
+
+#endif

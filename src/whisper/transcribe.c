@@ -1,0 +1,360 @@
+/* transcribe.c — long-form transcription, mirroring openai/whisper 20250625 transcribe.py:
+ * the whole file's log-mel (melfile.c), 30 s windows advanced by the timestamp tokens
+ * (segments cut at consecutive timestamps; a single timestamp at the end finishes the
+ * window, else the next window starts at the last timestamp), each window decoded with
+ * temperature fallback (decode.c), skipped as silence by the no-speech rule, and
+ * conditioned on the text before it. Each window is encoded once; fallback decodes reuse
+ * its resident cross-attention K/V. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../audio/melfile.h"
+#include "decode.h"
+#include "lang.h"
+#include "text.h"
+#include "transcribe.h"
+
+sotto_transcribe_params sotto_transcribe_params_default(void)
+{
+    return (sotto_transcribe_params){
+        .language = NULL, .translate = 0, .timestamps = 1, .beam_size = 5, .best_of = 5, .patience = 1.0f,
+        .temperatures = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f}, .n_temperatures = 6,
+        .check_compression = 1, .compression_ratio_threshold = 2.4f, .check_logprob = 1, .logprob_threshold = -1.0f,
+        .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
+        .max_initial_timestamp = 1.0f, .seed = 0};
+}
+
+/* The result as built: the public struct first, then what it owns. */
+typedef struct result {
+    sotto_result pub;
+    sotto_segment *seg;
+    int cap_seg;
+    char lang[16];
+    char *text;
+} result;
+
+void sotto_result_free(sotto_result *r)
+{
+    if (!r) return;
+    result *x = (result *)r;
+    for (int i = 0; i < r->n_segments; i++) free((void *)x->seg[i].text), free((void *)x->seg[i].tokens);
+    free(x->seg);
+    free(x->text);
+    free(x);
+}
+
+/* The state of one transcription: the openai loop's variables. */
+typedef struct run {
+    sotto_context *ctx;
+    const sotto_transcribe_params *p;
+    const sotto__melfile *mf;
+    result *res;
+    sotto__rules rules;
+    int32_t sot_seq[4];
+    int n_sot;
+    int32_t *all;              /* all_tokens: every segment's tokens, the initial prompt first */
+    int n_all, cap_all, n_initial;
+    int prompt_reset_since;
+    uint64_t rng;
+    float *mel;                /* [n_mels, 3000] */
+} run;
+
+static bool push_tokens(run *r, const int32_t *t, int n)
+{
+    if (r->n_all + n > r->cap_all) {
+        int cap = (r->n_all + n) * 2 + 64;
+        int32_t *p = realloc(r->all, (size_t)cap * sizeof *p);
+        if (!p) return false;
+        r->all = p, r->cap_all = cap;
+    }
+    memcpy(r->all + r->n_all, t, (size_t)n * sizeof *t);
+    r->n_all += n;
+    return true;
+}
+
+/* decode_with_fallback: temperatures in order until one passes the checks. */
+static sotto_status decode_with_fallback(run *r, sotto__decode_result *out)
+{
+    const sotto_transcribe_params *p = r->p;
+    const sotto_model_info *h = &r->ctx->model->info;
+    for (int i = 0; i < p->n_temperatures; i++) {
+        float t = p->temperatures[i];
+        sotto__decode_opts o = {.rules = &r->rules, .prompt = r->all + r->prompt_reset_since,
+                                .n_prompt = r->n_all - r->prompt_reset_since, .sot_seq = r->sot_seq,
+                                .n_sot = r->n_sot, .temperature = t, .beam_size = t > 0 ? 1 : p->beam_size,
+                                .best_of = t > 0 ? p->best_of : 1, .patience = p->patience,
+                                .use_length_penalty = p->use_length_penalty, .length_penalty = p->length_penalty,
+                                .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
+                                                  ? p->sample_len : h->n_text_ctx / 2,
+                                .rng = &r->rng};
+        sotto_status st = sotto__decode_window(r->ctx, &o, out);
+        if (st) return st;
+        char *text = sotto__detok(r->ctx->model, out->tokens, out->n_tokens, true);
+        if (!text) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+        size_t a, n;
+        sotto__strip(text, strlen(text), &a, &n);
+        out->compression_ratio = sotto__compression_ratio(text + a, n);
+        free(text);
+        bool fallback = (p->check_compression && out->compression_ratio > p->compression_ratio_threshold) ||
+                        (p->check_logprob && out->avg_logprob < p->logprob_threshold);
+        if (p->check_no_speech && out->no_speech_prob > p->no_speech_threshold && p->check_logprob &&
+            out->avg_logprob < p->logprob_threshold)
+            fallback = false; /* silence */
+        if (!fallback) break;
+    }
+    return SOTTO_OK;
+}
+
+/* Appends a segment of TOKENS[0 .. n) from START to END seconds (new_segment). */
+static sotto_status add_segment(run *r, int64_t seek, double start, double end, const int32_t *tokens, int n,
+                                const sotto__decode_result *d)
+{
+    result *x = r->res;
+    if (x->pub.n_segments == x->cap_seg) {
+        int cap = x->cap_seg ? 2 * x->cap_seg : 16;
+        sotto_segment *s = realloc(x->seg, (size_t)cap * sizeof *s);
+        if (!s) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+        x->seg = s, x->cap_seg = cap;
+        x->pub.segments = s;
+    }
+    char *text = sotto__detok(r->ctx->model, tokens, n, false);
+    int32_t *toks = malloc((size_t)(n ? n : 1) * sizeof *toks);
+    if (!text || !toks) {
+        free(text), free(toks);
+        return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    }
+    memcpy(toks, tokens, (size_t)n * sizeof *toks);
+    size_t a, len;
+    sotto__strip(text, strlen(text), &a, &len);
+    if (start == end || len == 0) text[0] = 0, n = 0; /* instantaneous or blank: cleared */
+    x->seg[x->pub.n_segments] = (sotto_segment){
+        .id = x->pub.n_segments, .seek = seek, .start = start, .end = end, .text = text, .tokens = toks,
+        .n_tokens = n, .temperature = d->temperature, .avg_logprob = d->avg_logprob,
+        .compression_ratio = d->compression_ratio, .no_speech_prob = d->no_speech_prob};
+    x->pub.n_segments++;
+    return push_tokens(r, toks, n) ? SOTTO_OK : sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+}
+
+/* The segments of one decoded window starting at frame SEEK of SIZE frames; returns the
+ * frames to advance. */
+static sotto_status cut_segments(run *r, int64_t seek, int size, const sotto__decode_result *d, int64_t *advance)
+{
+    const int32_t tb = r->rules.ts_begin;
+    const int32_t *t = d->tokens;
+    const int n = d->n_tokens;
+    const double time_offset = (double)(seek * 160) / 16000.0, precision = 2 * 160 / 16000.0;
+    bool single_ending = n >= 2 && t[n - 2] < tb && t[n - 1] >= tb;
+    int cuts[SOTTO__MAX_TOKENS + 1], n_cuts = 0;
+    for (int i = 0; i + 1 < n; i++)
+        if (t[i] >= tb && t[i + 1] >= tb) cuts[n_cuts++] = i + 1;
+    sotto_status st = SOTTO_OK;
+    if (n_cuts > 0) {
+        if (single_ending) cuts[n_cuts++] = n;
+        int last = 0;
+        for (int c = 0; c < n_cuts && !st; c++) {
+            const int32_t *s = t + last;
+            int len = cuts[c] - last;
+            st = add_segment(r, seek, time_offset + (s[0] - tb) * precision, time_offset + (s[len - 1] - tb) * precision,
+                             s, len, d);
+            last = cuts[c];
+        }
+        /* a single timestamp at the end: no speech after it; else resume at the last pair */
+        *advance = single_ending ? size : (int64_t)(t[last - 1] - tb) * 2;
+        return st;
+    }
+    double duration = size * 160 / 16000.0;
+    int32_t last_ts = -1;
+    for (int i = 0; i < n; i++)
+        if (t[i] >= tb) last_ts = t[i];
+    if (last_ts >= 0 && last_ts != tb) duration = (last_ts - tb) * precision;
+    *advance = size;
+    return add_segment(r, seek, time_offset, time_offset + duration, t, n, d);
+}
+
+/* The logit rules and start sequence of this transcription (DecodingTask.__init__). */
+static sotto_status setup(run *r, int32_t lang)
+{
+    const sotto_model *m = r->ctx->model;
+    const sotto_model_info *h = &m->info;
+    const sotto_transcribe_params *p = r->p;
+    r->rules = (sotto__rules){.n_vocab = h->n_vocab, .eot = h->token_eot, .ts_begin = h->token_timestamp_begin,
+                              .no_timestamps = h->token_notimestamps, .suppress = m->suppress,
+                              .suppress_blank = p->suppress_blank != 0, .blank = m->suppress_begin,
+                              .timestamps = p->timestamps != 0, .max_initial = -1};
+    if (p->max_initial_timestamp >= 0) r->rules.max_initial = (int)lrint(p->max_initial_timestamp / 0.02);
+    if (p->timestamps && h->token_timestamp_begin < 0)
+        return sotto__ctx_fail(r->ctx, SOTTO_ERR_UNSUPPORTED, "transcribe: the vocabulary has no timestamp tokens");
+    r->n_sot = 0;
+    r->sot_seq[r->n_sot++] = h->token_sot;
+    if (h->multilingual) {
+        r->sot_seq[r->n_sot++] = lang;
+        r->sot_seq[r->n_sot++] = p->translate ? h->token_translate : h->token_transcribe;
+    }
+    if (!p->timestamps) r->sot_seq[r->n_sot++] = h->token_notimestamps;
+    return SOTTO_OK;
+}
+
+/* The language to transcribe: given, or detected from the first 30 s. */
+static sotto_status language(run *r, int32_t *lang)
+{
+    const sotto_model *m = r->ctx->model;
+    const char *code = r->p->language;
+    bool detect = !code || strcmp(code, "auto") == 0;
+    *lang = -1;
+    if (!m->info.multilingual) {
+        if ((!detect && strcmp(code, "en") != 0) || r->p->translate)
+            return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG,
+                                   "this model is English-only: no language other than en, no translation");
+        snprintf(r->res->lang, sizeof r->res->lang, "en");
+        return SOTTO_OK;
+    }
+    if (!detect) {
+        *lang = sotto_language_token(m, code);
+        if (*lang < 0) return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "unknown language '%s'", code);
+        snprintf(r->res->lang, sizeof r->res->lang, "%s", code);
+        return SOTTO_OK;
+    }
+    sotto__melfile_window(r->mf, 0, SOTTO_N_FRAMES, r->mel);
+    sotto_status st = sotto_encode(r->ctx, r->mel, (int64_t)m->info.n_mels * SOTTO_N_FRAMES);
+    double prob = 0;
+    if (!st) st = sotto__detect_language(r->ctx, lang, &prob);
+    if (st) return st;
+    sotto__language_code(m, *lang, r->res->lang, sizeof r->res->lang);
+    r->res->pub.language_probability = (float)prob;
+    r->res->pub.language_detected = 1;
+    return SOTTO_OK;
+}
+
+/* The initial prompt's tokens (" " + the text stripped), first in all_tokens. */
+static sotto_status initial_prompt(run *r)
+{
+    const char *text = r->p->initial_prompt;
+    if (!text) return SOTTO_OK;
+    size_t a, n;
+    sotto__strip(text, strlen(text), &a, &n);
+    char *s = malloc(n + 2);
+    if (!s) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    s[0] = ' ';
+    memcpy(s + 1, text + a, n);
+    s[n + 1] = 0;
+    int need = 0;
+    sotto_status st = sotto_tokenize(r->ctx->model, s, NULL, 0, &need);
+    int32_t *ids = st ? NULL : malloc((size_t)(need ? need : 1) * sizeof *ids);
+    if (!st && !ids) st = SOTTO_ERR_NOMEM;
+    if (!st) st = sotto_tokenize(r->ctx->model, s, ids, need, &need);
+    free(s);
+    if (!st && !push_tokens(r, ids, need)) st = SOTTO_ERR_NOMEM;
+    free(ids);
+    if (st) return sotto__ctx_fail(r->ctx, st, "initial prompt: %s", st == SOTTO_ERR_NOMEM ? "out of memory"
+                                                                                          : sotto_last_error());
+    r->n_initial = need;
+    return SOTTO_OK;
+}
+
+/* The seek loop over the windows of the finished log-mel. */
+static sotto_status seek_loop(run *r)
+{
+    const sotto_model_info *h = &r->ctx->model->info;
+    const sotto_transcribe_params *p = r->p;
+    const int64_t content = sotto__melfile_content_frames(r->mf);
+    const double total_s = content * 160 / 16000.0;
+    sotto__decode_result *d = malloc(sizeof *d);
+    if (!d) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    sotto_status st = SOTTO_OK;
+    for (int64_t seek = 0; seek < content && !st && !r->res->pub.stopped;) {
+        int size = content - seek < SOTTO_N_FRAMES ? (int)(content - seek) : SOTTO_N_FRAMES;
+        sotto__melfile_window(r->mf, seek, size, r->mel);
+        st = sotto_encode(r->ctx, r->mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);
+        if (!st) st = decode_with_fallback(r, d);
+        if (st) break;
+        bool skip = p->check_no_speech && d->no_speech_prob > p->no_speech_threshold;
+        if (p->check_logprob && d->avg_logprob > p->logprob_threshold) skip = false;
+        int first = r->res->pub.n_segments;
+        int64_t advance = size;
+        if (!skip) st = cut_segments(r, seek, size, d, &advance);
+        /* no prompt after a high temperature (a skipped window changes nothing) */
+        if (!st && !skip && (!p->condition_on_previous_text || d->temperature > 0.5f))
+            r->prompt_reset_since = r->n_all;
+        for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
+            if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1;
+        seek += advance;
+        if (p->on_progress && p->on_progress((seek < content ? seek : content) * 160 / 16000.0, total_s, p->user_data))
+            r->res->pub.stopped = 1;
+    }
+    free(d);
+    return st;
+}
+
+sotto_status sotto__transcribe_mel(sotto_context *ctx, const sotto__melfile *mf, const sotto_transcribe_params *params,
+                                   sotto_result **out)
+{
+    *out = NULL;
+    sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
+    if (p.n_temperatures < 1 || p.n_temperatures > SOTTO_MAX_TEMPERATURES || p.beam_size < 1 || p.best_of < 1)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: %d temperatures (1..%d), beam size %d, "
+                               "best of %d (both >= 1)", p.n_temperatures, SOTTO_MAX_TEMPERATURES, p.beam_size,
+                               p.best_of);
+    for (int i = 0; i < p.n_temperatures; i++)
+        if (!(p.temperatures[i] >= 0))
+            return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: temperature %g", p.temperatures[i]);
+    run r = {.ctx = ctx, .p = &p, .mf = mf, .rng = p.seed};
+    r.res = calloc(1, sizeof *r.res);
+    r.mel = malloc((size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES * sizeof *r.mel);
+    sotto_status st = r.res && r.mel ? SOTTO_OK : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    int32_t lang = -1;
+    if (!st) {
+        r.res->pub.language = r.res->lang;
+        r.res->pub.duration = sotto__melfile_samples(mf) / (double)SOTTO_SAMPLE_RATE;
+        st = language(&r, &lang);
+    }
+    if (!st) st = setup(&r, lang);
+    if (!st) st = initial_prompt(&r);
+    if (!st) st = seek_loop(&r);
+    if (!st) {
+        r.res->text = sotto__detok(ctx->model, r.all + r.n_initial, r.n_all - r.n_initial, false);
+        if (!r.res->text) st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+        r.res->pub.text = r.res->text;
+    }
+    free(r.mel);
+    free(r.all);
+    if (st) {
+        sotto_result_free(r.res ? &r.res->pub : NULL);
+        return st;
+    }
+    *out = &r.res->pub;
+    return SOTTO_OK;
+}
+
+sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t n_samples,
+                              const sotto_transcribe_params *params, sotto_result **out)
+{
+    if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    *out = NULL;
+    sotto__melfile *mf = NULL;
+    sotto_status st = sotto__melfile_new(ctx->model->info.n_mels, &mf);
+    if (!st) st = sotto__melfile_push(mf, samples, n_samples);
+    if (!st) st = sotto__melfile_finish(mf);
+    if (st) {
+        sotto__melfile_free(mf);
+        return sotto__ctx_fail(ctx, st, "transcribe: %s", sotto_last_error());
+    }
+    st = sotto__transcribe_mel(ctx, mf, params, out);
+    sotto__melfile_free(mf);
+    return st;
+}
+
+sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
+                                   sotto_result **out)
+{
+    if (!ctx || !out || !path) return SOTTO_ERR_INVALID_ARG;
+    *out = NULL;
+    float *pcm = NULL;
+    int64_t n = 0;
+    sotto_status st = sotto_wav_read(path, &pcm, &n);
+    if (st) return sotto__ctx_fail(ctx, st, "%s", sotto_last_error());
+    st = sotto_transcribe(ctx, pcm, n, params, out);
+    free(pcm);
+    return st;
+}
