@@ -191,7 +191,8 @@ static sotto_status read_vocab(sotto__reader *r, sotto_model *m, const hparams *
         return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: vocabulary count %d out of range 1..n_vocab (%d)", r->path,
                            (int32_t)count, h->n_vocab);
     if (count > (r->n - r->i) / 4)
-        return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: vocabulary count %u is larger than the file", r->path, count);
+        return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: vocabulary count %u: the file ends before that many "
+                           "tokens", r->path, count);
     const char **tok = malloc((size_t)h->n_vocab * sizeof *tok);
     uint32_t *len = malloc((size_t)h->n_vocab * sizeof *len);
     char *text = malloc((size_t)(MAX_LANGUAGES + N_FIXED_SPECIALS + N_TIMESTAMPS) * 24);
@@ -512,8 +513,8 @@ static sotto_status read_tensor(sotto__reader *r, wants *w, int32_t qntvr, int i
     if (t->seen) return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: tensor %s appears twice", r->path, name);
     if (!type_supported((int)type)) {
         const size_t n_names = sizeof ggml_type_names / sizeof *ggml_type_names;
-        return sotto__fail(r->err, SOTTO_ERR_UNSUPPORTED, "%s: tensor %s has ggml type %u (%s); supported: f32, f16, "
-                           "q8_0, q4_0, q4_1, q5_0, q5_1", r->path, name, type,
+        return sotto__fail(r->err, SOTTO_ERR_UNSUPPORTED, "%s: tensor %s has ggml type %d (%s); supported: f32, f16, "
+                           "q8_0, q4_0, q4_1, q5_0, q5_1", r->path, name, (int32_t)type,
                            type < n_names ? ggml_type_names[type] : "unknown");
     }
     int64_t dims[4];
