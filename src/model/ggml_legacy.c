@@ -175,6 +175,26 @@ static const char *const languages[MAX_LANGUAGES] = {
     "sa", "lb", "my", "bo", "tl", "mg", "as", "tt", "haw", "ln", "ha", "ba", "jw", "su", "yue",
 };
 
+/* Where read_vocab writes the synthesised tokens: id ID next, its text in 24-byte slots. */
+typedef struct specials {
+    const char **tok;
+    uint32_t *len;
+    int32_t id;
+    char *slot;
+} specials;
+
+static void add_special(specials *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_special(specials *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    o->len[o->id] = (uint32_t)vsnprintf(o->slot, 24, fmt, ap); /* the longest, <|startoftranscript|>, is 21 */
+    va_end(ap);
+    o->tok[o->id++] = o->slot;
+    o->slot += 24;
+}
+
 /* Reads the base tokens and appends the special and timestamp tokens the way
  * openai-whisper's tokenizer numbers them (tokenizer.py get_encoding): right after the
  * N_BASE base tokens come <|endoftext|>, <|startoftranscript|>, n_languages language
@@ -213,20 +233,14 @@ static sotto_status read_vocab(sotto__reader *r, sotto_model *m, const hparams *
                          "tokens (openai-whisper's tokenizer has 1..%d)", r->path, n_base, h->n_vocab, n_lang,
                          MAX_LANGUAGES);
     if (!st) {
-        char *s = text;
-        int32_t id = n_base;
-#define SPECIAL(...) (len[id] = (uint32_t)snprintf(s, 24, __VA_ARGS__), tok[id++] = s, s += 24)
-        SPECIAL("<|endoftext|>");
-        SPECIAL("<|startoftranscript|>");
-        for (int32_t k = 0; k < n_lang; k++) SPECIAL("<|%s|>", languages[k]);
-        SPECIAL("<|translate|>");
-        SPECIAL("<|transcribe|>");
-        SPECIAL("<|startoflm|>");
-        SPECIAL("<|startofprev|>");
-        SPECIAL("<|nospeech|>");
-        SPECIAL("<|notimestamps|>");
-        for (int k = 0; k < N_TIMESTAMPS; k++) SPECIAL("<|%d.%02d|>", k / 50, k % 50 * 2);
-#undef SPECIAL
+        specials o = {tok, len, n_base, text};
+        add_special(&o, "<|endoftext|>");
+        add_special(&o, "<|startoftranscript|>");
+        for (int32_t k = 0; k < n_lang; k++) add_special(&o, "<|%s|>", languages[k]);
+        static const char *const task[6] = {"translate", "transcribe", "startoflm", "startofprev", "nospeech",
+                                            "notimestamps"};
+        for (int k = 0; k < 6; k++) add_special(&o, "<|%s|>", task[k]);
+        for (int k = 0; k < N_TIMESTAMPS; k++) add_special(&o, "<|%d.%02d|>", k / 50, k % 50 * 2);
         st = sotto__model_set_vocab(m, h->n_vocab, tok, len, r->err);
     }
     free(tok);

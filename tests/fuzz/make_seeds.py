@@ -450,7 +450,6 @@ def ggml_layout(b):
         n, = struct.unpack_from("<I", b, p)
         p += 4 + n
     recs = []
-    item = {"f32": 4, "f16": 2}
     block = {2: 18, 3: 20, 6: 22, 7: 24, 8: 34}
     while p < len(b):
         nd, nl, tt = struct.unpack_from("<iii", b, p)
@@ -461,7 +460,6 @@ def ggml_layout(b):
         size = n * (4 if tt == 0 else 2) if tt in (0, 1) else n // 32 * block[tt]
         recs.append({"name": name, "start": p, "dims": p + 12, "type": p + 8, "data": data, "end": data + size})
         p = data + size
-    del item
     return {"vocab": vocab, "tensors": recs[0]["start"], "recs": recs}
 
 
