@@ -82,13 +82,14 @@ typedef struct sotto_model_info {
     /* bytes of weights per component, as stored in the file (embedding counted once) */
     size_t encoder_bytes, decoder_bytes, embedding_bytes;
     sotto_type encoder_type, decoder_type;
-    const char *source_format;     /* "gguf", "ctranslate2" or "safetensors" */
+    const char *source_format;     /* "gguf", "ggml", "ctranslate2" or "safetensors" */
 } sotto_model_info;
 
-/* Loads a model from PATH: a native .gguf file, a CTranslate2 Whisper directory
- * (model.bin, config.json, vocabulary.txt/json) or a Hugging Face directory
- * (config.json, model.safetensors, tokenizer.json or vocab.json). Every size and
- * field is validated against the file before use. On success *out owns the model;
+/* Loads a model from PATH: a native .gguf file, a whisper.cpp legacy ggml .bin file
+ * (told apart by its magic; q4_0/q4_1/q5_0/q5_1 weights become q8_0), a CTranslate2
+ * Whisper directory (model.bin, config.json, vocabulary.txt/json) or a Hugging Face
+ * directory (config.json, model.safetensors, tokenizer.json or vocab.json). Every size
+ * and field is validated against the file before use. On success *out owns the model;
  * free it with sotto_model_free. */
 sotto_status sotto_model_load(const char *path, sotto_model **out);
 void sotto_model_free(sotto_model *model);

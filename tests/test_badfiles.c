@@ -1,7 +1,7 @@
 /* test_badfiles.c — crafted malformed model and audio files (truncated at section
  * boundaries, wrong magic and versions, wrong shapes, out-of-range offsets and sizes):
  * every loader must refuse each with an error status and a message, never crash.
- * usage: test_badfiles SMALL.gguf CT2_DIR HF_DIR CLIP.wav TMP_DIR */
+ * usage: test_badfiles SMALL.gguf CT2_DIR HF_DIR CLIP.wav TMP_DIR SMALL_GGML.bin */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +92,159 @@ static void test_gguf(const char *good)
         if (edits[i].width == 4) put32(b + edits[i].at, (uint32_t)edits[i].v);
         else put64(b + edits[i].at, edits[i].v);
         expect_model_fails(edits[i].what, path, path, b, n);
+    }
+    free(orig);
+    free(b);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The layout of a (trusted, valid) ggml file: where the vocabulary count, the first
+ * tensor record and up to 512 records start, and where their data begins. */
+typedef struct ggml_map {
+    size_t vocab, n_recs, rec[512], data[512];
+} ggml_map;
+
+static void ggml_walk(const unsigned char *b, size_t n, ggml_map *g)
+{
+    size_t p = 56 + 4 * (size_t)get32(b + 48) * get32(b + 52);
+    g->vocab = p;
+    uint32_t count = get32(b + p);
+    p += 4;
+    for (uint32_t k = 0; k < count; k++) p += 4 + get32(b + p);
+    g->n_recs = 0;
+    while (p + 12 <= n && g->n_recs < 512) {
+        uint32_t nd = get32(b + p), nl = get32(b + p + 4), type = get32(b + p + 8);
+        size_t numel = 1;
+        for (uint32_t d = 0; d < nd; d++) numel *= get32(b + p + 12 + 4 * d);
+        g->rec[g->n_recs] = p;
+        g->data[g->n_recs++] = p + 12 + 4 * nd + nl;
+        p += 12 + 4 * nd + nl + numel * (type == 0 ? 4 : 2); /* the small model is f32/f16 */
+    }
+}
+
+static void test_ggml(const char *good)
+{
+    size_t n;
+    unsigned char *orig = slurp(good, &n), *b = malloc(n + 4096);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bad.bin", tmp);
+    printf("ggml (%zu bytes)\n", n);
+    CHECK(orig && n > 70000 && get32(orig) == 0x67676d6cu, "%s: the small ggml model", good);
+    if (!orig || n <= 70000) return;
+    sotto_model *m = NULL;
+    CHECK(sotto_model_load(good, &m) == SOTTO_OK, "the valid file loads: %s", sotto_last_error());
+    sotto_model_free(m);
+    ggml_map g;
+    ggml_walk(orig, n, &g);
+    CHECK(g.n_recs > 40 && g.vocab == 64376, "layout: %zu records, vocabulary at %zu", g.n_recs, g.vocab);
+    size_t t0 = g.rec[0], d0 = g.data[0], last = g.rec[g.n_recs - 1];
+    /* truncated at every section boundary and at 40 points between */
+    size_t cuts[100] = {0, 1, 3, 4, 5, 8, 27, 47, 48, 51, 52, 55, 56, 1000, g.vocab - 1, g.vocab, g.vocab + 3,
+                        g.vocab + 4, g.vocab + 5, g.vocab + 9, t0 - 1, t0, t0 + 4, t0 + 11, t0 + 12, t0 + 13,
+                        d0 - 1, d0, d0 + 1, g.rec[1] - 1, last, last + 12, n - 1};
+    size_t n_cuts = 33;
+    for (size_t k = 1; k <= 40; k++) cuts[n_cuts++] = n * k / 41;
+    for (size_t i = 0; i < n_cuts; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "truncated at %zu", cuts[i]);
+        expect_model_fails(what, path, path, orig, cuts[i]);
+    }
+    /* every hparam -1, 0 and INT32_MAX (ftype 0, "all f32", is a valid label) */
+    static const char *const hp[11] = {"n_vocab", "n_audio_ctx", "n_audio_state", "n_audio_head", "n_audio_layer",
+                                       "n_text_ctx", "n_text_state", "n_text_head", "n_text_layer", "n_mels",
+                                       "ftype"};
+    const uint32_t vals[3] = {0xffffffffu, 0, 0x7fffffffu};
+    for (int f = 0; f < 11; f++)
+        for (int v = 0; v < 3; v++) {
+            if (f == 10 && v == 1) continue;
+            char what[64];
+            snprintf(what, sizeof what, "hparam %s = %d", hp[f], (int32_t)vals[v]);
+            memcpy(b, orig, n), put32(b + 4 + 4 * f, vals[v]);
+            expect_model_fails(what, path, path, b, n);
+        }
+    struct { const char *what; size_t at; uint32_t v; } edits[] = {
+        {"wrong magic", 0, 0x67676d6du},
+        {"magic GGUF", 0, 0x46554747u},
+        {"mel n_mel 128", 48, 128},
+        {"mel n_fft -1", 52, 0xffffffffu},
+        {"vocabulary count -1", g.vocab, 0xffffffffu},
+        {"vocabulary count 0", g.vocab, 0},
+        {"vocabulary count 2^31-1", g.vocab, 0x7fffffffu},
+        {"vocabulary count n_vocab + 1", g.vocab, 1776},
+        {"vocabulary count one short", g.vocab, 264},
+        {"token length -1", g.vocab + 4, 0xffffffffu},
+        {"token length 65536", g.vocab + 4, 65536},
+        {"n_dims -1", t0, 0xffffffffu},
+        {"n_dims 0", t0, 0},
+        {"n_dims 5", t0, 5},
+        {"n_dims 2^31-1", t0, 0x7fffffffu},
+        {"name length -1", t0 + 4, 0xffffffffu},
+        {"name length 0", t0 + 4, 0},
+        {"name length 96", t0 + 4, 96},
+        {"name length 2^31-1", t0 + 4, 0x7fffffffu},
+        {"ttype -1", t0 + 8, 0xffffffffu},
+        {"ttype 4 (q4_2)", t0 + 8, 4},
+        {"ttype 9 (q8_1)", t0 + 8, 9},
+        {"ttype 12 (q4_K)", t0 + 8, 12},
+        {"ttype 30 (bf16)", t0 + 8, 30},
+        {"ttype 2^31-1", t0 + 8, 0x7fffffffu},
+        {"ttype q4_0 without a quant version", t0 + 8, 2},
+        {"dimension -1", t0 + 12, 0xffffffffu},
+        {"dimension 0", t0 + 12, 0},
+        {"dimension 2^31-1", t0 + 12, 0x7fffffffu},
+        {"dimension -2^31", t0 + 12, 0x80000000u},
+        {"wrong shape (conv1 [8,80,4])", t0 + 12, 4},
+        {"NaN weight", n - 4, 0x7fc00000u},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        memcpy(b, orig, n);
+        put32(b + edits[i].at, edits[i].v);
+        expect_model_fails(edits[i].what, path, path, b, n);
+    }
+    /* records: the last one missing, the first one twice, a name too long, an unknown name */
+    expect_model_fails("tensor missing", path, path, orig, last);
+    memcpy(b, orig, n), memcpy(b + n, orig + t0, g.rec[1] - t0);
+    expect_model_fails("tensor duplicated", path, path, b, n + g.rec[1] - t0);
+    for (int len = 95; len <= 96; len++) {
+        unsigned char *q = b + n;
+        memcpy(b, orig, n);
+        put32(q, 1), put32(q + 4, (uint32_t)len), put32(q + 8, 0), put32(q + 12, 1);
+        memset(q + 16, 'x', (size_t)len), memset(q + 16 + len, 0, 4);
+        expect_model_fails(len == 96 ? "name of 96 bytes" : "unknown name of 95 bytes", path, path, b,
+                           n + 20 + (size_t)len);
+    }
+    /* a vocabulary ending in <|endoftext|> (older whisper.cpp converters) reads the same */
+    {
+        size_t at = d0 - 12 - 4 * 3 - strlen("encoder.conv1.weight"); /* first record: 3 dims */
+        CHECK(at == t0, "first record at %zu", at);
+        memcpy(b, orig, t0);
+        put32(b + g.vocab, get32(orig + g.vocab) + 1);
+        put32(b + t0, 13), memcpy(b + t0 + 4, "<|endoftext|>", 13);
+        memcpy(b + t0 + 17, orig + t0, n - t0);
+        spill(path, b, n + 17);
+        sotto_model *a = NULL, *v = NULL;
+        CHECK(sotto_model_load(path, &a) == SOTTO_OK && sotto_model_load(good, &v) == SOTTO_OK,
+              "<|endoftext|> in the vocabulary must load: %s", sotto_last_error());
+        sotto_model_info ia, iv;
+        if (a && v) {
+            sotto_model_get_info(a, &ia), sotto_model_get_info(v, &iv);
+            int differ = ia.n_vocab != iv.n_vocab || ia.token_eot != iv.token_eot;
+            for (int32_t id = 0; id < iv.n_vocab && !differ; id++) {
+                size_t la, lv;
+                const char *sa = sotto_token_bytes(a, id, &la), *sv = sotto_token_bytes(v, id, &lv);
+                differ = la != lv || memcmp(sa, sv, la) != 0;
+            }
+            CHECK(!differ && iv.token_eot == 265, "vocabulary with <|endoftext|> differs (eot %d)", ia.token_eot);
+            printf("  %-34s -> loads, same vocabulary\n", "<|endoftext|> in the vocabulary");
+        }
+        sotto_model_free(a);
+        sotto_model_free(v);
     }
     free(orig);
     free(b);
@@ -276,13 +429,14 @@ static void test_wav(const char *clip)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: test_badfiles SMALL.gguf CT2_DIR HF_DIR CLIP.wav TMP_DIR\n");
+    if (argc != 7) {
+        fprintf(stderr, "usage: test_badfiles SMALL.gguf CT2_DIR HF_DIR CLIP.wav TMP_DIR SMALL_GGML.bin\n");
         return 2;
     }
     tmp = argv[5];
     mkdir(tmp, 0755);
     test_gguf(argv[1]);
+    test_ggml(argv[6]);
     test_ct2(argv[2]);
     test_safetensors(argv[3]);
     test_wav(argv[4]);

@@ -195,7 +195,7 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
     if (!sotto__need(&r, 4, "the magic")) return err->status;
     if (memcmp(r.p, "GGUF", 4) != 0)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: not a GGUF file (bad magic); sotto reads .gguf files, "
-                           "CTranslate2 directories and Hugging Face directories", path);
+                           "whisper.cpp ggml .bin files, CTranslate2 directories and Hugging Face directories", path);
     r.i = 4;
     if (!sotto__rd_u32(&r, &version, "the version")) return err->status;
     if (version < 2 || version > 3)

@@ -140,8 +140,24 @@ static void write_meta(writer *w, const sotto_model *m)
 
 enum { N_KV_BASE = 21 }; /* keys written by write_meta besides merges */
 
-static void write_tensor_data(writer *w, const sotto__tensor *t, sotto_type type, float *f32, void *out,
-                              int64_t chunk)
+/* Index of the first of K values of TYPE at P that is an infinity or NaN (f16: an all-ones
+ * exponent; q8_0: in a block scale), or -1: f16 and q8_0 scales overflow past 65504. */
+static int64_t first_overflow(sotto_type type, const uint8_t *p, int64_t k)
+{
+    if (type == SOTTO_TYPE_F16) {
+        for (int64_t i = 0; i < k; i++)
+            if ((sotto__rd16(p + 2 * i) & 0x7c00) == 0x7c00) return i;
+    } else if (type == SOTTO_TYPE_Q8_0) {
+        for (int64_t b = 0; b < k / SOTTO__QK8_0; b++)
+            if ((sotto__rd16(p + b * sizeof(sotto__block_q8_0)) & 0x7c00) == 0x7c00) return b * SOTTO__QK8_0;
+    }
+    return -1;
+}
+
+/* Writes tensor T's data in TYPE; false (with ERR set) when a value does not fit TYPE,
+ * so that a converted file never holds an infinity its loader would refuse. */
+static bool write_tensor_data(writer *w, const sotto__tensor *t, sotto_type type, float *f32, void *out,
+                              int64_t chunk, sotto__err *err)
 {
     int64_t n = numel_of(t);
     for (int64_t i = 0; i < n && w->ok; i += chunk) { /* chunk is a multiple of 32: q8_0 blocks stay whole */
@@ -150,9 +166,16 @@ static void write_tensor_data(writer *w, const sotto__tensor *t, sotto_type type
         sotto__type_bytes(t->type, i, &in_off);
         sotto__dequantize(t->type, (const uint8_t *)t->data + in_off, f32, k);
         sotto__quantize(type, f32, out, k);
+        int64_t at = first_overflow(type, out, k);
+        if (at >= 0) {
+            sotto__fail(err, SOTTO_ERR_INVALID_ARG, "tensor %s: value %g at element %lld does not fit %s; "
+                        "convert it to f32", t->name, f32[at], (long long)(i + at), sotto__type_name(type));
+            return false;
+        }
         sotto__type_bytes(type, k, &out_bytes);
         put(w, out, out_bytes);
     }
+    return true;
 }
 
 sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const sotto_convert_params *params)
@@ -199,10 +222,11 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
     float *f32 = malloc((size_t)chunk * sizeof(float));
     void *out = malloc((size_t)chunk * sizeof(float));
     if (!f32 || !out) w.ok = false;
-    for (int i = 0; i < m->n_tensors && w.ok; i++) {
+    bool fits = true;
+    for (int i = 0; i < m->n_tensors && w.ok && fits; i++) {
         const sotto__tensor *t = &m->tensors[i];
         sotto_type type = out_type(t, &p);
-        write_tensor_data(&w, t, type, f32, out, chunk);
+        fits = write_tensor_data(&w, t, type, f32, out, chunk, &err);
         size_t bytes;
         sotto__type_bytes(type, numel_of(t), &bytes);
         put(&w, zeros, (SOTTO__GGUF_ALIGNMENT - bytes % SOTTO__GGUF_ALIGNMENT) % SOTTO__GGUF_ALIGNMENT);
@@ -210,6 +234,10 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
     free(f32);
     free(out);
     if (fclose(w.f) != 0) w.ok = false;
+    if (!fits) {
+        remove(tmp);
+        return sotto__publish(&err);
+    }
     if (!w.ok || rename(tmp, path) != 0) {
         sotto__fail(&err, SOTTO_ERR_IO, "%s: write failed: %s", path, strerror(errno));
         remove(tmp);

@@ -553,6 +553,9 @@ sotto_status sotto_model_load(const char *path, sotto_model **out)
                              "%s: directory holds neither model.bin (CTranslate2) nor "
                              "model.safetensors (Hugging Face)", path);
         }
+    } else if (sotto__ggml_probe(path)) {
+        st = sotto__load_ggml(m, path, &err);
+        m->info.source_format = "ggml";
     } else {
         st = sotto__load_gguf(m, path, &err);
         m->info.source_format = "gguf";

@@ -136,6 +136,10 @@ int32_t sotto__token_lookup(const sotto_model *m, const uint8_t *s, size_t n);
 sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err);
 sotto_status sotto__load_ct2(sotto_model *m, const char *dir, sotto__err *err);
 sotto_status sotto__load_hf(sotto_model *m, const char *dir, sotto__err *err);
+/* whisper.cpp's legacy ggml .bin (ggml_legacy.c); probe: true when PATH starts with its
+ * magic (uint32 0x67676d6c). */
+sotto_status sotto__load_ggml(sotto_model *m, const char *path, sotto__err *err);
+bool sotto__ggml_probe(const char *path);
 
 /* Reads a JSON array of integer ids (or of [layer, head] pairs when PAIRS) into LIST,
  * allocated on M; a NULL array leaves LIST empty. WHAT names the field in messages. */

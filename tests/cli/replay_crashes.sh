@@ -1,7 +1,8 @@
 #!/bin/bash
 # replay_crashes.sh — every input a fuzzer once crashed on (tests/fuzz/crashes/) goes
 # through the CLI path that crashed; each must now end with a documented exit code (0, 1
-# or 2), never a signal. Under `make test-asan` this runs with the sanitizers.
+# or 2), never a signal, and a conversion that succeeds must write a file that loads.
+# Under `make test-asan` this runs with the sanitizers.
 # usage: replay_crashes.sh SOTTO CRASH_DIR TMP_DIR
 set -u
 SOTTO=$1 DIR=$2 TMP=$3
@@ -11,12 +12,17 @@ for f in "$DIR"/*; do
     name=$(basename "$f")
     case $name in
     fuzz_gguf-*) cp "$f" "$TMP/in.gguf"; cmd=("$SOTTO" convert "$TMP/in.gguf" "$TMP/out.gguf") ;;
+    fuzz_ggml-*) cp "$f" "$TMP/in.bin"; cmd=("$SOTTO" convert "$TMP/in.bin" "$TMP/out.gguf" --type q8_0) ;;
     fuzz_wav-*) cmd=("$SOTTO" mel "$f" "$TMP/out.mel") ;;
     fuzz_idlist-*) cmd=("$SOTTO" run --mel /dev/null --prefix "$(head -c 4096 "$f" | tr -d '\0')") ;;
     *) continue ;;
     esac
+    rm -f "$TMP/out.gguf"
     "${cmd[@]}" >/dev/null 2>"$TMP/err"
     rc=$?
+    # a conversion that reports success must leave a file that loads
+    if [[ $rc -eq 0 && ${cmd[1]} == convert ]] && ! "$SOTTO" info "$TMP/out.gguf" >/dev/null 2>>"$TMP/err"; then
+        rc=99; echo "   $name: converted, but the output does not load" >>"$TMP/err"; fi
     if [[ $rc -le 2 ]]; then pass=$((pass + 1)); else
         fail=$((fail + 1)); echo "FAIL: $name: exit $rc"; head -c 2000 "$TMP/err"; fi
 done

@@ -4,8 +4,10 @@
 Real Whisper models are far too large to commit, so this builds a tiny but *valid*
 model (d_model 8, one head, one layer per stack, n_mels 80, n_audio_ctx 1500,
 n_text_ctx 8, 100 tokens ending in Whisper's special tokens) in the three formats the
-loader reads — GGUF (docs/FORMAT.md), CTranslate2 model.bin (shared REFERENCE.md) and
-safetensors (huggingface/safetensors README) — plus truncated and corrupted variants,
+loader reads — GGUF (docs/FORMAT.md), CTranslate2 model.bin (shared REFERENCE.md),
+safetensors (huggingface/safetensors README) and whisper.cpp's legacy ggml .bin (whose
+vocabulary size fixes the special ids: 265 base tokens, one language, 1775 in all) —
+plus truncated and corrupted variants,
 WAV files, token-id lists and JSON documents. Deterministic: the same bytes every run.
 
 usage: python3 tests/fuzz/make_seeds.py [--out DIR]    (default: tests/fuzz)
@@ -16,6 +18,10 @@ import json
 import os
 import random
 import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from ct2_to_ggml import q8_0 as ggml_q8_0, q_low  # noqa: E402
 
 D = 8            # d_model of both stacks
 N_MELS = 80
@@ -365,6 +371,124 @@ def u64_at(b, off, v):
     return bytes(b)
 
 
+# ---- whisper.cpp legacy ggml .bin (REFERENCE.md; src/model/ggml_legacy.c) -----------------
+
+# base tokens (ids = merge ranks): the 256 single bytes, then a few merges the suppress-list
+# derivation finds (" -", " '", "<<", ">>", and the first two bytes of the musical signs)
+GGML_BASE = [bytes([b]) for b in range(256)] + [b" -", b" '", b"<<", b">>", b" (", b"--", b"\xe2\x99",
+                                                b"\xe2\x99\xaa", b" the"]
+GGML_N_LANG = 1
+GGML_N_VOCAB = len(GGML_BASE) + 2 + GGML_N_LANG + 6 + 1501   # 1775
+GGML_TYPE = {"f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q8_0": 8}
+GGML_FTYPE = {"q4_0": 2002, "q4_1": 2003, "q5_0": 2008, "q5_1": 2009, "q8_0": 2007}
+GGML_HP = ["n_vocab", "n_audio_ctx", "n_audio_state", "n_audio_head", "n_audio_layer", "n_text_ctx",
+           "n_text_state", "n_text_head", "n_text_layer", "n_mels", "ftype"]
+
+
+def ggml_shapes():
+    """openai names and PyTorch shapes of the tiny model, with the real-size vocabulary
+    and the conv biases as convert-pt-to-ggml.py stores them ([n, 1])."""
+    out = []
+    for name, shape in openai_shapes():
+        if name == "decoder.token_embedding.weight":
+            shape = [GGML_N_VOCAB, D]
+        elif name in ("encoder.conv1.bias", "encoder.conv2.bias"):
+            shape = shape + [1]
+        out.append((name, shape))
+    return out
+
+
+def ggml_record(name, shape, ttype, data):
+    nb = name.encode() if isinstance(name, str) else name
+    return (struct.pack("<iii", len(shape), len(nb), ttype) + struct.pack("<%di" % len(shape), *reversed(shape)) +
+            nb + data)
+
+
+def ggml(types=None, drop=(), extra=b"", tokens=None, hp=None, n_fft=201):
+    """A ggml file of the tiny model. TYPES maps a name to f32/f16/q4_0/q4_1/q5_0/q5_1/q8_0
+    (only mlp.2.weight, rows of 32, can take a block type); by default vectors and conv
+    biases f32, the rest f16. HP overrides hparams by name; EXTRA is appended."""
+    types = types or {}
+    rng = random.Random(4321)
+    tokens = GGML_BASE if tokens is None else tokens
+    qt = [t for t in types.values() if t not in ("f32", "f16")]
+    h = {"n_vocab": GGML_N_VOCAB, "n_audio_ctx": N_AUDIO_CTX, "n_audio_state": D, "n_audio_head": 1,
+         "n_audio_layer": 1, "n_text_ctx": N_TEXT_CTX, "n_text_state": D, "n_text_head": 1, "n_text_layer": 1,
+         "n_mels": N_MELS, "ftype": GGML_FTYPE[qt[0]] if qt else 1}
+    h.update(hp or {})
+    b = struct.pack("<I", 0x67676D6C) + struct.pack("<11i", *[h[k] for k in GGML_HP])
+    b += struct.pack("<ii", N_MELS, n_fft) + bytes(4 * N_MELS * n_fft)
+    b += struct.pack("<i", len(tokens)) + b"".join(struct.pack("<I", len(t)) + t for t in tokens)
+    for name, shape in ggml_shapes():
+        n = numel(shape)
+        if name.endswith("ln.weight") or name.endswith("ln_post.weight"):
+            vals = [1.0] * n
+        else:
+            vals = [rng.randint(-32, 32) / 64.0 for _ in range(n)]
+        if name in drop:
+            continue
+        t = types.get(name, "f16" if len(shape) >= 2 and not name.endswith(".bias") else "f32")
+        if t == "q8_0":
+            data = ggml_q8_0(vals)
+        elif t in ("q4_0", "q4_1", "q5_0", "q5_1"):
+            data = q_low(vals, t)
+        else:
+            data = pack(vals, t)
+        b += ggml_record(name, shape, GGML_TYPE[t], data)
+    return b + extra
+
+
+def ggml_layout(b):
+    """Offsets in a ggml file: the vocabulary count, the first tensor record and, per
+    record, its start, the end of its dims, the start and end of its data."""
+    n_mel, n_fft = struct.unpack_from("<ii", b, 48)
+    p = 56 + 4 * n_mel * n_fft
+    vocab = p
+    count, = struct.unpack_from("<i", b, p)
+    p += 4
+    for _ in range(count):
+        n, = struct.unpack_from("<I", b, p)
+        p += 4 + n
+    recs = []
+    block = {2: 18, 3: 20, 6: 22, 7: 24, 8: 34}
+    while p < len(b):
+        nd, nl, tt = struct.unpack_from("<iii", b, p)
+        dims = struct.unpack_from("<%di" % nd, b, p + 12)
+        name = b[p + 12 + 4 * nd:p + 12 + 4 * nd + nl].decode()
+        data = p + 12 + 4 * nd + nl
+        n = numel(dims)
+        size = n * (4 if tt == 0 else 2) if tt in (0, 1) else n // 32 * block[tt]
+        recs.append({"name": name, "start": p, "dims": p + 12, "type": p + 8, "data": data, "end": data + size})
+        p = data + size
+    return {"vocab": vocab, "tensors": recs[0]["start"], "recs": recs}
+
+
+def ggml_seeds():
+    good = ggml()
+    lay = ggml_layout(good)
+    mlp = ("encoder.blocks.0.mlp.2.weight", "decoder.blocks.0.mlp.2.weight")
+    s = {"valid-f16.bin": good,
+         "valid-q4_0-q5_1.bin": ggml(types={mlp[0]: "q4_0", mlp[1]: "q5_1"}),
+         "valid-q4_1-q5_0.bin": ggml(types={mlp[0]: "q4_1", mlp[1]: "q5_0"}),
+         "valid-q8_0-f32.bin": ggml(types={mlp[0]: "q8_0", mlp[1]: "q8_0", "encoder.conv1.weight": "f32",
+                                           "decoder.token_embedding.weight": "f32"}),
+         "valid-eot-in-vocab.bin": ggml(tokens=GGML_BASE + [b"<|endoftext|>"])}
+    first = lay["recs"][0]
+    for cut in (3, 30, 52, lay["vocab"] + 2, lay["vocab"] + 600, first["start"] + 5, first["data"] + 3,
+                len(good) - 1):
+        s["trunc-%d.bin" % cut] = good[:cut]
+    s["bad-magic.bin"] = b"lmgh" + good[4:]
+    s["n-vocab-off-by-one.bin"] = u32_at(good, 4, GGML_N_VOCAB + 1)
+    s["vocab-count-huge.bin"] = u32_at(good, lay["vocab"], 0x7fffffff)
+    s["unknown-type.bin"] = u32_at(good, first["type"], 12)
+    s["n-dims-5.bin"] = u32_at(good, first["start"], 5)
+    s["dim-negative.bin"] = u32_at(good, first["dims"], 0xffffffff)
+    s["missing-tensor.bin"] = ggml(drop=("decoder.blocks.0.cross_attn.key.weight",))
+    s["duplicate-tensor.bin"] = good + good[first["start"]:first["end"]]
+    s["old-quant-version.bin"] = ggml(types={mlp[0]: "q4_0"}, hp={"ftype": 2})
+    return s
+
+
 def gguf_seeds():
     good = gguf()
     s = {"valid-f16.gguf": good,
@@ -519,6 +643,7 @@ def main():
     write(os.path.join(corpus, "fuzz_gguf"), gguf_seeds())
     write(os.path.join(corpus, "fuzz_ct2"), ct2_seeds())
     write(os.path.join(corpus, "fuzz_safetensors"), st_seeds())
+    write(os.path.join(corpus, "fuzz_ggml"), ggml_seeds())
     write(os.path.join(corpus, "fuzz_wav"), wav_seeds())
     write(os.path.join(corpus, "fuzz_idlist"), idlist_seeds())
     write(os.path.join(corpus, "fuzz_json"), json_seeds())

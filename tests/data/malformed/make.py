@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make.py — writes the crafted malformed inputs of tests/cli/malformed.sh.
 
-Each input is one file (GGUF model, WAV audio, token-id list) or one model directory
+Each input is one file (GGUF or whisper.cpp ggml model, WAV audio, token-id list) or one model directory
 (CTranslate2: model.bin + config.json + vocabulary.txt; Hugging Face: model.safetensors +
 config.json + tokenizer.json). The valid baseline is the tiny d_model-8, 100-token model
 of tests/fuzz/make_seeds.py (imported from there); every input here breaks it in one way.
@@ -9,7 +9,7 @@ What each input must produce (exit code, message substring) is in MANIFEST.tsv, 
 hand next to this script. Deterministic; Python 3 standard library only.
 
 usage: python3 tests/data/malformed/make.py [--out DIR]     (default: this directory)
-Writes DIR/{gguf,ct2,hf,wav,ids}/...; removes those five folders first.
+Writes DIR/{gguf,ggml,ct2,hf,wav,ids}/...; removes those six folders first.
 """
 import argparse
 import json
@@ -243,6 +243,89 @@ def gguf_inputs():
     s["inf-f16-weight.gguf"] = with_weights(inf_mat, gguf16)
     return s
 
+# ---- whisper.cpp legacy ggml .bin ---------------------------------------------------------
+
+
+def ggml_inputs():
+    good = ms.ggml()
+    L = ms.ggml_layout(good)
+    recs = {r["name"]: r for r in L["recs"]}
+    first, emb = L["recs"][0], recs["decoder.token_embedding.weight"]
+    hp = {k: 4 + 4 * i for i, k in enumerate(ms.GGML_HP)}
+    mlp = "encoder.blocks.0.mlp.2.weight"
+    s = {"valid.bin": good,
+         "valid-q4_0-q5_1.bin": ms.ggml(types={mlp: "q4_0", "decoder.blocks.0.mlp.2.weight": "q5_1"}),
+         "valid-eot-in-vocab.bin": ms.ggml(tokens=ms.GGML_BASE + [b"<|endoftext|>"])}
+    # the conv biases as plain vectors [n] instead of convert-pt-to-ggml.py's [n, 1]
+    c1 = recs["encoder.conv1.bias"]
+    s["valid-conv-bias-1d.bin"] = (good[:c1["start"]] + ms.ggml_record("encoder.conv1.bias", [8], 0,
+                                                                        good[c1["data"]:c1["end"]]) + good[c1["end"]:])
+    # truncations at each section
+    s["trunc-magic.bin"] = good[:2]
+    s["trunc-hparams.bin"] = good[:hp["n_audio_layer"]]
+    s["trunc-mel-header.bin"] = good[:52]
+    s["trunc-mel-data.bin"] = good[:4000]
+    s["trunc-vocab-count.bin"] = good[:L["vocab"] + 2]
+    s["trunc-tokens.bin"] = good[:L["vocab"] + 1200]
+    s["trunc-tensor-header.bin"] = good[:first["start"] + 5]
+    s["trunc-tensor-dims.bin"] = good[:first["dims"] + 2]
+    s["trunc-tensor-name.bin"] = good[:first["data"] - 3]
+    s["trunc-tensor-data.bin"] = good[:first["data"] + 3]
+    s["trunc-last-byte.bin"] = good[:-1]
+    s["trailing-bytes.bin"] = good + b"\x01\x00\x00\x00\x05"
+    # header
+    s["magic-wrong.bin"] = b"lmgh" + good[4:]
+    s["n-vocab-neg1.bin"] = put(good, hp["n_vocab"], "<i", -1)
+    s["n-vocab-plus1.bin"] = put(good, hp["n_vocab"], "<i", ms.GGML_N_VOCAB + 1)
+    s["n-vocab-101-languages.bin"] = put(good, hp["n_vocab"], "<i", ms.GGML_N_VOCAB + 100)
+    s["n-audio-ctx-1000.bin"] = put(good, hp["n_audio_ctx"], "<i", 1000)
+    s["n-audio-state-0.bin"] = put(good, hp["n_audio_state"], "<i", 0)
+    s["n-audio-head-3.bin"] = put(good, hp["n_audio_head"], "<i", 3)
+    s["n-audio-layer-65.bin"] = put(good, hp["n_audio_layer"], "<i", 65)
+    s["n-audio-layer-2.bin"] = put(good, hp["n_audio_layer"], "<i", 2)
+    s["n-text-ctx-1.bin"] = put(good, hp["n_text_ctx"], "<i", 1)
+    s["n-text-state-16.bin"] = put(good, hp["n_text_state"], "<i", 16)
+    s["n-text-head-0.bin"] = put(good, hp["n_text_head"], "<i", 0)
+    s["n-text-layer-neg5.bin"] = put(good, hp["n_text_layer"], "<i", -5)
+    s["n-mels-81.bin"] = put(good, hp["n_mels"], "<i", 81)
+    s["n-mels-128.bin"] = put(good, hp["n_mels"], "<i", 128)  # the filters still say 80
+    s["ftype-neg1.bin"] = put(good, hp["ftype"], "<i", -1)
+    s["ftype-3001.bin"] = put(good, hp["ftype"], "<i", 3001)
+    s["mel-n-fft-200.bin"] = put(good, 52, "<i", 200)
+    # vocabulary
+    s["vocab-count-neg1.bin"] = put(good, L["vocab"], "<i", -1)
+    s["vocab-count-0.bin"] = put(good, L["vocab"], "<i", 0)
+    s["token-len-huge.bin"] = put(good, L["vocab"] + 4, "<I", 0x7fffffff)
+    # tensor records
+    s["n-dims-0.bin"] = put(good, first["start"], "<i", 0)
+    s["n-dims-5.bin"] = put(good, first["start"], "<i", 5)
+    s["name-len-0.bin"] = put(good, first["start"] + 4, "<i", 0)
+    s["name-len-neg1.bin"] = put(good, first["start"] + 4, "<i", -1)
+    s["name-len-96.bin"] = put(good, first["start"] + 4, "<i", 96)
+    s["name-nul.bin"] = put(good, first["data"] - 1, "<B", 0)
+    s["dim-neg1.bin"] = put(good, first["dims"], "<i", -1)
+    s["dim-zero.bin"] = put(good, first["dims"], "<i", 0)
+    s["dim-huge.bin"] = put(good, emb["dims"], "<i", 0x7fffffff)
+    s["shape-wrong.bin"] = put(good, emb["dims"] + 4, "<i", 1774)  # [1774, 8] for 1775 tokens
+    s["type-q4_K.bin"] = put(good, first["type"], "<i", 12)
+    s["type-bf16.bin"] = put(good, first["type"], "<i", 30)
+    s["type-unknown.bin"] = put(good, first["type"], "<i", 99)
+    s["type-f32-for-f16.bin"] = put(good, emb["type"], "<i", 0)  # twice the bytes: misreads what follows
+    s["quant-version-0.bin"] = ms.ggml(types={mlp: "q4_0"}, hp={"ftype": 2})
+    s["q4_0-rows-of-8.bin"] = ms.ggml(types={"encoder.blocks.0.attn.query.weight": "q4_0"})
+    s["unexpected-tensor.bin"] = good + ms.ggml_record("decoder.proj.weight", [8, 8], 1, bytes(128))
+    s["key-bias.bin"] = good + ms.ggml_record("encoder.blocks.0.attn.key.bias", [8], 0, bytes(32))
+    s["duplicate-tensor.bin"] = good + good[c1["start"]:c1["end"]]
+    s["missing-tensor.bin"] = ms.ggml(drop=("decoder.blocks.0.cross_attn.key.weight",))
+    s["missing-last-tensor.bin"] = good[:L["recs"][-1]["start"]]
+    ln = recs["decoder.ln.bias"]
+    s["nan-f32-weight.bin"] = put(good, ln["data"], "<I", 0x7fc00000)
+    s["inf-f16-weight.bin"] = put(good, emb["data"] + 10, "<H", 0x7c00)
+    q = ms.ggml(types={mlp: "q4_0"})
+    qm = {r["name"]: r for r in ms.ggml_layout(q)["recs"]}[mlp]
+    s["nan-q4_0-scale.bin"] = put(q, qm["data"] + 18, "<H", 0x7e00)  # block 1
+    return s
+
 # ---- CTranslate2 -------------------------------------------------------------------------
 
 
@@ -406,7 +489,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=HERE)
     out = ap.parse_args().out
-    for kind, fn in (("gguf", gguf_inputs), ("ct2", ct2_inputs), ("hf", hf_inputs), ("wav", wav_inputs),
+    for kind, fn in (("gguf", gguf_inputs), ("ggml", ggml_inputs), ("ct2", ct2_inputs), ("hf", hf_inputs), ("wav", wav_inputs),
                      ("ids", ids_inputs)):
         d = os.path.join(out, kind)
         shutil.rmtree(d, ignore_errors=True)
