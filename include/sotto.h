@@ -239,7 +239,7 @@ typedef struct sotto_transcribe_params {
     float patience;            /* beam search patience (default 1) */
     int use_length_penalty;    /* 0 (default): rank by sum logprob / length; 1: by */
     float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty */
-    float temperatures[SOTTO_MAX_TEMPERATURES]; /* tried in order while a window fails */
+    double temperatures[SOTTO_MAX_TEMPERATURES]; /* tried in order while a window fails */
     int n_temperatures;        /*   (default 6: 0, 0.2, ... 1.0) */
     int check_compression;     /* 1 (default): a window fails when its compression ratio */
     float compression_ratio_threshold; /* is above this (2.4) */

@@ -39,7 +39,7 @@ static double uniform(uint64_t *state)
 }
 
 /* A draw from softmax(LOGITS / T) (Categorical(logits=logits / T).sample()). */
-static int sample(const float *logits, int V, float T, uint64_t *rng)
+static int sample(const float *logits, int V, double T, uint64_t *rng)
 {
     float m = logits[sotto__argmax(logits, V)];
     double total = 0;

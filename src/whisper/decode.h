@@ -17,7 +17,7 @@ typedef struct sotto__decode_opts {
     int n_prompt;
     const int32_t *sot_seq;    /* <|startoftranscript|> [language task] [<|notimestamps|>] */
     int n_sot;
-    float temperature;         /* 0: argmax (greedy or beams); > 0: sampling */
+    double temperature;        /* 0: argmax (greedy or beams); > 0: sampling */
     int beam_size;             /* > 1 at temperature 0: beam search */
     int best_of;               /* samples at temperature > 0 */
     float patience;
@@ -32,7 +32,7 @@ typedef struct sotto__decode_result {
     int n_tokens;
     double sum_logprob, avg_logprob;   /* avg: sum / (n_tokens + 1) */
     double no_speech_prob;             /* NAN without a <|nospeech|> token */
-    float temperature;
+    double temperature;
     double compression_ratio;          /* of its text: set by the caller */
 } sotto__decode_result;
 

@@ -19,13 +19,49 @@ static void mask_list(float *logits, const sotto__i32list *l, int n_vocab)
         if (l->v[i] >= 0 && l->v[i] < n_vocab) logits[l->v[i]] = -INFINITY;
 }
 
+/* Four lanes in the compiler's vector extension (the SSE registers every x86-64 has, NEON
+ * on AArch64: no ABI question): a search step takes the log-sum-exp of every row of
+ * logits, 51864 values, where libm's exp was a fifth of a beam-search step. */
+typedef float v4f __attribute__((vector_size(16), aligned(4)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef double v2d __attribute__((vector_size(16)));
+
+/* e^x for x <= 0 to about 2 ulp (Cody-Waite reduction by ln 2, the Taylor polynomial of
+ * degree 6 on [-ln2/2, ln2/2], whose remainder is under 1.2e-7); below -87 (e^x under
+ * the smallest normal float, -inf included) exactly 0. */
+static v4f exp4(v4f x)
+{
+    const v4f floor = {-87.0f, -87.0f, -87.0f, -87.0f};
+    v4i tiny = x < floor;
+    x = (v4f)(((v4i)x & ~tiny) | ((v4i)floor & tiny));
+    v4f k = x * 1.44269504f + 12582912.0f; /* round to nearest by the 1.5 * 2^23 bias */
+    k -= 12582912.0f;
+    v4f r = x - k * 0.693145751953125f - k * 1.42860682030941723e-6f;
+    v4f p = r * (1.0f / 720) + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    v4i e = (__builtin_convertvector(k, v4i) + 127) << 23;
+    return (v4f)((v4i)(p * (v4f)e) & ~tiny);
+}
+
 double sotto__logsumexp(const float *x, int n)
 {
     float m = -INFINITY;
     for (int i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
     if (m == -INFINITY) return -INFINITY;
+    v2d acc0 = {0}, acc1 = {0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f e = exp4(*(const v4f *)(x + i) - m);
+        acc0 += __builtin_convertvector(__builtin_shufflevector(e, e, 0, 1), v2d);
+        acc1 += __builtin_convertvector(__builtin_shufflevector(e, e, 2, 3), v2d);
+    }
     double s = 0;
-    for (int i = 0; i < n; i++) s += exp((double)x[i] - m);
+    for (; i < n; i++) s += exp((double)x[i] - m);
+    s += acc0[0] + acc0[1] + acc1[0] + acc1[1];
     return m + log(s);
 }
 

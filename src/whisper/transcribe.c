@@ -80,7 +80,7 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out)
     const sotto_transcribe_params *p = r->p;
     const sotto_model_info *h = &r->ctx->model->info;
     for (int i = 0; i < p->n_temperatures; i++) {
-        float t = p->temperatures[i];
+        double t = p->temperatures[i];
         sotto__decode_opts o = {.rules = &r->rules, .prompt = r->all + r->prompt_reset_since,
                                 .n_prompt = r->n_all - r->prompt_reset_since, .sot_seq = r->sot_seq,
                                 .n_sot = r->n_sot, .temperature = t, .beam_size = t > 0 ? 1 : p->beam_size,
@@ -275,7 +275,7 @@ static sotto_status seek_loop(run *r)
         int64_t advance = size;
         if (!skip) st = cut_segments(r, seek, size, d, &advance);
         /* no prompt after a high temperature (a skipped window changes nothing) */
-        if (!st && !skip && (!p->condition_on_previous_text || d->temperature > 0.5f))
+        if (!st && !skip && (!p->condition_on_previous_text || d->temperature > 0.5))
             r->prompt_reset_since = r->n_all;
         for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
             if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1;

@@ -65,8 +65,8 @@ typedef struct opts {
     const char *model, *lang, *task, *output, *dir;
     long threads;
     int formats, n_formats;
-    bool quiet, fallback;
-    float t0, t_inc;
+    bool quiet, fallback, temps_given;
+    double t0, t_inc;
     sotto_transcribe_params tp;
     const char **files;
     int n_files;
@@ -78,6 +78,16 @@ static void on_sigint(int sig)
 {
     interrupted = 1;
     signal(sig, SIG_DFL); /* a second Ctrl-C ends the process at once */
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v)) return false;
+    *out = v;
+    return true;
 }
 
 /* A float option's value, or "none" (*ENABLED 0) where NONE_OK. */
@@ -139,9 +149,11 @@ static int value_opt(opts *o, const char *a, const char *v)
             p->length_penalty > 1)
             return bad(a, "a number in 0..1", v);
     } else if (!strcmp(a, "--temperature")) {
-        if (!parse_float(v, false, &o->t0, NULL) || o->t0 < 0 || o->t0 > 1) return bad(a, "a number in 0..1", v);
+        if (!parse_double(v, &o->t0) || o->t0 < 0 || o->t0 > 1) return bad(a, "a number in 0..1", v);
+        o->temps_given = true;
     } else if (!strcmp(a, "--temperature-increment-on-fallback")) {
-        if (!parse_float(v, false, &o->t_inc, NULL) || o->t_inc < 0) return bad(a, "a number >= 0", v);
+        if (!parse_double(v, &o->t_inc) || o->t_inc < 0) return bad(a, "a number >= 0", v);
+        o->temps_given = true;
     } else if (!strcmp(a, "--compression-ratio-threshold")) {
         if (!parse_float(v, true, &p->compression_ratio_threshold, &p->check_compression))
             return bad(a, "a number or none", v);
@@ -164,7 +176,7 @@ static int parse(int argc, char **argv, opts *o)
     o->tp = sotto_transcribe_params_default();
     o->task = "transcribe";
     o->fallback = true;
-    o->t_inc = 0.2f;
+    o->t_inc = 0.2;
     o->files = calloc((size_t)argc, sizeof *o->files);
     if (!o->files) return EXIT_EXEC;
     for (int i = 1; i < argc; i++) {
@@ -192,11 +204,16 @@ static int parse(int argc, char **argv, opts *o)
     if (strcmp(o->task, "translate") && strcmp(o->task, "transcribe")) return bad("--task", "transcribe or translate", o->task);
     o->tp.translate = !strcmp(o->task, "translate");
     o->tp.language = o->lang;
-    /* openai's temperatures: np.arange(t0, 1.0 + 1e-6, increment) */
-    o->tp.n_temperatures = 0;
-    for (double t = o->t0; t <= 1.0 + 1e-6 && o->tp.n_temperatures < SOTTO_MAX_TEMPERATURES; t += o->t_inc) {
-        o->tp.temperatures[o->tp.n_temperatures++] = (float)t;
-        if (!o->fallback || o->t_inc <= 0) break;
+    /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
+     * command line makes them: np.arange(t0, 1.0 + 1e-6, increment), t0 + i increment */
+    if (o->temps_given || !o->fallback) {
+        o->tp.n_temperatures = 0;
+        for (int i = 0; o->tp.n_temperatures < SOTTO_MAX_TEMPERATURES; i++) {
+            double t = o->t0 + i * o->t_inc;
+            if (t > 1.0 + 1e-6 && i > 0) break;
+            o->tp.temperatures[o->tp.n_temperatures++] = t;
+            if (!o->fallback || o->t_inc <= 0) break;
+        }
     }
     if (o->n_files == 0) {
         fprintf(stderr, "sotto transcribe: no AUDIO file given\n%s", help);

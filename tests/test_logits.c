@@ -1,0 +1,108 @@
+/* test_logits.c — the logit rules of src/whisper/logits.c on a small vocabulary, case by
+ * case as openai/whisper decoding.py states them, and the vectorised log-sum-exp against
+ * libm in double. Vocabulary: text 0..9, <|endoftext|> 10, <|notimestamps|> 11,
+ * timestamps 12..19. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "whisper/logits.h"
+
+enum { V = 20, EOT = 10, NOTS = 11, TB = 12 };
+
+static int32_t blank_ids[] = {3, EOT}, suppress_ids[] = {7};
+
+static sotto__rules rules(void)
+{
+    return (sotto__rules){.n_vocab = V, .eot = EOT, .ts_begin = TB, .no_timestamps = NOTS,
+                          .suppress = {suppress_ids, 1}, .suppress_blank = true, .blank = {blank_ids, 2},
+                          .timestamps = true, .max_initial = 2};
+}
+
+/* Applies the rules after SEQ to logits where text and eot (3) outweigh the timestamps
+ * (0: their summed mass never wins) and returns which ids stay finite. */
+static void allowed(const int32_t *seq, int n, float *logits, bool *ok)
+{
+    sotto__rules r = rules();
+    for (int i = 0; i < V; i++) logits[i] = i < TB ? 3.0f : 0.0f;
+    sotto__rules_apply(&r, seq, n, logits);
+    for (int i = 0; i < V; i++) ok[i] = isfinite(logits[i]);
+}
+
+static int count(const bool *ok, int from, int to)
+{
+    int c = 0;
+    for (int i = from; i < to; i++) c += ok[i];
+    return c;
+}
+
+int main(void)
+{
+    float L[V];
+    bool ok[V];
+    /* first step: timestamps only, at most <|0.00|> + max_initial */
+    allowed(NULL, 0, L, ok);
+    CHECK(count(ok, 0, TB) == 0, "first step: no text, blank or eot");
+    CHECK(ok[TB] && ok[TB + 1] && ok[TB + 2] && count(ok, TB + 3, V) == 0, "first step: <|0.00|>..<|0.04|> only");
+    /* after a lone timestamp at the start (penultimate counts as a timestamp): text */
+    int32_t s1[] = {TB + 1};
+    allowed(s1, 1, L, ok);
+    CHECK(count(ok, TB, V) == 0, "after the first timestamp no timestamp");
+    CHECK(ok[0] && !ok[7] && !ok[NOTS], "text allowed, suppressed and notimestamps not");
+    CHECK(ok[3], "blank is suppressed at the first step only");
+    /* text then a timestamp: a closing timestamp >= it or eot, no text */
+    int32_t s2[] = {TB + 1, 4, TB + 3};
+    allowed(s2, 3, L, ok);
+    CHECK(count(ok, 0, EOT) == 0 && ok[EOT], "after text + timestamp: eot or a timestamp, no text");
+    CHECK(!ok[TB + 2] && ok[TB + 3] && ok[TB + 4], "the pair may repeat the timestamp, never go back");
+    /* a closed pair: text next, and later timestamps strictly after the last */
+    int32_t s3[] = {TB + 1, 4, TB + 3, TB + 3, 5};
+    allowed(s3, 5, L, ok);
+    CHECK(ok[5] && ok[EOT], "text after a pair");
+    CHECK(!ok[TB + 3] && ok[TB + 4], "timestamps after text must exceed the last one");
+    /* timestamp mass beats every text token: only timestamps */
+    sotto__rules r = rules();
+    for (int i = 0; i < V; i++) L[i] = i >= TB ? 1.0f : 0.5f;
+    int32_t s4[] = {TB, 4};
+    sotto__rules_apply(&r, s4, 2, L);
+    bool text = false;
+    for (int i = 0; i < TB; i++) text |= isfinite(L[i]);
+    CHECK(!text, "log-sum-exp of the timestamps above the best text logit: text masked");
+    for (int i = 0; i < V; i++) L[i] = i >= TB ? -5.0f : (i == 2 ? 3.0f : -9.0f);
+    sotto__rules_apply(&r, s4, 2, L);
+    CHECK(isfinite(L[2]) && isfinite(L[TB + 1]), "a dominant text token keeps text and timestamps");
+    /* no timestamps: only the lists */
+    r.timestamps = false;
+    for (int i = 0; i < V; i++) L[i] = 0;
+    sotto__rules_apply(&r, NULL, 0, L);
+    CHECK(!isfinite(L[3]) && !isfinite(L[EOT]) && !isfinite(L[7]) && isfinite(L[NOTS]) && isfinite(L[TB]),
+          "without timestamp rules only SuppressBlank and SuppressTokens apply");
+
+    /* log-sum-exp against libm on rows like logits: random, -inf holes, all -inf */
+    enum { N = 51864 };
+    float *x = malloc(N * sizeof *x);
+    unsigned seed = 1;
+    double worst = 0;
+    for (int t = 0; t < 20; t++) {
+        for (int i = 0; i < N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            x[i] = (float)((seed >> 8) / 16777216.0 * 40 - 25);
+            if (i % 11 == t) x[i] = -INFINITY;
+        }
+        double m = -INFINITY, s = 0;
+        for (int i = 0; i < N - t; i++) m = x[i] > m ? x[i] : m;
+        for (int i = 0; i < N - t; i++) s += exp((double)x[i] - m);
+        worst = fmax(worst, fabs(sotto__logsumexp(x, N - t) - (m + log(s))));
+    }
+    CHECK(worst < 1e-6, "log-sum-exp within 1e-6 of libm's (worst %g)", worst);
+    for (int i = 0; i < N; i++) x[i] = -INFINITY;
+    CHECK(sotto__logsumexp(x, N) == -INFINITY, "all -inf gives -inf");
+    x[17] = 2.5f;
+    CHECK(fabs(sotto__logsumexp(x, N) - 2.5) < 1e-12, "one finite value gives itself");
+    CHECK(sotto__argmax(x, N) == 17, "argmax");
+    x[40] = 2.5f;
+    CHECK(sotto__argmax(x, N) == 17, "argmax: the first of equal maxima");
+    free(x);
+    return check_summary();
+}
