@@ -307,8 +307,8 @@ def detect_languages(args):
 def summary(args):
     """Markdown table of the committed results (for docs/GOLDEN.md)."""
     print("| model | file | options | windows | decodes | temperatures kept | skipped "
-          "| segments | words of text |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| segments | words | WER % |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for model_name, audio_name, opt in RUNS:
         file_name = audio_name[5:] if audio_name.startswith("clip:") else audio_name
         base = os.path.join(args.out, "transcribe", model_name, f"{file_name}.{opt}")
@@ -322,10 +322,17 @@ def summary(args):
         for w in wins:
             temps[w["temperature"]] = temps.get(w["temperature"], 0) + 1
         kept = ", ".join(f"{t:g}: {n}" for t, n in sorted(temps.items()))
+        wer = ""
+        ref_path = os.path.join(args.audio, file_name + ".txt")
+        if not audio_name.startswith("clip:") and os.path.exists(ref_path):
+            with open(ref_path, encoding="utf-8") as f:
+                ref = golden.normalise(f.read())
+            errs, n = golden.word_errors(ref, golden.normalise(res["text"]))
+            wer = f"{100.0 * errs / max(n, 1):.2f}"
         print(f"| {model_name} | {file_name} | {opt} | {len(wins)} | "
               f"{sum(len(w['attempts']) for w in wins)} | {kept} | "
               f"{sum(w['skipped_no_speech'] for w in wins)} | {len(res['segments'])} | "
-              f"{len(res['text'].split())} |")
+              f"{len(res['text'].split())} | {wer} |")
 
 
 def main():
