@@ -16,8 +16,8 @@ Unicode 16.0, checked on letters new in 15.0, 15.1 and 16.0), else from Python's
 `unicodedata` (Python 3.11: Unicode 14.0; code points assigned later are then "other"
 here but letters or numbers in tiktoken). The version used is written into the output.
 
-  python3 -m pip install --target /tmp/ud2 unicodedata2==16.0.0
-  PYTHONPATH=/tmp/ud2 python3 scripts/gen_unicode_tables.py
+  python3 -m pip install --target .cache/unicodedata2 unicodedata2==16.0.0   (.cache/ is ignored)
+  PYTHONPATH=.cache/unicodedata2 python3 scripts/gen_unicode_tables.py
 """
 
 import os

@@ -4,7 +4,11 @@ mono PCM16), deterministically: every run writes byte-identical files. Python st
 library only (it runs at test time); the pauses, orders and noise come from a splitmix64
 generator implemented here, seeded per file.
 
-  python3 tests/data/make_long.py OUTDIR [NAME...]      (default: all but `hour`)
+  python3 tests/data/make_long.py OUTDIR [NAME...] [--check]   (default: all but `hour`)
+
+--check compares the sha256 of every WAV written with tests/data/long_audio.sha256 and
+exits 1 on a difference (the goldens under tests/golden/transcribe were made from exactly
+these bytes; their meta.audio_sha256 says so too).
 
 NAME       length    content
 long2      ~2.7 min  the 12 clips twice, each pass in its own shuffled order, 0.5-3 s of
@@ -26,13 +30,16 @@ by single spaces, in playing order: the reference text). Files are written to a 
 name and renamed.
 """
 
+import hashlib
 import os
 import struct
 import sys
 import wave
 
 RATE = 16000
-CLIPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clips")
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLIPS = os.path.join(HERE, "clips")
+SHA_FILE = os.path.join(HERE, "long_audio.sha256")
 M64 = (1 << 64) - 1
 
 
@@ -227,16 +234,29 @@ def build(name, clips, texts, outdir):
     tl = Timeline(clips)
     builder(tl, SplitMix64(seed))
     base = os.path.join(outdir, name)
-    write_atomic(base + ".wav", wav_bytes(tl.parts, tl.n))
+    data = wav_bytes(tl.parts, tl.n)
+    write_atomic(base + ".wav", data)
     rows = "".join(f"{a / RATE:.4f}\t{b / RATE:.4f}\t{kind}\t{clip}\n" for a, b, kind, clip in tl.rows)
     write_atomic(base + ".tsv", ("start_s\tend_s\tkind\tclip\n" + rows).encode())
     spoken = tl.speech_names()
     if spoken:
         write_atomic(base + ".txt", (" ".join(texts[c] for c in spoken) + "\n").encode("utf-8"))
-    return tl.n / RATE, len(spoken)
+    return tl.n / RATE, len(spoken), hashlib.sha256(data).hexdigest()
+
+
+def read_sums():
+    sums = {}
+    with open(SHA_FILE) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                digest, name = line.split()
+                sums[name] = digest
+    return sums
 
 
 def main(argv):
+    check = "--check" in argv
+    argv = [a for a in argv if a != "--check"]
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(argv) >= 2 else 1
@@ -247,10 +267,17 @@ def main(argv):
         return 1
     os.makedirs(outdir, exist_ok=True)
     clips, texts = load_clips()
+    sums = read_sums() if check else {}
+    bad = 0
     for name in names:
-        seconds, n_speech = build(name, clips, texts, outdir)
-        print(f"make_long.py: {outdir}/{name}.wav {seconds:.2f} s, {n_speech} clips")
-    return 0
+        seconds, n_speech, digest = build(name, clips, texts, outdir)
+        verdict = ""
+        if check:
+            want = sums.get(name + ".wav")
+            verdict = "  sha256 ok" if digest == want else f"  sha256 {digest} != {want}: FAIL"
+            bad += digest != want
+        print(f"make_long.py: {outdir}/{name}.wav {seconds:.2f} s, {n_speech} clips{verdict}")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
