@@ -1,5 +1,6 @@
-/* cmd_transcribe.c — `sotto transcribe`: WAV files in, transcripts out (greedy decoding
- * with the reference suppress rules, 30 s windows back to back). */
+/* cmd_transcribe.c — `sotto transcribe`: audio or video files (or standard input) in,
+ * transcripts out (greedy decoding with the reference suppress rules, 30 s windows back
+ * to back). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,12 @@ static const char help[] =
     "usage: sotto transcribe [-m MODEL] [-t N] [-l LANG] [--task transcribe|translate]\n"
     "                        [-o OUT.txt] AUDIO...\n"
     "\n"
-    "Prints the transcript of each AUDIO file (16 kHz mono WAV, 16-bit PCM or 32-bit\n"
-    "float; convert others with: sox IN -r 16000 -c 1 -b 16 OUT.wav). Long files are\n"
-    "decoded in 30 s windows, one after the other.\n"
+    "Prints the transcript of each AUDIO file: any audio or video file FFmpeg reads\n"
+    "(WAV, FLAC, MP3, Ogg/Opus, M4A/AAC, the first audio track of MP4/MKV/WebM video, ...),\n"
+    "or - for standard input; sotto hears what openai-whisper does (FFmpeg's decoder,\n"
+    "down-mixed to mono and resampled to 16 kHz by libswresample). A build without FFmpeg\n"
+    "reads 16 kHz mono WAV only (`sotto --version` says which). Long files are decoded in\n"
+    "30 s windows, one after the other.\n"
     "\n"
     "  -m, --model MODEL    .gguf, CTranslate2 or Hugging Face model; default: $SOTTO_MODEL,\n"
     "                       else the tiny.en model `make demo` installed\n"
@@ -101,7 +105,7 @@ int cmd_transcribe(int argc, char **argv)
     for (int f = 0; f < n_files && rc == EXIT_OK; f++) {
         float *pcm = NULL;
         int64_t n = 0;
-        if (sotto_wav_read(files[f], &pcm, &n) != SOTTO_OK) {
+        if (sotto_audio_load(files[f], &pcm, &n) != SOTTO_OK) {
             fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
             rc = EXIT_INPUT;
             break;
