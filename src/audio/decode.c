@@ -23,8 +23,11 @@
  * tests/audio/ffmpeg_equal.sh compares our samples with that command bit for bit.
  *
  * Damage is refused: a read or decode error fails with the position and av_strerror's
- * text, and a stream that ends more than 0.25 s and 1 % short of the duration its
- * container states exactly (per stream, not estimated from the bitrate) is "truncated".
+ * text, and a stream that decodes to more than 0.25 s and 1 % less than the length its
+ * container states (the stream's, or the file's when the audio is its only stream; never
+ * one estimated from the bitrate) is "damaged or truncated". What FFmpeg passes over
+ * without a word (an Ogg file cut at a page: a shorter valid stream; a page dropped for
+ * its checksum, when the length still adds up) is not seen.
  * The demuxer opens no other file or URL (io_open refuses): a playlist or a reference to
  * external media cannot make sotto read anything but the input it was given. */
 #include <libavcodec/avcodec.h>
@@ -167,9 +170,15 @@ static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
         snprintf(what, sizeof what, "cannot open the %s decoder", codec->name);
         return ff_fail(f, err, SOTTO_ERR_FORMAT, r, what);
     }
-    if (st->duration != AV_NOPTS_VALUE && st->duration > 0 &&
-        f->fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE)
-        f->exact_s = (double)st->duration * av_q2d(st->time_base);
+    /* the length to hold the decoded stream to: the stream's own, or the container's
+     * when the audio is its only stream (Matroska states only that one); never one
+     * estimated from the bitrate */
+    if (f->fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE) {
+        if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
+            f->exact_s = (double)st->duration * av_q2d(st->time_base);
+        else if (f->fmt->nb_streams == 1 && f->fmt->duration != AV_NOPTS_VALUE && f->fmt->duration > 0)
+            f->exact_s = (double)f->fmt->duration / AV_TIME_BASE;
+    }
     return SOTTO_OK;
 }
 
@@ -393,7 +402,8 @@ sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, s
     double got_s = (double)f->n_out / SOTTO_SAMPLE_RATE;
     if (k == 0 && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
         return sotto__fail(err, SOTTO_ERR_FORMAT,
-                           "%s: truncated file: its %s stream ends at %.2f s but the container says %.2f s",
+                           "%s: damaged or truncated file: its %s stream decodes to %.2f s but the container "
+                           "says %.2f s",
                            f->src->name, avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
     *n = k;
     return SOTTO_OK;
