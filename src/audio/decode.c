@@ -7,9 +7,11 @@
  * writes (FFmpeg 5.1's CLI: decoder -> aresample filter with default swr options ->
  * s16 mono 16 kHz), divided by 32768:
  *   - swr with every option at its default (swr_alloc_set_opts2, nothing else set): the
- *     built-in polyphase resampler (filter_size 32, phase_shift 10, linear_interp 1,
- *     cutoff 0.97, Kaiser beta 9), the default down-mix matrix (stereo: 0.5 L + 0.5 R;
- *     more channels: ITU weights, normalised to no gain above 1), no dither;
+ *     built-in polyphase resampler (filter_size 32, Kaiser beta 9, cutoff 0.97,
+ *     exact_rational 1: the ratio's own phases when it needs at most 1024, else
+ *     phase_shift 10 with linear_interp 1), the default down-mix matrix (centre and
+ *     surround -3 dB, LFE 0, normalised to a sum of at most 1 for 16-bit output:
+ *     stereo is 0.5 L + 0.5 R), no dither;
  *   - output sample format s16, as the CLI asks of swr: it picks swr's internal format
  *     (int16 for 16-bit input, float otherwise) and rounds (lrintf, clipped), so the
  *     16-bit values match the CLI's; then / 32768, as load_audio does;
