@@ -140,10 +140,12 @@ sotto_status sotto_audio_load(const char *path, float **samples, int64_t *n_samp
     sotto_audio *a;
     sotto_status st = sotto_audio_open(path, &a);
     if (st) return st;
-    /* the declared length sizes the first buffer (plus a little for encoder padding);
-     * it grows by half when that was short */
+    /* the declared length sizes the first buffer (plus a little for encoder padding), up
+     * to 10 minutes: a header may claim hours the file does not hold. It grows by half
+     * when short. */
     double d = sotto_audio_duration(a);
-    size_t cap = d > 0 && d < 1e6 ? (size_t)(d * SOTTO_SAMPLE_RATE) + 4096 : (size_t)SOTTO_SAMPLE_RATE * 30;
+    size_t cap = d > 0 && d < 600 ? (size_t)(d * SOTTO_SAMPLE_RATE) + 4096
+                                  : (size_t)SOTTO_SAMPLE_RATE * (d >= 600 ? 600 : 30);
     size_t n = 0;
     float *buf = NULL;
     for (;;) {

@@ -46,6 +46,7 @@
 #define IO_BUFFER_BYTES 65536
 #define TRUNC_MIN_S 0.25
 #define TRUNC_FRACTION 0.01
+#define MAX_RATE_HZ 768000
 
 struct sotto__ff {
     sotto__src *src;
@@ -275,6 +276,11 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
     if (frame->ch_layout.nb_channels <= 0)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a decoded frame at %.2f s has no channels", f->src->name,
                            f->packet_s);
+    /* swr's filter bank grows with the down-sampling factor: at 768 kHz it is a few MB,
+     * at a crafted header's 2 GHz it would be tens of GB (found by fuzz_audio) */
+    if (frame->sample_rate < 1 || frame->sample_rate > MAX_RATE_HZ)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a sample rate of %d Hz (sotto resamples 1 Hz to %d Hz)",
+                           f->src->name, frame->sample_rate, MAX_RATE_HZ);
     if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&in, frame->ch_layout.nb_channels);
     else if ((r = av_channel_layout_copy(&in, &frame->ch_layout)) < 0)
         return ff_fail(f, err, SOTTO_ERR_NOMEM, r, "cannot copy a channel layout");

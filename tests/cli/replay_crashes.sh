@@ -11,7 +11,7 @@ for f in "$DIR"/*; do
     name=$(basename "$f")
     case $name in
     fuzz_gguf-*) cp "$f" "$TMP/in.gguf"; cmd=("$SOTTO" convert "$TMP/in.gguf" "$TMP/out.gguf") ;;
-    fuzz_wav-*) cmd=("$SOTTO" mel "$f" "$TMP/out.mel") ;;
+    fuzz_wav-*|fuzz_audio-*) cmd=("$SOTTO" mel "$f" "$TMP/out.mel") ;;
     fuzz_idlist-*) cmd=("$SOTTO" run --mel /dev/null --prefix "$(head -c 4096 "$f" | tr -d '\0')") ;;
     *) continue ;;
     esac
