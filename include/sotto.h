@@ -131,7 +131,9 @@ sotto_status sotto_wav_read(const char *path, float **samples, int64_t *n_sample
  *
  * What comes out is what openai-whisper's load_audio reads, sample for sample:
  * `ffmpeg -nostdin -threads 0 -i FILE -f s16le -ac 1 -acodec pcm_s16le -ar 16000 -`
- * divided by 32768 (the first audio stream; libswresample with its default settings,
+ * divided by 32768 (the audio stream av_find_best_stream picks: a video file's sound
+ * track; the command picks the one with the most channels, which differs only for files
+ * with several audio tracks; libswresample with its default settings,
  * down-mixing by its default matrix and rounding to 16 bits). A RIFF/WAVE file of 16 kHz
  * mono 16-bit PCM is read by the built-in reader instead, to the same samples as
  * sotto_wav_read (identical to what FFmpeg gives for it). Without FFmpeg the built-in
@@ -152,7 +154,8 @@ typedef struct sotto_audio sotto_audio;
  * message, from sotto_last_error(), names the file. */
 sotto_status sotto_audio_open(const char *path, sotto_audio **out);
 
-/* Decodes up to CAP samples (16 kHz mono, in [-1, 1)) into BUF and sets *n_read to the
+/* Decodes up to CAP samples (16 kHz mono; multiples of 1/32768 in [-1, 1), but for a
+ * float WAV in a build without FFmpeg, read as stored) into BUF and sets *n_read to the
  * count; fewer than CAP only when the stream ended. *n_read is 0 at the end, after
  * every sample was returned. A stream that ends without a single sample fails with
  * SOTTO_ERR_FORMAT ("no audio samples"), as does damage found on the way; after a
@@ -174,7 +177,7 @@ void sotto_audio_close(sotto_audio *a);
 sotto_status sotto_audio_load(const char *path, float **samples, int64_t *n_samples);
 
 /* What this build reads, for help texts: a static string naming the FFmpeg library
- * versions in use, or saying the build lacks FFmpeg and which packages to install. */
+ * versions it was built with, or saying the build lacks FFmpeg and which packages to install. */
 const char *sotto_audio_formats(void);
 
 /* Sets FFmpeg's process-wide log level (av_log_set_level), which sotto never changes
