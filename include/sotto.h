@@ -124,6 +124,70 @@ sotto_status sotto_model_save_gguf(const sotto_model *model, const char *path,
  * *samples (free with sotto_free) holds *n_samples values in [-1, 1]. */
 sotto_status sotto_wav_read(const char *path, float **samples, int64_t *n_samples);
 
+/* Audio input: any file FFmpeg reads, or WAV alone in a build without FFmpeg.
+ *
+ * A sotto_audio is a decoding stream over one file (or standard input) that yields
+ * 16 kHz mono float samples in order, a chunk at a time: nothing holds the whole file,
+ * so memory does not grow with its length. A handle belongs to one thread at a time;
+ * different handles are independent.
+ *
+ * What comes out is what openai-whisper's load_audio reads, sample for sample:
+ * `ffmpeg -nostdin -threads 0 -i FILE -f s16le -ac 1 -acodec pcm_s16le -ar 16000 -`
+ * divided by 32768 (the audio stream av_find_best_stream picks: a video file's sound
+ * track; the command picks the one with the most channels, which differs only for files
+ * with several audio tracks; libswresample with its default settings,
+ * down-mixing by its default matrix and rounding to 16 bits). A RIFF/WAVE file of 16 kHz
+ * mono 16-bit PCM is read by the built-in reader instead, to the same samples as
+ * sotto_wav_read (identical to what FFmpeg gives for it). Without FFmpeg the built-in
+ * reader also takes 16 kHz mono 32-bit float WAV, and refuses every other file with the
+ * Debian packages to install.
+ *
+ * Damaged input is refused, not decoded around: a packet FFmpeg cannot decode, or a
+ * stream that ends well before the length its container declares, fails with
+ * SOTTO_ERR_FORMAT naming the file, the position and what FFmpeg said (av_strerror).
+ * FFmpeg's own log (stderr by default) is left as the application set it; see
+ * sotto_audio_ffmpeg_log. */
+typedef struct sotto_audio sotto_audio;
+
+/* Opens PATH ("-": standard input, any format FFmpeg can probe from a pipe) and reads
+ * its header. On success *out owns the stream: free it with sotto_audio_close. Fails
+ * with SOTTO_ERR_IO (cannot open or read), SOTTO_ERR_FORMAT (not audio, malformed, no
+ * audio stream) or SOTTO_ERR_UNSUPPORTED (a format this build cannot decode); the
+ * message, from sotto_last_error(), names the file. */
+sotto_status sotto_audio_open(const char *path, sotto_audio **out);
+
+/* Decodes up to CAP samples (16 kHz mono; multiples of 1/32768 in [-1, 1), but for a
+ * float WAV in a build without FFmpeg, read as stored) into BUF and sets *n_read to the
+ * count; fewer than CAP only when the stream ended. *n_read is 0 at the end, after
+ * every sample was returned. A stream that ends without a single sample fails with
+ * SOTTO_ERR_FORMAT ("no audio samples"), as does damage found on the way; after a
+ * failure the stream stays failed. Message: sotto_last_error(). */
+sotto_status sotto_audio_read(sotto_audio *a, float *buf, int64_t cap, int64_t *n_read);
+
+/* Length in seconds as the container declares it (its header or an index), or < 0 when
+ * it does not say (a pipe, a stream without a length). Decoding may end a few
+ * milliseconds off it (encoder delay, padding). */
+double sotto_audio_duration(const sotto_audio *a);
+
+/* Closes the stream and frees it; NULL is fine. */
+void sotto_audio_close(sotto_audio *a);
+
+/* The whole of PATH (or "-") as one array: *samples (free with sotto_free) holds
+ * *n_samples 16 kHz mono values. For short inputs; long ones go through sotto_audio_read
+ * a chunk at a time. Errors as sotto_audio_open and sotto_audio_read; on failure
+ * *samples is NULL and *n_samples 0. */
+sotto_status sotto_audio_load(const char *path, float **samples, int64_t *n_samples);
+
+/* What this build reads, for help texts: a static string naming the FFmpeg library
+ * versions it was built with, or saying the build lacks FFmpeg and which packages to install. */
+const char *sotto_audio_formats(void);
+
+/* Sets FFmpeg's process-wide log level (av_log_set_level), which sotto never changes
+ * on its own: 0 nothing, 1 errors, 2 warnings too, 3 FFmpeg's default (information).
+ * It affects every FFmpeg user in the process; the sotto tool sets 0, since its own
+ * messages carry what FFmpeg said. No effect in a build without FFmpeg. */
+void sotto_audio_ffmpeg_log(int verbosity);
+
 /* Log-mel spectrogram of one 30 s window exactly as the reference front end: the
  * samples are padded with zeros or trimmed to SOTTO_N_SAMPLES, then STFT (n_fft 400,
  * hop 160, periodic Hann, reflect padding), Slaney mel filters, log10 clamp, max-8
@@ -276,10 +340,10 @@ typedef struct sotto_result {
 
 void sotto_result_free(sotto_result *result);
 
-/* Transcribes the audio file PATH with sotto_transcribe's semantics, streaming it: the
- * samples are decoded in chunks into the whole-file log-mel and never held whole (16 kHz
- * mono WAV, 16-bit PCM or 32-bit float). A file that cannot be read or decoded fails
- * with SOTTO_ERR_IO or SOTTO_ERR_FORMAT and a message naming it. */
+/* Transcribes the audio file PATH ("-": standard input; any format sotto_audio_open
+ * reads) with sotto_transcribe's semantics, streaming it: the samples are decoded in
+ * chunks into the whole-file log-mel and never held whole. A file that cannot be read or
+ * decoded fails with sotto_audio_open's status and a message naming it. */
 sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
                                    sotto_result **out);
 

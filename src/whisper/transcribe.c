@@ -350,11 +350,25 @@ sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const s
 {
     if (!ctx || !out || !path) return SOTTO_ERR_INVALID_ARG;
     *out = NULL;
-    float *pcm = NULL;
-    int64_t n = 0;
-    sotto_status st = sotto_wav_read(path, &pcm, &n);
-    if (st) return sotto__ctx_fail(ctx, st, "%s", sotto_last_error());
-    st = sotto_transcribe(ctx, pcm, n, params, out);
-    free(pcm);
+    /* decoded a chunk at a time straight into the log-mel: the samples are never whole */
+    enum { CHUNK = 1 << 16 };
+    sotto_audio *a = NULL;
+    sotto__melfile *mf = NULL;
+    float *buf = malloc(CHUNK * sizeof *buf);
+    sotto_status st = buf ? sotto_audio_open(path, &a) : SOTTO_ERR_NOMEM;
+    if (!st) st = sotto__melfile_new(ctx->model->info.n_mels, &mf);
+    for (int64_t got = 1; !st && got > 0;) {
+        st = sotto_audio_read(a, buf, CHUNK, &got);
+        if (!st && got > 0) st = sotto__melfile_push(mf, buf, got);
+    }
+    if (!st) st = sotto__melfile_finish(mf);
+    free(buf);
+    sotto_audio_close(a);
+    if (st) {
+        sotto__melfile_free(mf);
+        return sotto__ctx_fail(ctx, st, "%s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+    }
+    st = sotto__transcribe_mel(ctx, mf, params, out);
+    sotto__melfile_free(mf);
     return st;
 }

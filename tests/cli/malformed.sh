@@ -4,6 +4,10 @@
 # 2 unloadable model), that stderr holds the expected text ("cannot load model" too for
 # every refused model) and that nothing crashed (exit >= 128, timeout, sanitizer report).
 #   model: sotto info PATH      audio: sotto mel PATH TMP/out.mel
+#   media: sotto mel PATH TMP/out.mel as listed in a build with FFmpeg; in one without it,
+#          exit 1 and the Debian packages to install (libavformat-dev ...)
+#   audio-noffmpeg: sotto mel PATH TMP/out.mel, only in a build without FFmpeg
+#   (`sotto --version` says which build this is)
 #   ids:   sotto run -m TINY_EN.gguf --mel MEL_FILE --prefix-file PATH (refused before the model runs)
 # Lines marked known-bad in the manifest's sixth column are skipped (counted apart);
 # MALFORMED_KNOWN_BAD=1 runs them too.
@@ -18,6 +22,8 @@ mkdir -p "$TMP"
 pass=0 fail=0 skipped=0
 TO=()
 command -v timeout >/dev/null && TO=(timeout 120)
+FFMPEG=0
+"$SOTTO" --version | grep -q "FFmpeg reads" && FFMPEG=1
 CRASH='AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:|Segmentation fault|core dumped|Aborted'
 
 while IFS= read -r line || [[ -n $line ]]; do
@@ -33,9 +39,11 @@ while IFS= read -r line || [[ -n $line ]]; do
     if [[ ! -e $in ]]; then
         fail=$((fail + 1)); echo "FAIL $path: listed in the manifest but missing"; continue
     fi
+    if [[ $kind == audio-noffmpeg && $FFMPEG == 1 ]]; then continue; fi
+    if [[ $kind == media && $FFMPEG == 0 ]]; then code=1 needle=libavformat-dev; fi
     case $kind in
         model) cmd=("$SOTTO" info "$in") ;;
-        audio) rm -f "$TMP/out.mel"; cmd=("$SOTTO" mel "$in" "$TMP/out.mel") ;;
+        audio|media|audio-noffmpeg) rm -f "$TMP/out.mel"; cmd=("$SOTTO" mel "$in" "$TMP/out.mel") ;;
         ids) cmd=("$SOTTO" run -m "$TINY" --mel "$MEL" --prefix-file "$in") ;;
         *) fail=$((fail + 1)); echo "FAIL $path: unknown kind '$kind'"; continue ;;
     esac

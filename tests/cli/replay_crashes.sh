@@ -13,7 +13,7 @@ for f in "$DIR"/*; do
     case $name in
     fuzz_gguf-*) cp "$f" "$TMP/in.gguf"; cmd=("$SOTTO" convert "$TMP/in.gguf" "$TMP/out.gguf") ;;
     fuzz_ggml-*) cp "$f" "$TMP/in.bin"; cmd=("$SOTTO" convert "$TMP/in.bin" "$TMP/out.gguf" --type q8_0) ;;
-    fuzz_wav-*) cmd=("$SOTTO" mel "$f" "$TMP/out.mel") ;;
+    fuzz_wav-*|fuzz_audio-*) cmd=("$SOTTO" mel "$f" "$TMP/out.mel") ;;
     fuzz_idlist-*) cmd=("$SOTTO" run --mel /dev/null --prefix "$(head -c 4096 "$f" | tr -d '\0')") ;;
     *) continue ;;
     esac

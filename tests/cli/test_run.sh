@@ -155,11 +155,19 @@ ln -sf "$(cd "$(dirname "$TINY")" && pwd)/$(basename "$TINY")" "$TMP/xdg/sotto/m
 expect 0 "stdout:And Mr. John Dashwood" env -u SOTTO_MODEL XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"
 expect 1 "no model given and none installed" env -u SOTTO_MODEL XDG_DATA_HOME="$TMP/none" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"
 expect 2 "cannot load model" env SOTTO_MODEL="$TMP/garbage.gguf" "$SOTTO" transcribe -m "$TMP/nothing.gguf" "$CLIPS/librivox-0870.wav"
-expect 1 "16000 Hz" "$SOTTO" transcribe -m "$SMALL" "$TMP/44k.wav"
+# a 44.1 kHz WAV: FFmpeg resamples it; a build without FFmpeg refuses it, naming the packages
+if "$SOTTO" --version | grep -q "FFmpeg reads"; then
+    expect 0 "stdout:" "$SOTTO" transcribe -m "$SMALL" "$TMP/44k.wav"
+    NOT_AUDIO="clip.mel: " # raw floats: FFmpeg's probe takes them for some format, its decoder refuses them
+else
+    expect 1 "44100 Hz; sotto needs 16000 Hz for now" "$SOTTO" transcribe -m "$SMALL" "$TMP/44k.wav"
+    expect 1 "libavformat-dev libavcodec-dev libswresample-dev" "$SOTTO" transcribe -m "$SMALL" "$TMP/44k.wav"
+    NOT_AUDIO="not a RIFF/WAVE file"
+fi
 
 # --- sotto mel -----------------------------------------------------------------------
 expect 1 "expected AUDIO and OUT" "$SOTTO" mel "$CLIPS/librivox-0870.wav"
-expect 1 "not a RIFF/WAVE file" "$SOTTO" mel "$MEL" "$TMP/x.mel"
+expect 1 "$NOT_AUDIO" "$SOTTO" mel "$MEL" "$TMP/x.mel"
 "$SOTTO" mel --n-mels 128 "$CLIPS/librivox-0870.wav" "$TMP/128.mel"
 size=$(stat -c %s "$TMP/128.mel")
 if [[ $size -eq 1536000 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: 128-bin mel is $size bytes"; fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # valgrind.sh — the CLI end to end under valgrind memcheck: zero errors, zero definite or
 # indirect leaks. Uses the small random model so the encoder stays affordable under
-# valgrind; the paths (WAV, mel, encoder, cross K/V, cache, greedy, detokenize, output,
+# valgrind; the paths (WAV, FFmpeg decoding, mel, encoder, cross K/V, cache, greedy, detokenize, output,
 # model loading from GGUF and CTranslate2, bad input) are the same as for real models.
 # usage: valgrind.sh SOTTO SMALL.gguf CT2_DIR CLIP.wav TMP_DIR
 set -u
@@ -32,5 +32,16 @@ check 0 "$SOTTO" info "$TMP/small-q8.gguf"
 check 1 "$SOTTO" run -m "$SMALL" --mel "$TMP/clip.mel" --prefix 1,,2
 check 2 "$SOTTO" info "$TMP/clip.mel"
 check 1 "$SOTTO" transcribe -m "$SMALL" "$TMP/clip.mel"
+# the FFmpeg path (a build with it): a stereo 44.1 kHz FLAC from a file and from a pipe,
+# and a damaged one refused
+if "$SOTTO" --version | grep -q "FFmpeg reads" && command -v ffmpeg >/dev/null; then
+    ffmpeg -nostdin -v error -y -i "$CLIP" -ar 44100 -ac 2 "$TMP/clip.flac"
+    check 0 "$SOTTO" mel "$TMP/clip.flac" "$TMP/flac.mel"
+    "${VG[@]}" "$SOTTO" mel - "$TMP/pipe.mel" <"$TMP/clip.flac" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [[ $rc -eq 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL (exit $rc): mel - < clip.flac"; tail -20 "$TMP/err"; fi
+    head -c 30000 "$TMP/clip.flac" >"$TMP/cut.flac"
+    check 1 "$SOTTO" mel "$TMP/cut.flac" "$TMP/cut.mel"
+fi
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -9,9 +9,41 @@
 static const char help[] =
     "usage: sotto mel [--n-mels 80|128] AUDIO OUT\n"
     "\n"
-    "Writes the log-mel spectrogram of the first 30 s of AUDIO (16 kHz mono WAV, padded\n"
-    "with silence when shorter) to OUT as raw little-endian float32 [n_mels, 3000],\n"
-    "bin-major: the --mel input of `sotto run`. Use --n-mels 128 for large-v3 models.\n";
+    "Writes the log-mel spectrogram of the first 30 s of AUDIO (padded with silence when\n"
+    "shorter) to OUT as raw little-endian float32 [n_mels, 3000], bin-major: the --mel\n"
+    "input of `sotto run`. AUDIO is any audio or video file FFmpeg reads, or - for\n"
+    "standard input, decoded to 16 kHz mono as `sotto transcribe` does (a build without\n"
+    "FFmpeg reads 16 kHz mono WAV only). Only the first 30 s are decoded. Use --n-mels 128\n"
+    "for large-v3 models.\n";
+
+/* The first 30 s window of PATH (the rest is not decoded): *pcm (malloc'd) holds *n
+ * samples. Prints the message and returns false on failure. */
+static bool read_window(const char *path, float **pcm, int64_t *n)
+{
+    sotto_audio *a;
+    *pcm = NULL;
+    *n = 0;
+    if (sotto_audio_open(path, &a) != SOTTO_OK) {
+        fprintf(stderr, "sotto mel: %s\n", sotto_last_error());
+        return false;
+    }
+    float *buf = malloc(SOTTO_N_SAMPLES * sizeof *buf);
+    int64_t k = 0, got = 1;
+    sotto_status st = buf ? SOTTO_OK : SOTTO_ERR_NOMEM;
+    while (st == SOTTO_OK && k < SOTTO_N_SAMPLES && got > 0) {
+        st = sotto_audio_read(a, buf + k, SOTTO_N_SAMPLES - k, &got);
+        k += got;
+    }
+    sotto_audio_close(a);
+    if (st != SOTTO_OK) {
+        fprintf(stderr, "sotto mel: %s\n", buf ? sotto_last_error() : "out of memory");
+        free(buf);
+        return false;
+    }
+    *pcm = buf;
+    *n = k;
+    return true;
+}
 
 int cmd_mel(int argc, char **argv)
 {
@@ -43,14 +75,11 @@ int cmd_mel(int argc, char **argv)
     }
     float *pcm;
     int64_t n;
-    if (sotto_wav_read(pos[0], &pcm, &n) != SOTTO_OK) {
-        fprintf(stderr, "sotto mel: %s\n", sotto_last_error());
-        return EXIT_INPUT;
-    }
+    if (!read_window(pos[0], &pcm, &n)) return EXIT_INPUT;
     size_t count = (size_t)n_mels * SOTTO_N_FRAMES;
     float *mel = malloc(count * sizeof *mel);
     sotto_status st = mel ? sotto_mel_window(pcm, n, (int)n_mels, mel) : SOTTO_ERR_NOMEM;
-    sotto_free(pcm);
+    free(pcm);
     if (st != SOTTO_OK) {
         fprintf(stderr, "sotto mel: %s\n", mel ? sotto_last_error() : "out of memory");
         free(mel);

@@ -17,7 +17,7 @@ static const char usage[] =
     "usage: sotto COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  transcribe [-m MODEL] AUDIO...   print the transcript of 16 kHz mono WAV files\n"
+    "  transcribe [-m MODEL] AUDIO...   print the transcript of audio/video files (- = stdin)\n"
     "  run -m MODEL --mel FILE [...]     token-level runner: raw log-mel in, token ids out\n"
     "  mel AUDIO OUT                     write the first 30 s window's log-mel as raw fp32\n"
     "  convert IN OUT.gguf [--type T]    convert a model (CTranslate2 / Hugging Face / GGUF)\n"
@@ -84,9 +84,11 @@ static int dispatch(int argc, char **argv)
         return argc < 2 ? EXIT_INPUT : EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("sotto %s (kernels: %s)\n", SOTTO_VERSION, sotto_kernels_name());
+        printf("sotto %s (kernels: %s)\naudio input: %s\n", SOTTO_VERSION, sotto_kernels_name(),
+               sotto_audio_formats());
         return EXIT_OK;
     }
+    sotto_audio_ffmpeg_log(0); /* FFmpeg's own log: our messages carry what it said */
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
         {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench},

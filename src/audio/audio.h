@@ -1,0 +1,90 @@
+/* audio.h — internals of the audio input (audio.c): the byte source every decoder reads
+ * from (a file or standard input, rewindable once its first bytes were sniffed), the
+ * built-in streaming WAV reader (wav_stream.c) and the FFmpeg decoder (decode.c). */
+#ifndef SOTTO_AUDIO_H
+#define SOTTO_AUDIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common.h"
+
+/* Bytes a pipe source keeps while its first bytes are parsed, so it can be rewound for
+ * FFmpeg; the built-in WAV header walk stops recording beyond this. */
+#define SOTTO__SRC_RECORD_MAX ((size_t)1 << 20)
+
+/* A file descriptor read front to back. A seekable one (a regular file, or standard
+ * input redirected from one) rewinds with lseek; a pipe rewinds by replaying the bytes
+ * recorded since sotto__src_record(true). */
+typedef struct sotto__src {
+    int fd;
+    bool own_fd;           /* close on sotto__src_close (not for standard input) */
+    bool seekable;
+    int64_t base;          /* offset of the first byte in the descriptor */
+    int64_t size;          /* bytes from base to the end; -1 unknown (a pipe) */
+    int64_t pos;           /* bytes consumed from base */
+    const char *name;      /* for messages: the path, or "standard input" */
+    uint8_t *rec;          /* pipe only: [rec_len] bytes from base, while recording */
+    size_t rec_len, rec_cap;
+    size_t replay;         /* pipe only: next byte of rec to hand out after a rewind */
+    bool recording, rec_overflow;
+} sotto__src;
+
+/* Opens PATH ("-": standard input). */
+sotto_status sotto__src_open(sotto__src *s, const char *path, sotto__err *err);
+void sotto__src_close(sotto__src *s);
+
+/* Reads up to N bytes; *got < N only at the end of input. */
+sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err);
+
+/* Skips N bytes (lseek when seekable); *got < N only at the end of input. */
+sotto_status sotto__src_skip(sotto__src *s, uint64_t n, uint64_t *got, sotto__err *err);
+
+/* Starts recording (pipes), or stops it and drops what was recorded; a rewind needs
+ * recording since position 0. */
+void sotto__src_record(sotto__src *s, bool on);
+
+/* Back to the first byte: fails only on a pipe that recorded more than
+ * SOTTO__SRC_RECORD_MAX bytes. Stops recording. */
+sotto_status sotto__src_rewind(sotto__src *s, sotto__err *err);
+
+/* Seeks to OFFSET from the first byte (seekable sources only; used by FFmpeg). */
+int64_t sotto__src_seek(sotto__src *s, int64_t offset);
+
+/* ---- built-in WAV (wav_stream.c) ------------------------------------------------ */
+
+typedef struct sotto__wav {
+    bool f32;              /* IEEE float 32-bit, else PCM 16-bit */
+    bool until_end;        /* the data chunk runs to the end of input (size 0 or ~0) */
+    uint64_t declared;     /* data bytes the header declares (when !until_end) */
+    uint64_t left;         /* data bytes not yet read (when !until_end) */
+    int64_t n_samples;     /* samples in the data chunk; -1 unknown */
+    int64_t n_done;
+    uint8_t carry[4];      /* bytes of a sample split across two reads */
+    size_t n_carry;
+} sotto__wav;
+
+/* Parses a RIFF/WAVE header from S (whose first 12 bytes, "RIFF....WAVE", were already
+ * consumed) by the rules of sotto_wav_read, with its messages, and leaves S at the first
+ * sample. SOTTO_ERR_UNSUPPORTED: well-formed, but not a format the built-in reader takes
+ * (16 kHz mono PCM16; f32 too when ALLOW_F32): FFmpeg may decode it. */
+sotto_status sotto__wav_open(sotto__wav *w, sotto__src *s, bool allow_f32, sotto__err *err);
+
+/* Up to CAP samples into BUF; *n 0 at the end. A data chunk cut short fails. */
+sotto_status sotto__wav_read(sotto__wav *w, sotto__src *s, float *buf, int64_t cap, int64_t *n,
+                             sotto__err *err);
+
+/* ---- FFmpeg (decode.c; only in a build with SOTTO_HAVE_FFMPEG) ----------------------- */
+
+typedef struct sotto__ff sotto__ff;
+
+/* Opens the first audio stream of S (at its first byte) and sets up the resampler.
+ * *duration: seconds the container declares, or -1. */
+sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, sotto__err *err);
+sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, sotto__err *err);
+void sotto__ff_close(sotto__ff *f);
+const char *sotto__ff_versions(void);
+void sotto__ff_log(int verbosity);
+
+#endif

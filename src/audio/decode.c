@@ -1,0 +1,430 @@
+/* decode.c — audio through FFmpeg's libraries: libavformat demuxes the byte source
+ * (any container it probes, the best audio stream of a video file), libavcodec decodes,
+ * libswresample down-mixes to mono and resamples to 16 kHz, a frame at a time.
+ *
+ * Settings, chosen to give exactly what openai-whisper's load_audio reads, i.e. what
+ * `ffmpeg -nostdin -threads 0 -i FILE -f s16le -ac 1 -acodec pcm_s16le -ar 16000 -`
+ * writes (FFmpeg 5.1's CLI: decoder -> aresample filter with default swr options ->
+ * s16 mono 16 kHz), divided by 32768:
+ *   - swr with every option at its default (swr_alloc_set_opts2, nothing else set): the
+ *     built-in polyphase resampler (filter_size 32, Kaiser beta 9, cutoff 0.97,
+ *     exact_rational 1: the ratio's own phases when it needs at most 1024, else
+ *     phase_shift 10 with linear_interp 1), the default down-mix matrix (centre and
+ *     surround -3 dB, LFE 0, normalised to a sum of at most 1 for 16-bit output:
+ *     stereo is 0.5 L + 0.5 R), no dither;
+ *   - output sample format s16, as the CLI asks of swr: it picks swr's internal format
+ *     (int16 for 16-bit input, float otherwise) and rounds (lrintf, clipped), so the
+ *     16-bit values match the CLI's; then / 32768, as load_audio does;
+ *   - a frame without a channel layout gets the default layout for its channel count,
+ *     as the CLI guesses one; a frame whose format, rate or layout changes starts a new
+ *     resampler, as the CLI rebuilds its filter graph (without flushing the old one);
+ *   - at the end the resampler's delay is flushed, as aresample does at EOF;
+ *   - streams other than the chosen one are discarded (the CLI does so for unmapped
+ *     streams). The stream is av_find_best_stream's; the CLI picks the audio stream with
+ *     the most channels, so files with several audio tracks may differ (documented).
+ * tests/audio/ffmpeg_equal.sh compares our samples with that command bit for bit.
+ *
+ * Damage is refused: a read or decode error fails with the position and av_strerror's
+ * text, and a stream that decodes to more than 0.25 s and 1 % less than the length its
+ * container states (the stream's, or the file's when the audio is its only stream; never
+ * one estimated from the bitrate) is "damaged or truncated". What FFmpeg passes over
+ * without a word (an Ogg file cut at a page: a shorter valid stream; a page dropped for
+ * its checksum, when the length still adds up) is not seen.
+ * The demuxer opens no other file or URL (io_open refuses): a playlist or a reference to
+ * external media cannot make sotto read anything but the input it was given. */
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libswresample/swresample.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audio.h"
+
+#define IO_BUFFER_BYTES 65536
+#define TRUNC_MIN_S 0.25
+#define TRUNC_FRACTION 0.01
+#define MAX_RATE_HZ 768000
+
+struct sotto__ff {
+    sotto__src *src;
+    sotto__err io_err;            /* what the byte source said when a read failed */
+    AVIOContext *io;
+    AVFormatContext *fmt;
+    AVCodecContext *dec;
+    SwrContext *swr;
+    AVPacket *pkt;
+    AVFrame *frame;
+    int stream;
+    AVChannelLayout in_layout;    /* of the resampler's input */
+    int in_rate, in_format;
+    int16_t *out;                 /* [out_cap] resampled samples, out_pos..out_len pending */
+    int out_cap, out_len, out_pos;
+    bool demux_done, dec_done, swr_done, failed;
+    int64_t n_out;                /* samples returned so far */
+    double exact_s;               /* the stream's length as its container states it, or -1 */
+    double packet_s;              /* time of the last packet read, for messages */
+};
+
+static int io_read(void *opaque, uint8_t *buf, int size)
+{
+    sotto__ff *f = opaque;
+    size_t got;
+    if (sotto__src_read(f->src, buf, (size_t)size, &got, &f->io_err)) return AVERROR(EIO);
+    return got ? (int)got : AVERROR_EOF;
+}
+
+static int64_t io_seek(void *opaque, int64_t offset, int whence)
+{
+    sotto__ff *f = opaque;
+    if (whence & AVSEEK_SIZE) return f->src->size >= 0 ? f->src->size : AVERROR(ENOSYS);
+    whence &= ~AVSEEK_FORCE;
+    int64_t to = whence == SEEK_SET ? offset : whence == SEEK_CUR ? f->src->pos + offset
+               : whence == SEEK_END && f->src->size >= 0 ? f->src->size + offset : -1;
+    int64_t r = to >= 0 ? sotto__src_seek(f->src, to) : -1;
+    return r >= 0 ? r : AVERROR(EINVAL);
+}
+
+/* Secondary inputs (playlists, external references) are refused: see the header. */
+static int io_open_refused(struct AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                           AVDictionary **options)
+{
+    return AVERROR(EPERM);
+}
+
+static const char *av_err(int code, char *buf, size_t n)
+{
+    if (av_strerror(code, buf, n) < 0) snprintf(buf, n, "error %d", code);
+    return buf;
+}
+
+/* The failure of an FFmpeg call CODE, while doing WHAT ("PATH: WHAT (FFmpeg: its
+ * words)TAIL"): an I/O error of the byte source keeps the source's own message. */
+static sotto_status ff_fail_tail(sotto__ff *f, sotto__err *err, sotto_status st, int code, const char *what,
+                                 const char *tail)
+{
+    char e[AV_ERROR_MAX_STRING_SIZE];
+    if (f->io_err.status) {
+        *err = f->io_err;
+        return err->status;
+    }
+    return sotto__fail(err, st, "%s: %s (FFmpeg: %s)%s", f->src->name, what, av_err(code, e, sizeof e), tail);
+}
+
+static sotto_status ff_fail(sotto__ff *f, sotto__err *err, sotto_status st, int code, const char *what)
+{
+    return ff_fail_tail(f, err, st, code, what, "");
+}
+
+/* "1 video stream (h264), 1 subtitle stream (subrip)" for a file without audio. */
+static void describe_streams(const AVFormatContext *fmt, char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (unsigned i = 0; i < fmt->nb_streams && k + 1 < n; i++) {
+        const AVCodecParameters *p = fmt->streams[i]->codecpar;
+        const char *type = av_get_media_type_string(p->codec_type);
+        int w = snprintf(out + k, n - k, "%s%s (%s)", i ? ", " : "", type ? type : "unknown",
+                         avcodec_get_name(p->codec_id));
+        if (w < 0) break;
+        k += (size_t)w;
+    }
+    if (!fmt->nb_streams) snprintf(out, n, "no streams at all");
+}
+
+static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
+{
+    const AVCodec *codec = NULL;
+    int r = av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0);
+    if (r == AVERROR_STREAM_NOT_FOUND) {
+        for (unsigned i = 0; i < f->fmt->nb_streams; i++) { /* skipped for its parameters */
+            const AVCodecParameters *p = f->fmt->streams[i]->codecpar;
+            if (p->codec_type == AVMEDIA_TYPE_AUDIO)
+                return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: its %s audio stream is unusable: %d channels, %d Hz",
+                                   f->src->name, avcodec_get_name(p->codec_id), p->ch_layout.nb_channels,
+                                   p->sample_rate);
+        }
+        char what[256];
+        describe_streams(f->fmt, what, sizeof what);
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no audio stream (the %s file holds: %s)", f->src->name,
+                           f->fmt->iformat->name, what);
+    }
+    if (r == AVERROR_DECODER_NOT_FOUND || (r >= 0 && !codec)) {
+        int i = av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+        const char *name = i >= 0 ? avcodec_get_name(f->fmt->streams[i]->codecpar->codec_id) : "?";
+        return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: this FFmpeg has no decoder for its %s audio",
+                           f->src->name, name);
+    }
+    if (r < 0) return ff_fail(f, err, SOTTO_ERR_FORMAT, r, "cannot choose an audio stream");
+    f->stream = r;
+    for (unsigned i = 0; i < f->fmt->nb_streams; i++)
+        if ((int)i != r) f->fmt->streams[i]->discard = AVDISCARD_ALL;
+    AVStream *st = f->fmt->streams[r];
+    f->dec = avcodec_alloc_context3(codec);
+    if (!f->dec) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory for the decoder", f->src->name);
+    if ((r = avcodec_parameters_to_context(f->dec, st->codecpar)) < 0)
+        return ff_fail(f, err, SOTTO_ERR_FORMAT, r, "cannot set up the decoder");
+    f->dec->pkt_timebase = st->time_base;
+    f->dec->thread_count = 1; /* audio decoders do not thread; the output is the same */
+    if ((r = avcodec_open2(f->dec, codec, NULL)) < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "cannot open the %s decoder", codec->name);
+        return ff_fail(f, err, SOTTO_ERR_FORMAT, r, what);
+    }
+    /* the length to hold the decoded stream to: the stream's own, or the container's
+     * when the audio is its only stream (Matroska states only that one); never one
+     * estimated from the bitrate */
+    if (f->fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE) {
+        if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
+            f->exact_s = (double)st->duration * av_q2d(st->time_base);
+        else if (f->fmt->nb_streams == 1 && f->fmt->duration != AV_NOPTS_VALUE && f->fmt->duration > 0)
+            f->exact_s = (double)f->fmt->duration / AV_TIME_BASE;
+    }
+    return SOTTO_OK;
+}
+
+sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, sotto__err *err)
+{
+    *out = NULL;
+    *duration = -1;
+    sotto__ff *f = calloc(1, sizeof *f);
+    uint8_t *buf = av_malloc(IO_BUFFER_BYTES);
+    if (!f || !buf) {
+        free(f);
+        av_free(buf);
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", s->name);
+    }
+    f->src = s;
+    f->stream = -1;
+    f->exact_s = -1;
+    f->io = avio_alloc_context(buf, IO_BUFFER_BYTES, 0, f, io_read, NULL, s->seekable ? io_seek : NULL);
+    f->fmt = avformat_alloc_context();
+    f->pkt = av_packet_alloc();
+    f->frame = av_frame_alloc();
+    if (!f->io || !f->fmt || !f->pkt || !f->frame) {
+        if (!f->io) av_free(buf);
+        sotto__ff_close(f);
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", s->name);
+    }
+    f->fmt->pb = f->io;
+    f->fmt->io_open = io_open_refused;
+    /* the path names the input for probing by extension, as the CLI's -i does; it is
+     * never opened (the AVIOContext above is the input) */
+    int r = avformat_open_input(&f->fmt, s->seekable && strcmp(s->name, "standard input") ? s->name : "", NULL,
+                                NULL);
+    sotto_status st = SOTTO_OK;
+    if (r < 0) {
+        f->fmt = NULL; /* freed by avformat_open_input */
+        st = ff_fail(f, err, SOTTO_ERR_FORMAT, r,
+                     r == AVERROR_EOF ? "truncated file: it ends inside its headers"
+                                      : "not an audio or video file FFmpeg can read");
+    } else if ((r = avformat_find_stream_info(f->fmt, NULL)) < 0) {
+        st = ff_fail(f, err, SOTTO_ERR_FORMAT, r, "cannot read the stream parameters");
+    } else {
+        st = open_decoder(f, err);
+    }
+    if (st) {
+        sotto__ff_close(f);
+        return st;
+    }
+    AVStream *as = f->fmt->streams[f->stream];
+    if (as->duration != AV_NOPTS_VALUE && as->duration > 0) *duration = (double)as->duration * av_q2d(as->time_base);
+    else if (f->fmt->duration != AV_NOPTS_VALUE && f->fmt->duration > 0) *duration = (double)f->fmt->duration / AV_TIME_BASE;
+    *out = f;
+    return SOTTO_OK;
+}
+
+void sotto__ff_close(sotto__ff *f)
+{
+    if (!f) return;
+    swr_free(&f->swr);
+    av_channel_layout_uninit(&f->in_layout);
+    avcodec_free_context(&f->dec);
+    if (f->fmt) avformat_close_input(&f->fmt);
+    if (f->io) {
+        av_freep(&f->io->buffer);
+        avio_context_free(&f->io);
+    }
+    av_packet_free(&f->pkt);
+    av_frame_free(&f->frame);
+    free(f->out);
+    free(f);
+}
+
+static bool grow_out(sotto__ff *f, int need)
+{
+    if (need <= f->out_cap) return true;
+    int cap = f->out_cap ? f->out_cap : 4096;
+    while (cap < need) {
+        if (cap > INT32_MAX / 2) return false;
+        cap *= 2;
+    }
+    int16_t *p = realloc(f->out, (size_t)cap * sizeof *p);
+    if (!p) return false;
+    f->out = p;
+    f->out_cap = cap;
+    return true;
+}
+
+/* (Re)creates the resampler when FRAME's format, rate or layout differ from the last. */
+static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *err)
+{
+    AVChannelLayout in = {0};
+    int r;
+    if (frame->ch_layout.nb_channels <= 0)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a decoded frame at %.2f s has no channels", f->src->name,
+                           f->packet_s);
+    /* swr's filter bank grows with the down-sampling factor: at 768 kHz it is a few MB,
+     * at a crafted header's 2 GHz it would be tens of GB (found by fuzz_audio) */
+    if (frame->sample_rate < 1 || frame->sample_rate > MAX_RATE_HZ)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a sample rate of %d Hz (sotto resamples 1 Hz to %d Hz)",
+                           f->src->name, frame->sample_rate, MAX_RATE_HZ);
+    if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&in, frame->ch_layout.nb_channels);
+    else if ((r = av_channel_layout_copy(&in, &frame->ch_layout)) < 0)
+        return ff_fail(f, err, SOTTO_ERR_NOMEM, r, "cannot copy a channel layout");
+    if (f->swr && f->in_rate == frame->sample_rate && f->in_format == frame->format &&
+        !av_channel_layout_compare(&in, &f->in_layout)) {
+        av_channel_layout_uninit(&in);
+        return SOTTO_OK;
+    }
+    swr_free(&f->swr);
+    av_channel_layout_uninit(&f->in_layout);
+    f->in_layout = in;
+    f->in_rate = frame->sample_rate;
+    f->in_format = frame->format;
+    AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
+    r = swr_alloc_set_opts2(&f->swr, &mono, AV_SAMPLE_FMT_S16, SOTTO_SAMPLE_RATE, &f->in_layout,
+                            (enum AVSampleFormat)frame->format, frame->sample_rate, 0, NULL);
+    if (r >= 0) r = swr_init(f->swr);
+    if (r < 0) {
+        char what[160];
+        const char *fmt_name = av_get_sample_fmt_name((enum AVSampleFormat)frame->format);
+        snprintf(what, sizeof what, "cannot resample %d Hz %d-channel %s audio to 16 kHz mono", frame->sample_rate,
+                 frame->ch_layout.nb_channels, fmt_name ? fmt_name : "?");
+        return ff_fail(f, err, SOTTO_ERR_UNSUPPORTED, r, what);
+    }
+    return SOTTO_OK;
+}
+
+/* Resamples FRAME (or, when NULL, flushes the resampler) into the pending buffer. */
+static sotto_status resample(sotto__ff *f, const AVFrame *frame, sotto__err *err)
+{
+    int n_in = frame ? frame->nb_samples : 0;
+    int cap = swr_get_out_samples(f->swr, n_in);
+    if (cap < 0) return ff_fail(f, err, SOTTO_ERR_FORMAT, cap, "resampling failed");
+    if (cap < 256) cap = 256;
+    if (!grow_out(f, cap)) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", f->src->name);
+    uint8_t *o = (uint8_t *)f->out;
+    int got = swr_convert(f->swr, &o, f->out_cap, frame ? (const uint8_t **)frame->extended_data : NULL, n_in);
+    if (got < 0) return ff_fail(f, err, SOTTO_ERR_FORMAT, got, "resampling failed");
+    f->out_pos = 0;
+    f->out_len = got;
+    if (!frame && got == 0) f->swr_done = true;
+    return SOTTO_OK;
+}
+
+static sotto_status decode_fail(sotto__ff *f, sotto__err *err, int code)
+{
+    char what[64];
+    snprintf(what, sizeof what, "cannot decode the audio at %.2f s", f->packet_s > 0 ? f->packet_s : 0.0);
+    return ff_fail_tail(f, err, SOTTO_ERR_FORMAT, code, what,
+                        ": the file is damaged or truncated (to transcribe what does decode, convert it first: "
+                        "ffmpeg -i IN -ac 1 -ar 16000 OUT.wav)");
+}
+
+/* Feeds the decoder one packet of our stream, or the end of input. */
+static sotto_status feed(sotto__ff *f, sotto__err *err)
+{
+    for (;;) {
+        int r = av_read_frame(f->fmt, f->pkt);
+        if (r == AVERROR_EOF) {
+            f->demux_done = true;
+            r = avcodec_send_packet(f->dec, NULL);
+            return r < 0 && r != AVERROR_EOF ? decode_fail(f, err, r) : SOTTO_OK;
+        }
+        if (r < 0) {
+            char what[64];
+            snprintf(what, sizeof what, "cannot read past %.2f s", f->packet_s);
+            return ff_fail(f, err, SOTTO_ERR_FORMAT, r, what);
+        }
+        if (f->pkt->stream_index != f->stream) {
+            av_packet_unref(f->pkt);
+            continue;
+        }
+        AVStream *st = f->fmt->streams[f->stream];
+        if (f->pkt->pts != AV_NOPTS_VALUE) f->packet_s = (double)f->pkt->pts * av_q2d(st->time_base);
+        r = avcodec_send_packet(f->dec, f->pkt);
+        av_packet_unref(f->pkt);
+        return r < 0 ? decode_fail(f, err, r) : SOTTO_OK;
+    }
+}
+
+/* Fills the pending buffer with at least one sample, or finds the end. */
+static sotto_status refill(sotto__ff *f, sotto__err *err)
+{
+    while (f->out_pos == f->out_len && !f->swr_done) {
+        if (f->dec_done) {
+            sotto_status st = f->swr ? resample(f, NULL, err) : SOTTO_OK;
+            if (!f->swr) f->swr_done = true;
+            if (st) return st;
+            continue;
+        }
+        int r = avcodec_receive_frame(f->dec, f->frame);
+        if (r == AVERROR(EAGAIN)) {
+            sotto_status st = feed(f, err);
+            if (st) return st;
+        } else if (r == AVERROR_EOF) {
+            f->dec_done = true;
+        } else if (r < 0) {
+            return decode_fail(f, err, r);
+        } else {
+            sotto_status st = setup_swr(f, f->frame, err);
+            if (!st) st = resample(f, f->frame, err);
+            av_frame_unref(f->frame);
+            if (st) return st;
+        }
+    }
+    return SOTTO_OK;
+}
+
+sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, sotto__err *err)
+{
+    int64_t k = 0;
+    *n = 0;
+    while (k < cap) {
+        sotto_status st = refill(f, err);
+        if (st) return st;
+        if (f->out_pos == f->out_len) break; /* the end */
+        int64_t m = f->out_len - f->out_pos;
+        if (m > cap - k) m = cap - k;
+        for (int64_t j = 0; j < m; j++) buf[k + j] = (float)f->out[f->out_pos + j] / 32768.0f;
+        f->out_pos += (int)m;
+        k += m;
+    }
+    f->n_out += k;
+    if (k == 0 && f->n_out == 0)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no audio samples (its %s stream decodes to nothing)",
+                           f->src->name, avcodec_get_name(f->dec->codec_id));
+    double got_s = (double)f->n_out / SOTTO_SAMPLE_RATE;
+    if (k == 0 && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
+        return sotto__fail(err, SOTTO_ERR_FORMAT,
+                           "%s: damaged or truncated file: its %s stream decodes to %.2f s but the container "
+                           "says %.2f s",
+                           f->src->name, avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
+    *n = k;
+    return SOTTO_OK;
+}
+
+const char *sotto__ff_versions(void)
+{
+    return "any audio or video file FFmpeg reads (libavformat " AV_STRINGIFY(LIBAVFORMAT_VERSION)
+           ", libavcodec " AV_STRINGIFY(LIBAVCODEC_VERSION) ", libswresample " AV_STRINGIFY(LIBSWRESAMPLE_VERSION) ")";
+}
+
+void sotto__ff_log(int verbosity)
+{
+    static const int level[] = {AV_LOG_QUIET, AV_LOG_ERROR, AV_LOG_WARNING, AV_LOG_INFO};
+    av_log_set_level(level[verbosity < 0 ? 0 : verbosity > 3 ? 3 : verbosity]);
+}

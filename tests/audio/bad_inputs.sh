@@ -1,0 +1,111 @@
+#!/bin/bash
+# bad_inputs.sh — damaged audio made at test time from the valid inputs of make_inputs.sh
+# (the first clip of each format): each must make `sotto mel` (and `sotto transcribe` for
+# a few) exit 1 with a message naming the file, never crash (exit >= 124, a sanitizer
+# report). tests/data/malformed/media/ holds small committed cases of the same kinds.
+#   cut5, cut50   the first 5 % / 50 % of the file
+#   smear         10 % of the bytes from the middle overwritten (compressed formats; in
+#                 PCM WAV any bytes are valid samples)
+# plus: video without an audio stream (MP4, Matroska), text files named .mp3/.m4a/.flac/.ogg,
+# an empty file, empty and text standard input, /dev/null, a directory, a missing file.
+# Known exceptions, documented (README, Audio input): an Ogg file (Opus, Vorbis) cut at half
+# is a shorter valid stream (Ogg headers state no length) and exits 0.
+# usage: bad_inputs.sh SOTTO TINY_EN.gguf INPUTS_DIR TMP_DIR
+set -u
+SOTTO=$1 TINY=$2 IN=$3 TMP=$4
+rm -rf "$TMP" && mkdir -p "$TMP"
+pass=0 fail=0
+TO=()
+command -v timeout >/dev/null && TO=(timeout 300)
+CRASH='AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:|Segmentation fault|core dumped|Aborted'
+
+# expect CODE NEEDLE NAME CMD...: CMD's exit code is CODE and its stderr holds NEEDLE
+expect() {
+    local code=$1 needle=$2 name=$3
+    shift 3
+    "${TO[@]}" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+    local rc=$? why=
+    if [[ $rc -ge 124 ]]; then why="crashed or timed out (exit $rc)"
+    elif grep -qE "$CRASH" "$TMP/err"; then why="sanitizer or crash report"
+    elif [[ $rc != "$code" ]]; then why="exit $rc, expected $code"
+    elif [[ -n $needle ]] && ! grep -qF -- "$needle" "$TMP/err"; then why="stderr lacks '$needle'"
+    fi
+    if [[ -z $why ]]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $name: $why; stderr: $(head -c 300 "$TMP/err")"; fi
+}
+# expect_stdin CODE NEEDLE NAME FILE CMD...: the same with FILE on standard input
+expect_stdin() {
+    local code=$1 needle=$2 name=$3 file=$4
+    shift 4
+    "${TO[@]}" "$@" >"$TMP/out" 2>"$TMP/err" <"$file"
+    local rc=$? why=
+    if [[ $rc -ge 124 ]] || grep -qE "$CRASH" "$TMP/err"; then why="crashed (exit $rc)"
+    elif [[ $rc != "$code" ]]; then why="exit $rc, expected $code"
+    elif [[ -n $needle ]] && ! grep -qF -- "$needle" "$TMP/err"; then why="stderr lacks '$needle'"
+    fi
+    if [[ -z $why ]]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $name: $why; stderr: $(head -c 300 "$TMP/err")"; fi
+}
+
+damage() { # damage SRC DST MODE
+    python3 - "$@" <<'PY'
+import sys
+src, dst, mode = sys.argv[1:4]
+b = bytearray(open(src, "rb").read())
+n = len(b)
+if mode == "cut5":
+    b = b[:max(n // 20, 1)]
+elif mode == "cut50":
+    b = b[:n // 2]
+else:
+    for i in range(n // 2, n // 2 + n // 10):
+        b[i] = (i * 131 + 7) & 255
+open(dst, "wb").write(b)
+PY
+}
+
+for dir in "$IN"/*/; do
+    fmt=$(basename "$dir")
+    src=$(ls "$dir"* | head -1)
+    ext=${src##*.}
+    for mode in cut5 cut50 smear; do
+        case $fmt/$mode in
+            pcm16/smear|wav*/smear|u8_22k/smear) continue ;;  # PCM: any bytes are samples
+        esac
+        bad=$TMP/$fmt-$mode.$ext
+        damage "$src" "$bad" "$mode"
+        case $fmt/$mode in
+            opus/cut50|vorbis/cut50) expect 0 "" "$fmt $mode (a shorter valid Ogg stream)" "$SOTTO" mel "$bad" "$TMP/o.mel" ;;
+            *) expect 1 "$bad: " "$fmt $mode" "$SOTTO" mel "$bad" "$TMP/o.mel" ;;
+        esac
+    done
+done
+
+FF="ffmpeg -nostdin -v error -y"
+$FF -f lavfi -i "color=c=red:s=32x32:r=5:d=1" -c:v mpeg4 -an "$TMP/video-only.mp4"
+$FF -f lavfi -i "color=c=red:s=32x32:r=5:d=1" -c:v mpeg4 -an "$TMP/video-only.mkv"
+expect 1 "no audio stream (the mov,mp4,m4a,3gp,3g2,mj2 file holds: video (mpeg4))" "video-only mp4" \
+    "$SOTTO" mel "$TMP/video-only.mp4" "$TMP/o.mel"
+expect 1 "no audio stream (the matroska,webm file holds: video (mpeg4))" "video-only mkv" \
+    "$SOTTO" mel "$TMP/video-only.mkv" "$TMP/o.mel"
+expect 1 "no audio stream" "transcribe video-only" "$SOTTO" transcribe -m "$TINY" "$TMP/video-only.mp4"
+for ext in mp3 m4a flac ogg; do
+    printf 'Call me Ishmael. Some years ago, never mind how long precisely.\n' >"$TMP/text.$ext"
+    expect 1 "text.$ext: " "text file .$ext" "$SOTTO" mel "$TMP/text.$ext" "$TMP/o.mel"
+done
+expect 1 "text.mp3: not an audio or video file FFmpeg can read" "transcribe text .mp3" \
+    "$SOTTO" transcribe -m "$TINY" "$TMP/text.mp3"
+: >"$TMP/empty.flac"
+expect 1 "empty.flac: empty file (0 bytes)" "empty file" "$SOTTO" mel "$TMP/empty.flac" "$TMP/o.mel"
+expect 1 "standard input: empty file (0 bytes)" "empty stdin" "$SOTTO" mel - "$TMP/o.mel"
+expect 1 "/dev/null: empty file (0 bytes)" "/dev/null" "$SOTTO" mel /dev/null "$TMP/o.mel"
+expect_stdin 1 "standard input: not an audio or video file FFmpeg can read" "text on stdin" "$TMP/text.mp3" \
+    "$SOTTO" mel - "$TMP/o.mel"
+expect_stdin 1 "standard input: " "damaged FLAC on stdin" "$TMP/flac44s-cut50.flac" "$SOTTO" transcribe -m "$TINY" -
+expect 1 "is a directory" "a directory" "$SOTTO" mel "$TMP" "$TMP/o.mel"
+expect 1 "cannot open: No such file or directory" "missing file" "$SOTTO" mel "$TMP/nothing.mp3" "$TMP/o.mel"
+expect 1 "flac44s-cut50.flac: cannot decode the audio at" "transcribe a cut FLAC" \
+    "$SOTTO" transcribe -m "$TINY" "$TMP/flac44s-cut50.flac"
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
