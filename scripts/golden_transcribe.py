@@ -66,6 +66,7 @@ OPTION_SETS = {
 RUNS = (  # (model, audio, option set); base is told language="en" (a clip: its own)
     [("tiny.en", "long2", o) for o in ("greedy", "beam5", "default", "words", "prompt", "nocond")]
     + [("tiny.en", "read5", o) for o in ("greedy", "beam5", "default")]
+    + [("tiny.en", "libri5", o) for o in ("greedy", "default")]
     + [("base", "long2", o) for o in ("greedy", "beam5", "default")]
     + [("tiny.en", f, o) for f in ("silence10", "noise10") for o in ("greedy", "default")]
     + [("base", "clip:espeak-ng-de", "translate")]

@@ -13,6 +13,7 @@ these bytes; their meta.audio_sha256 says so too).
 NAME       length    content
 long2      ~2.7 min  the 12 clips twice, each pass in its own shuffled order, 0.5-3 s of
                      digital silence before, between and after them
+libri5     ~5 min    the same with the 5 LibriVox clips only (a real voice reading)
 read5      ~5 min    a reading: the 12 clips over and over (a new shuffled order every
                      pass), 0.3-1.2 s pauses, until 5 min are reached
 silence10  10 min    digital silence (all samples 0)
@@ -155,6 +156,17 @@ def build_read5(tl, rng):
             tl.silence(rng.ms(300, 1200))
 
 
+def build_libri5(tl, rng):
+    """The reading the long-form issue describes: the LibriVox clips only, over and over."""
+    libri = sorted(c for c in tl.clips if c.startswith("librivox-"))
+    while True:
+        for name in rng.shuffled(libri):
+            if tl.n >= 300 * RATE:
+                return
+            tl.speech(name)
+            tl.silence(rng.ms(300, 1200))
+
+
 def build_silence10(tl, rng):
     tl.silence(600 * RATE)
 
@@ -208,12 +220,13 @@ def build_hour(tl, rng):
 BUILDERS = {  # name: (builder, seed)
     "long2": (build_long2, 2),
     "read5": (build_read5, 5),
+    "libri5": (build_libri5, 55),
     "silence10": (build_silence10, 10),
     "noise10": (build_noise10, 11),
     "gaps10": (build_gaps10, 12),
     "hour": (build_hour, 60),
 }
-DEFAULT = ["long2", "read5", "silence10", "noise10", "gaps10"]
+DEFAULT = ["long2", "read5", "libri5", "silence10", "noise10", "gaps10"]
 
 
 def write_atomic(path, data):
