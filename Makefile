@@ -59,6 +59,11 @@ test-arm: setup
 
 # Speed against whisper.cpp and faster-whisper on this machine; writes docs/BENCHMARKS.md.
 #   make bench   builds/installs the peers into build-bench/ and .cache/ (BENCH_QUICK=1: shorter)
-.PHONY: bench
+.PHONY: bench bench-longform
 bench:
 	sh bench/run.sh
+	python3 bench/longform.py
+
+# long-form end to end against the peers alone (after `make bench` built them)
+bench-longform:
+	python3 bench/longform.py

@@ -496,8 +496,11 @@ def main():
     kept = ""
     if os.path.exists("docs/BENCHMARKS.md"):
         old = open("docs/BENCHMARKS.md").read()
-        if "\n## Audio input" in old:
-            kept = "\n" + old[old.index("\n## Audio input") + 1:]
+        for title in ("\n## Audio input", "\n## Long-form transcription"):
+            if title in old:
+                a = old.index(title) + 1
+                b = old.find("\n## ", a + 3)
+                kept += "\n" + (old[a:b + 1] if b >= 0 else old[a:])
     open("docs/BENCHMARKS.md", "w").write(report(eng, e2e, meta).rstrip("\n") + "\n" + kept)
     log(f"wrote docs/BENCHMARKS.md ({(time.time() - t_start) / 60:.1f} min of timing)")
 

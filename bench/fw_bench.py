@@ -3,6 +3,7 @@
 
 usage: fw_bench.py engine  MODEL_DIR COMPUTE_TYPE THREADS RUNS WINDOW.wav TOKENS
        fw_bench.py e2e     MODEL_DIR COMPUTE_TYPE THREADS LONG.wav
+       fw_bench.py longform MODEL_DIR COMPUTE_TYPE THREADS WAV default|greedy
        fw_bench.py rand    SIZE OUT_DIR     (random-weight CTranslate2 model, sizes base/small)
 
 engine: the same figures as `sotto bench`, each the median of RUNS runs, no warm-up
@@ -98,6 +99,22 @@ def e2e(model_dir, ct, threads, wav):
                       "audio_s": round(info.duration, 3), "text": text}))
 
 
+def longform(model_dir, ct, threads, wav, mode):
+    """WhisperModel.transcribe with faster-whisper's defaults (beam 5, best of 5, the
+    temperature fallback, timestamps, conditioning on previous text, no VAD) or greedy
+    (beam 1, temperature 0 only), language en; the wall time of load + transcribe."""
+    from faster_whisper import WhisperModel
+
+    t0 = time.perf_counter()
+    model = WhisperModel(model_dir, device="cpu", compute_type=ct, cpu_threads=threads, num_workers=1)
+    kw = {} if mode == "default" else dict(beam_size=1, best_of=1, temperature=0.0)
+    segs, info = model.transcribe(read_wav(wav), language="en", **kw)
+    text = "".join(s.text for s in segs)
+    t1 = time.perf_counter()
+    print(json.dumps({"engine": "faster-whisper", "compute_type": ct, "threads": threads, "mode": mode,
+                      "wall_ms": round((t1 - t0) * 1000, 1), "audio_s": round(info.duration, 3), "text": text}))
+
+
 def rand(size, out_dir):
     """A CTranslate2 Whisper model of the given size with random weights (N(0, 0.02);
     LayerNorm gains 1 + N(0, 0.02)), stored f16 like the real CTranslate2 models, with the
@@ -168,6 +185,8 @@ if __name__ == "__main__":
         engine(a[1], a[2], int(a[3]), int(a[4]), a[5], int(a[6]))
     elif a and a[0] == "e2e" and len(a) == 5:
         e2e(a[1], a[2], int(a[3]), a[4])
+    elif a and a[0] == "longform" and len(a) == 6:
+        longform(a[1], a[2], int(a[3]), a[4], a[5])
     elif a and a[0] == "rand" and len(a) == 3:
         rand(a[1], a[2])
     else:
