@@ -359,7 +359,9 @@ void sotto_vad_stream_reset(sotto_vad_stream *stream);
  * when its 512 samples are in; the rest waits for the next push or for the flush. PROBS
  * must hold (buffered + n_samples) / 512 values, at most (n_samples + 511) / 512; CAP is
  * its size, and when it is too small nothing is consumed (SOTTO_ERR_INVALID_ARG).
- * Probabilities equal those of the whole signal given at once, however it is cut. */
+ * However the signal is cut, the probabilities are those of the whole signal given at once
+ * up to float rounding (windows are batched per push, and a batch's matrix products may
+ * group their sums differently: measured below 3e-6). */
 sotto_status sotto_vad_stream_push(sotto_vad_stream *stream, const float *samples, int64_t n_samples, float *probs,
                                    int64_t cap, int64_t *n_probs);
 

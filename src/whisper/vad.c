@@ -164,8 +164,12 @@ static void im2col(const float *Y, int T_in, int c_in, int stride, int T_out, fl
         float *row = P + (size_t)t * 3 * c_in;
         for (int k = 0; k < 3; k++) {
             int src = stride * t + k - 1;
+            if (src < 0 || src >= T_in) {
+                for (int i = 0; i < c_in; i++) row[i * 3 + k] = 0.0f;
+                continue;
+            }
             const float *y = Y + (size_t)src * c_in;
-            for (int i = 0; i < c_in; i++) row[i * 3 + k] = src >= 0 && src < T_in ? y[i] : 0.0f;
+            for (int i = 0; i < c_in; i++) row[i * 3 + k] = y[i];
         }
     }
 }
