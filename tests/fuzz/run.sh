@@ -13,7 +13,7 @@ SECONDS_EACH=${1:?usage: run.sh SECONDS [--ci] [TARGET...]}
 shift
 CI_MODE=0
 if [ "${1:-}" = "--ci" ]; then CI_MODE=1; shift; fi
-TARGETS=${*:-fuzz_gguf fuzz_ggml fuzz_ct2 fuzz_safetensors fuzz_wav fuzz_audio fuzz_idlist fuzz_json fuzz_tokenizer}
+TARGETS=${*:-fuzz_gguf fuzz_ggml fuzz_ct2 fuzz_safetensors fuzz_wav fuzz_audio fuzz_idlist fuzz_json fuzz_tokenizer fuzz_vad}
 BUILD=${FUZZ_BUILD:-build-fuzz}
 
 sh scripts/setup-fuzz.sh || exit 1

@@ -23,6 +23,7 @@ static const char usage[] =
     "  convert IN OUT.gguf [--type T]    convert a model (CTranslate2 / Hugging Face / GGUF)\n"
     "  info MODEL                        hyper-parameters, tokenizer and sizes of a model\n"
     "  bench [-m MODEL] [-t N]           machine-readable timings of the engine (JSON)\n"
+    "  vad [--vad-model PATH] AUDIO      speech intervals (Silero VAD), or --probs per 32 ms\n"
     "\n"
     "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
     "directory. Without -m, $SOTTO_MODEL or the model `make demo` installed is used.\n"
@@ -35,7 +36,7 @@ static const char usage[] =
  * split into `--name value` for the others (a new flag must be listed here). */
 static const char *const value_less[] = {"--help", "--version", "--suppress", "--no-timestamps", "--no-fallback",
                                          "--no-condition", "--word-timestamps", "--vad", "--quiet", "--devices",
-                                         "--split-on-word", NULL};
+                                         "--split-on-word", "--probs", NULL};
 
 /* ARGV with every `--name=value` split into two arguments, in a new array *OUT (free it;
  * the strings are ARGV's, each '=' overwritten by the name's end); false with a message
@@ -91,7 +92,7 @@ static int dispatch(int argc, char **argv)
     sotto_audio_ffmpeg_log(0); /* FFmpeg's own log: our messages carry what it said */
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
-        {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench},
+        {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench}, {"vad", cmd_vad},
     };
     check_kernels_env();
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
