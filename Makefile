@@ -24,7 +24,7 @@ test-long: setup
 # runs; the ggml loader itself runs sanitized in ggml_*, badfiles and cli_malformed), and of
 # the long-form goldens all but tiny.en greedy and beam search on long2 (those two cover
 # every search path sanitized; the others run minutes each under ASan for the same code).
-ASAN_SKIP := valgrind|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection
+ASAN_SKIP := valgrind|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise
 test-asan: setup
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null

@@ -292,6 +292,8 @@ typedef int (*sotto_progress_callback)(double done_s, double total_s, void *user
 
 #define SOTTO_MAX_TEMPERATURES 16
 
+typedef struct sotto_vad sotto_vad; /* the Silero VAD (below) */
+
 typedef struct sotto_transcribe_params {
     const char *language;      /* "en", "de", ...; NULL or "auto": detected from the first 30 s
                                   (multilingual models; English-only models are "en") */
@@ -317,6 +319,18 @@ typedef struct sotto_transcribe_params {
     float max_initial_timestamp; /* seconds; the first timestamp at most this (1.0); < 0: any */
     uint64_t seed;             /* of the sampling at temperature > 0 */
     int sample_len;            /* most tokens sampled per window; 0 (default): n_text_ctx / 2 */
+    const sotto_vad *vad;      /* a Silero VAD (sotto_vad_load) or NULL; it runs along the audio */
+    int silence_check;         /* 1 (default), with VAD: a window the decoder calls silence
+                                  (no_speech_prob above no_speech_threshold) in which the VAD
+                                  hears no speech is skipped, whatever its avg_logprob (the
+                                  reference transcribes silence and noise as "you", ". .") */
+    int vad_filter;            /* 1, with VAD: only the speech it finds is transcribed, as
+                                  faster-whisper's vad_filter; timestamps on the original
+                                  timeline (vad_threshold, vad_min_speech_ms ... below) */
+    float vad_threshold;       /* faster-whisper's VadOptions: 0.5 */
+    int vad_min_speech_ms;     /* 0 */
+    int vad_min_silence_ms;    /* 2000 */
+    int vad_speech_pad_ms;     /* 400 */
     sotto_segment_callback on_segment; /* each segment as its window is done, or NULL */
     sotto_progress_callback on_progress;
     void *user_data;
@@ -395,7 +409,6 @@ sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t 
  * sotto_vad_stream holds one stream's state and belongs to one thread at a time. */
 #define SOTTO_VAD_WINDOW 512
 
-typedef struct sotto_vad sotto_vad;
 typedef struct sotto_vad_stream sotto_vad_stream;
 
 /* Loads a Silero VAD GGUF file (scripts/silero_vad_to_gguf.py writes it from the package's

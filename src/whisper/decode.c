@@ -283,7 +283,8 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
         return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
     }
     prefill(&g, init, sot_index, res);
-    for (int i = 0; i < o->sample_len; i++) {
+    res->skipped = res->no_speech_prob > o->skip_above;
+    for (int i = 0; i < o->sample_len && !res->skipped; i++) {
         int n_pos = n_init + i; /* tokens so far: their K/V are in the caches */
         if (i > 0) step(&g, n_pos);
         for (int r = 0; r < G; r++)
@@ -292,7 +293,10 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
         if (completed || n_pos + 1 > h->n_text_ctx) break;
     }
     const seq *best;
-    if (beam) {
+    if (res->skipped) {
+        g.s[0].n = 0, g.s[0].sum = 0;
+        best = &g.s[0];
+    } else if (beam) {
         beam_finalize(&g);
         best = rank(&g, g.fin, g.n_fin);
     } else {

@@ -25,6 +25,9 @@ typedef struct sotto__decode_opts {
     float length_penalty;
     int sample_len;            /* most tokens sampled (n_text_ctx / 2) */
     uint64_t *rng;             /* sampling state */
+    double skip_above;         /* a no-speech probability above this ends the decode after the
+                                  prefill, with no tokens and SKIPPED set (the silence check:
+                                  the window will be skipped whatever is decoded) */
 } sotto__decode_opts;
 
 typedef struct sotto__decode_result {
@@ -34,6 +37,7 @@ typedef struct sotto__decode_result {
     double no_speech_prob;             /* NAN without a <|nospeech|> token */
     double temperature;
     double compression_ratio;          /* of its text: set by the caller */
+    bool skipped;                      /* ended after the prefill (skip_above) */
 } sotto__decode_result;
 
 /* Decodes the window last encoded on CTX. */

@@ -12,9 +12,9 @@
 
 #include "../audio/melfile.h"
 #include "decode.h"
+#include "input.h"
 #include "lang.h"
 #include "text.h"
-#include "transcribe.h"
 
 sotto_transcribe_params sotto_transcribe_params_default(void)
 {
@@ -23,7 +23,8 @@ sotto_transcribe_params sotto_transcribe_params_default(void)
         .temperatures = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f}, .n_temperatures = 6,
         .check_compression = 1, .compression_ratio_threshold = 2.4f, .check_logprob = 1, .logprob_threshold = -1.0f,
         .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
-        .max_initial_timestamp = 1.0f, .seed = 0};
+        .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,
+        .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400};
 }
 
 /* The result as built: the public struct first, then what it owns. */
@@ -50,6 +51,7 @@ typedef struct run {
     sotto_context *ctx;
     const sotto_transcribe_params *p;
     const sotto__melfile *mf;
+    const sotto__input *in;
     result *res;
     sotto__rules rules;
     int32_t sot_seq[4];
@@ -74,9 +76,21 @@ static bool push_tokens(run *r, const int32_t *t, int n)
     return true;
 }
 
-/* decode_with_fallback: temperatures in order until one passes the checks. */
-static sotto_status decode_with_fallback(run *r, sotto__decode_result *out)
+/* The VAD hears no speech in the window of SIZE frames at SEEK: with the silence check
+ * on, a no-speech probability above the threshold then skips it (never without a VAD,
+ * never under vad_filter, whose windows are all speech). */
+static bool vad_silent(const run *r, int64_t seek, int size)
 {
+    const sotto_transcribe_params *p = r->p;
+    return p->silence_check && p->vad && !p->vad_filter &&
+           !sotto__input_has_speech(r->in, seek * 160, (seek + size) * 160, p->vad_threshold);
+}
+
+/* decode_with_fallback: temperatures in order until one passes the checks; a window the
+ * silence check skips ends after the first prefill (*SILENT). */
+static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int64_t seek, int size, bool *silent)
+{
+    const double skip_above = vad_silent(r, seek, size) ? r->p->no_speech_threshold : INFINITY;
     const sotto_transcribe_params *p = r->p;
     const sotto_model_info *h = &r->ctx->model->info;
     for (int i = 0; i < p->n_temperatures; i++) {
@@ -88,9 +102,10 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out)
                                 .use_length_penalty = p->use_length_penalty, .length_penalty = p->length_penalty,
                                 .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                   ? p->sample_len : h->n_text_ctx / 2,
-                                .rng = &r->rng};
+                                .rng = &r->rng, .skip_above = skip_above};
         sotto_status st = sotto__decode_window(r->ctx, &o, out);
         if (st) return st;
+        if ((*silent = out->skipped)) return SOTTO_OK;
         char *text = sotto__detok(r->ctx->model, out->tokens, out->n_tokens, true);
         if (!text) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
         size_t a, n;
@@ -121,6 +136,8 @@ static sotto_status add_segment(run *r, int64_t seek, double start, double end, 
     }
     char *text = sotto__detok(r->ctx->model, tokens, n, false);
     int32_t *toks = malloc((size_t)(n ? n : 1) * sizeof *toks);
+    double orig_start = sotto__input_original_time(r->in, start, false);
+    double orig_end = sotto__input_original_time(r->in, end, true);
     if (!text || !toks) {
         free(text), free(toks);
         return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
@@ -130,7 +147,7 @@ static sotto_status add_segment(run *r, int64_t seek, double start, double end, 
     sotto__strip(text, strlen(text), &a, &len);
     if (start == end || len == 0) text[0] = 0, n = 0; /* instantaneous or blank: cleared */
     x->seg[x->pub.n_segments] = (sotto_segment){
-        .id = x->pub.n_segments, .seek = seek, .start = start, .end = end, .text = text, .tokens = toks,
+        .id = x->pub.n_segments, .seek = seek, .start = orig_start, .end = orig_end, .text = text, .tokens = toks,
         .n_tokens = n, .temperature = d->temperature, .avg_logprob = d->avg_logprob,
         .compression_ratio = d->compression_ratio, .no_speech_prob = d->no_speech_prob};
     x->pub.n_segments++;
@@ -267,10 +284,12 @@ static sotto_status seek_loop(run *r)
         int size = content - seek < SOTTO_N_FRAMES ? (int)(content - seek) : SOTTO_N_FRAMES;
         sotto__melfile_window(r->mf, seek, size, r->mel);
         st = sotto_encode(r->ctx, r->mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);
-        if (!st) st = decode_with_fallback(r, d);
+        bool silent = false;
+        if (!st) st = decode_with_fallback(r, d, seek, size, &silent);
         if (st) break;
         bool skip = p->check_no_speech && d->no_speech_prob > p->no_speech_threshold;
         if (p->check_logprob && d->avg_logprob > p->logprob_threshold) skip = false;
+        skip |= silent;
         int first = r->res->pub.n_segments;
         int64_t advance = size;
         if (!skip) st = cut_segments(r, seek, size, d, &advance);
@@ -287,8 +306,9 @@ static sotto_status seek_loop(run *r)
     return st;
 }
 
-sotto_status sotto__transcribe_mel(sotto_context *ctx, const sotto__melfile *mf, const sotto_transcribe_params *params,
-                                   sotto_result **out)
+/* The transcription of the signal IN holds (transcribe.py's transcribe()). */
+static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in, const sotto_transcribe_params *params,
+                                     sotto_result **out)
 {
     *out = NULL;
     sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
@@ -299,14 +319,14 @@ sotto_status sotto__transcribe_mel(sotto_context *ctx, const sotto__melfile *mf,
     for (int i = 0; i < p.n_temperatures; i++)
         if (!(p.temperatures[i] >= 0))
             return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: temperature %g", p.temperatures[i]);
-    run r = {.ctx = ctx, .p = &p, .mf = mf, .rng = p.seed};
+    run r = {.ctx = ctx, .p = &p, .mf = in->mf, .in = in, .rng = p.seed};
     r.res = calloc(1, sizeof *r.res);
     r.mel = malloc((size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES * sizeof *r.mel);
     sotto_status st = r.res && r.mel ? SOTTO_OK : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
     int32_t lang = -1;
     if (!st) {
         r.res->pub.language = r.res->lang;
-        r.res->pub.duration = sotto__melfile_samples(mf) / (double)SOTTO_SAMPLE_RATE;
+        r.res->pub.duration = in->n_samples / (double)SOTTO_SAMPLE_RATE;
         st = language(&r, &lang);
     }
     if (!st) st = setup(&r, lang);
@@ -327,48 +347,31 @@ sotto_status sotto__transcribe_mel(sotto_context *ctx, const sotto__melfile *mf,
     return SOTTO_OK;
 }
 
+/* Reads PATH (or the SAMPLES) as P says (log-mel, VAD) and transcribes it. */
+static sotto_status transcribe_source(sotto_context *ctx, const char *path, const float *samples, int64_t n_samples,
+                                      const sotto_transcribe_params *params, sotto_result **out)
+{
+    *out = NULL;
+    sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
+    sotto__input in;
+    sotto__err err = {0};
+    sotto_status st = sotto__input_read(path, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
+    if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
+    st = transcribe_input(ctx, &in, &p, out);
+    sotto__input_free(&in);
+    return st;
+}
+
 sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t n_samples,
                               const sotto_transcribe_params *params, sotto_result **out)
 {
     if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
-    *out = NULL;
-    sotto__melfile *mf = NULL;
-    sotto_status st = sotto__melfile_new(ctx->model->info.n_mels, &mf);
-    if (!st) st = sotto__melfile_push(mf, samples, n_samples);
-    if (!st) st = sotto__melfile_finish(mf);
-    if (st) {
-        sotto__melfile_free(mf);
-        return sotto__ctx_fail(ctx, st, "transcribe: %s", sotto_last_error());
-    }
-    st = sotto__transcribe_mel(ctx, mf, params, out);
-    sotto__melfile_free(mf);
-    return st;
+    return transcribe_source(ctx, NULL, samples, n_samples, params, out);
 }
 
 sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
                                    sotto_result **out)
 {
     if (!ctx || !out || !path) return SOTTO_ERR_INVALID_ARG;
-    *out = NULL;
-    /* decoded a chunk at a time straight into the log-mel: the samples are never whole */
-    enum { CHUNK = 1 << 16 };
-    sotto_audio *a = NULL;
-    sotto__melfile *mf = NULL;
-    float *buf = malloc(CHUNK * sizeof *buf);
-    sotto_status st = buf ? sotto_audio_open(path, &a) : SOTTO_ERR_NOMEM;
-    if (!st) st = sotto__melfile_new(ctx->model->info.n_mels, &mf);
-    for (int64_t got = 1; !st && got > 0;) {
-        st = sotto_audio_read(a, buf, CHUNK, &got);
-        if (!st && got > 0) st = sotto__melfile_push(mf, buf, got);
-    }
-    if (!st) st = sotto__melfile_finish(mf);
-    free(buf);
-    sotto_audio_close(a);
-    if (st) {
-        sotto__melfile_free(mf);
-        return sotto__ctx_fail(ctx, st, "%s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
-    }
-    st = sotto__transcribe_mel(ctx, mf, params, out);
-    sotto__melfile_free(mf);
-    return st;
+    return transcribe_source(ctx, path, NULL, 0, params, out);
 }

@@ -10,6 +10,7 @@ usage: transcribe_formats.py SOTTO MODEL INPUTS_DIR GOLDEN_DIR [MAX_WER]   (defa
 """
 import os
 import subprocess
+import tempfile
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -19,11 +20,16 @@ FORMATS = ["flac44s", "wav8k", "mp3_48k", "opus", "m4a", "mp4video", "wav24", "w
 
 
 def transcribe(sotto, model, files):
-    out = subprocess.run([sotto, "transcribe", "-m", model, "-t", "2"] + files, check=True, capture_output=True,
-                         text=True).stdout.splitlines()
-    if len(files) == 1:
-        return {files[0]: out[0] if out else ""}
-    return {line.split(": ", 1)[0]: line.split(": ", 1)[1] if ": " in line else "" for line in out}
+    """One `sotto transcribe` call over FILES with --output-dir: {file: its text}."""
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([sotto, "transcribe", "-m", model, "-t", "2", "--quiet", "-f", "txt", "--output-dir", out]
+                       + files, check=True, capture_output=True, text=True)
+        res = {}
+        for f in files:
+            name = os.path.splitext(os.path.basename(f))[0]
+            with open(os.path.join(out, name + ".txt"), encoding="utf-8") as fh:
+                res[f] = " ".join(line.strip() for line in fh if line.strip())
+        return res
 
 
 def stdin_transcripts(sotto, model, files):
@@ -32,7 +38,7 @@ def stdin_transcripts(sotto, model, files):
         with open(f, "rb") as fh:
             out = subprocess.run([sotto, "transcribe", "-m", model, "-t", "2", "-"], stdin=fh, check=True,
                                  capture_output=True, text=True).stdout
-        res[f] = out.strip()
+        res[f] = " ".join(line.strip() for line in out.splitlines() if line.strip())
     return res
 
 

@@ -28,6 +28,11 @@ bool cli_model_path(const char *flag, char *out, size_t n);
  * on stderr when REQUESTED exceeds the cores. */
 int cli_threads(long requested);
 
+/* The Silero VAD model: FLAG, else $SOTTO_VAD_MODEL, else the one setup installs
+ * (${XDG_DATA_HOME:-~/.local/share}/sotto/models/silero-vad.gguf). Writes the path into
+ * OUT; false when none is given or installed (with a message when REQUIRED). */
+bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required);
+
 /* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 

@@ -56,6 +56,14 @@ static const char help[] =
     "  --max-initial-timestamp S  the first timestamp at most S seconds (default 1.0)\n"
     "  --seed N                 of the sampling at temperature > 0 (default 0)\n"
     "  --sample-len N           at most N tokens per window (default and most: 224)\n"
+    "  --vad                    transcribe only the speech Silero VAD finds (faster-whisper's\n"
+    "                           vad_filter; times stay on the file's timeline)\n"
+    "  --vad-threshold X, --vad-min-speech-ms N, --vad-min-silence-ms N, --vad-speech-pad-ms N\n"
+    "                           its options (faster-whisper's defaults: 0.5, 0, 2000, 400)\n"
+    "  --vad-model PATH         the Silero VAD (default: $SOTTO_VAD_MODEL, else the one setup\n"
+    "                           installs); with it, a window the model calls silence where the\n"
+    "                           VAD hears no speech is skipped (the reference writes \"you\" there)\n"
+    "  --no-silence-check       judge silence by the decoder alone, as the reference does\n"
     "  --quiet                  no segments or progress on the terminal\n"
     "\n"
     "exit: 0 ok, 1 invalid arguments or an input that could not be read (the others are\n"
@@ -66,7 +74,7 @@ static const char help[] =
     "  sotto transcribe -f srt -f vtt --output-dir subs/ talk.wav\n";
 
 typedef struct opts {
-    const char *model, *lang, *task, *output, *dir;
+    const char *model, *lang, *task, *output, *dir, *vad_model;
     long threads;
     int formats, n_formats;
     bool quiet, fallback, temps_given;
@@ -127,6 +135,16 @@ static int value_opt(opts *o, const char *a, const char *v)
     else if (!strcmp(a, "-o") || !strcmp(a, "--output")) o->output = v;
     else if (!strcmp(a, "--output-dir")) o->dir = v;
     else if (!strcmp(a, "--prompt")) p->initial_prompt = v;
+    else if (!strcmp(a, "--vad-model")) o->vad_model = v;
+    else if (!strcmp(a, "--vad-threshold")) {
+        if (!parse_float(v, false, &p->vad_threshold, NULL) || !(p->vad_threshold > 0 && p->vad_threshold < 1))
+            return bad(a, "a probability in (0, 1)", v);
+    } else if (!strcmp(a, "--vad-min-speech-ms") || !strcmp(a, "--vad-min-silence-ms") ||
+               !strcmp(a, "--vad-speech-pad-ms")) {
+        if (!cli_parse_int(v, 0, 3600000, &n)) return bad(a, "milliseconds", v);
+        *(!strcmp(a, "--vad-min-speech-ms") ? &p->vad_min_speech_ms
+          : !strcmp(a, "--vad-min-silence-ms") ? &p->vad_min_silence_ms : &p->vad_speech_pad_ms) = (int)n;
+    }
     else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
         int f = out_format(v);
         if (!f) return bad(a, "txt, srt, vtt, tsv, json or all", v);
@@ -193,6 +211,8 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--no-condition")) o->tp.condition_on_previous_text = 0;
         else if (!strcmp(a, "--no-timestamps")) o->tp.timestamps = 0;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
+        else if (!strcmp(a, "--vad")) o->tp.vad_filter = 1;
+        else if (!strcmp(a, "--no-silence-check")) o->tp.silence_check = 0;
         else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "sotto transcribe: %s needs a value\n", a);
@@ -369,12 +389,31 @@ int cmd_transcribe(int argc, char **argv)
         free(o.files);
         return EXIT_EXEC;
     }
+    /* the VAD: asked for with --vad (then it must be there), else used for the silence
+     * check where one is installed */
+    sotto_vad *vad = NULL;
+    char vad_path[4096];
+    bool want_vad = o.tp.vad_filter || o.vad_model;
+    if ((want_vad || o.tp.silence_check) && cli_vad_model_path(o.vad_model, vad_path, sizeof vad_path, want_vad)) {
+        if (sotto_vad_load(vad_path, &vad) != SOTTO_OK) {
+            fprintf(stderr, "sotto transcribe: cannot load the VAD model: %s\n", sotto_last_error());
+            sotto_model_free(model);
+            free(o.files);
+            return EXIT_EXEC;
+        }
+    } else if (want_vad) {
+        sotto_model_free(model);
+        free(o.files);
+        return EXIT_INPUT;
+    }
+    o.tp.vad = vad;
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.threads);
     cp.max_sequences = o.tp.beam_size > o.tp.best_of ? o.tp.beam_size : o.tp.best_of;
     sotto_context *ctx = NULL;
     if (sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
+        sotto_vad_free(vad);
         sotto_model_free(model);
         free(o.files);
         return EXIT_EXEC;
@@ -398,6 +437,7 @@ int cmd_transcribe(int argc, char **argv)
         rc = EXIT_INPUT;
     }
     sotto_context_free(ctx);
+    sotto_vad_free(vad);
     sotto_model_free(model);
     free(o.files);
     return rc;

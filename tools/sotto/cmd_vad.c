@@ -92,23 +92,6 @@ static int parse_opt(int argc, char **argv, int *i, vad_opts *o)
     return EXIT_OK;
 }
 
-/* The VAD model: the flag, else $SOTTO_VAD_MODEL, else the installed default. */
-static bool vad_model_path(const char *flag, char *out, size_t n)
-{
-    const char *env = getenv("SOTTO_VAD_MODEL"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (flag) snprintf(out, n, "%s", flag);
-    else if (env && *env) snprintf(out, n, "%s", env);
-    else if (xdg && *xdg) snprintf(out, n, "%s/sotto/models/silero-vad.gguf", xdg);
-    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models/silero-vad.gguf", home);
-    else out[0] = 0;
-    struct stat st;
-    if (flag || (env && *env) || (out[0] && stat(out, &st) == 0)) return true;
-    fprintf(stderr, "sotto vad: no VAD model given and none installed at %s\n"
-                    "  pass --vad-model PATH, set SOTTO_VAD_MODEL, or run scripts/setup.sh to install it\n",
-            out[0] ? out : "~/.local/share/sotto/models/silero-vad.gguf");
-    return false;
-}
-
 static int print_result(const vad_opts *o, const sotto_vad *vad, const float *pcm, int64_t n)
 {
     int threads = cli_threads(o->threads);
@@ -155,7 +138,7 @@ int cmd_vad(int argc, char **argv)
         return EXIT_INPUT;
     }
     char path[4096];
-    if (!vad_model_path(o.model, path, sizeof path)) return EXIT_EXEC;
+    if (!cli_vad_model_path(o.model, path, sizeof path, true)) return EXIT_EXEC;
     float *pcm;
     int64_t n;
     if (sotto_wav_read(o.audio, &pcm, &n) != SOTTO_OK) {

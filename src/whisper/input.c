@@ -1,0 +1,209 @@
+/* input.c — the audio side of transcription: samples (an array, or a file decoded a chunk
+ * at a time) pushed into the whole-file log-mel and, with a VAD model, into a Silero VAD
+ * stream whose per-32-ms speech probabilities go along; and for vad_filter the speech-only
+ * signal (faster-whisper's collect_chunks) with the map of its times back to the
+ * original's (SpeechTimestampsMap). */
+#include "input.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CHUNK = 1 << 16 };
+
+void sotto__input_free(sotto__input *in)
+{
+    sotto__melfile_free(in->mf);
+    free(in->probs);
+    free(in->speech);
+    free(in->keep_end), free(in->silence_before);
+    *in = (sotto__input){0};
+}
+
+static bool grow_probs(sotto__input *in, int64_t more)
+{
+    if (in->n_probs + more <= in->cap_probs) return true;
+    int64_t cap = (in->n_probs + more) * 2 + 1024;
+    float *p = realloc(in->probs, (size_t)cap * sizeof *p);
+    if (!p) return false;
+    in->probs = p, in->cap_probs = cap;
+    return true;
+}
+
+/* One source of samples: an array, or an audio stream. */
+typedef struct source {
+    const float *x;
+    int64_t n, at;
+    sotto_audio *audio;
+} source;
+
+static sotto_status next_chunk(source *s, float *buf, const float **out, int64_t *got)
+{
+    if (!s->audio) {
+        *got = s->n - s->at < CHUNK ? s->n - s->at : CHUNK;
+        *out = s->x + s->at;
+        s->at += *got;
+        return SOTTO_OK;
+    }
+    *out = buf;
+    return sotto_audio_read(s->audio, buf, CHUNK, got);
+}
+
+/* Every sample of SRC into the log-mel (when MEL) and the VAD (when VS). With KEEP, only
+ * the samples inside in->speech go to the log-mel (the second pass of vad_filter). */
+static sotto_status feed(sotto__input *in, source *src, bool mel, sotto_vad_stream *vs, bool keep, int n_mels)
+{
+    float *buf = malloc(CHUNK * sizeof *buf);
+    sotto_status st = buf ? SOTTO_OK : SOTTO_ERR_NOMEM;
+    if (!st && mel) st = sotto__melfile_new(n_mels, &in->mf);
+    int64_t pos = 0, k = 0; /* samples so far; the speech interval at or after pos */
+    for (int64_t got = 1; !st && got > 0;) {
+        const float *x;
+        st = next_chunk(src, buf, &x, &got);
+        if (st || got == 0) break;
+        if (vs) {
+            int64_t n_p = 0;
+            if (!grow_probs(in, got / SOTTO_VAD_WINDOW + 2)) st = SOTTO_ERR_NOMEM;
+            if (!st) st = sotto_vad_stream_push(vs, x, got, in->probs + in->n_probs, in->cap_probs - in->n_probs, &n_p);
+            in->n_probs += n_p;
+        }
+        if (!st && mel && !keep) st = sotto__melfile_push(in->mf, x, got);
+        while (!st && mel && keep && k < in->n_speech) {
+            int64_t a = in->speech[k].start > pos ? in->speech[k].start : pos, b = in->speech[k].end;
+            if (a >= pos + got) break;
+            int64_t e = b < pos + got ? b : pos + got;
+            st = sotto__melfile_push(in->mf, x + (a - pos), e - a);
+            if (b <= pos + got) k++;
+            else break;
+        }
+        pos += got;
+    }
+    if (!st && vs) {
+        int64_t n_p = 0;
+        if (!grow_probs(in, 1)) st = SOTTO_ERR_NOMEM;
+        if (!st) st = sotto_vad_stream_flush(vs, in->probs + in->n_probs, &n_p);
+        in->n_probs += n_p;
+    }
+    if (!st && mel) st = sotto__melfile_finish(in->mf);
+    in->n_samples = pos;
+    free(buf);
+    return st;
+}
+
+/* faster-whisper's SpeechTimestampsMap over in->speech. */
+static bool make_map(sotto__input *in)
+{
+    int64_t n = in->n_speech;
+    in->keep_end = malloc((size_t)(n ? n : 1) * sizeof *in->keep_end);
+    in->silence_before = malloc((size_t)(n ? n : 1) * sizeof *in->silence_before);
+    if (!in->keep_end || !in->silence_before) return false;
+    int64_t previous_end = 0, silent = 0;
+    for (int64_t i = 0; i < n; i++) {
+        silent += in->speech[i].start - previous_end;
+        previous_end = in->speech[i].end;
+        in->keep_end[i] = in->speech[i].end - silent;
+        in->silence_before[i] = (double)silent / SOTTO_SAMPLE_RATE;
+    }
+    return true;
+}
+
+double sotto__input_original_time(const sotto__input *in, double t, bool is_end)
+{
+    if (!in->n_speech) return t;
+    int64_t sample = (int64_t)(t * SOTTO_SAMPLE_RATE), idx = -1;
+    for (int64_t i = 0; is_end && i < in->n_speech && idx < 0; i++)
+        if (in->keep_end[i] == sample) idx = i;
+    if (idx < 0) { /* bisect.bisect: the first chunk ending after the sample */
+        int64_t lo = 0, hi = in->n_speech;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (sample < in->keep_end[mid]) hi = mid;
+            else lo = mid + 1;
+        }
+        idx = lo < in->n_speech - 1 ? lo : in->n_speech - 1;
+    }
+    return nearbyint((in->silence_before[idx] + t) * 100.0) / 100.0; /* round(x, 2) */
+}
+
+bool sotto__input_has_speech(const sotto__input *in, int64_t from, int64_t to, float threshold)
+{
+    if (!in->probs) return true;
+    int64_t a = from / SOTTO_VAD_WINDOW, b = (to + SOTTO_VAD_WINDOW - 1) / SOTTO_VAD_WINDOW;
+    for (int64_t i = a; i < b && i < in->n_probs; i++)
+        if (in->probs[i] >= threshold) return true;
+    return false;
+}
+
+/* Every sample of AUDIO into *X (free with free). */
+static sotto_status read_all(sotto_audio *audio, float **x, int64_t *n)
+{
+    int64_t cap = CHUNK, got = 1;
+    *n = 0;
+    *x = malloc((size_t)cap * sizeof **x);
+    sotto_status st = *x ? SOTTO_OK : SOTTO_ERR_NOMEM;
+    while (!st && got > 0) {
+        if (*n + CHUNK > cap) {
+            float *p = realloc(*x, (size_t)(cap *= 2) * sizeof *p);
+            if (!p) st = SOTTO_ERR_NOMEM;
+            else *x = p;
+        }
+        if (!st) st = sotto_audio_read(audio, *x + *n, CHUNK, &got);
+        if (!st) *n += got;
+    }
+    return st;
+}
+
+/* The speech intervals of the first pass, with faster-whisper's VadOptions. */
+static sotto_status intervals(sotto__input *in, const sotto_transcribe_params *p)
+{
+    sotto_vad_params vp = sotto_vad_params_default();
+    vp.threshold = p->vad_threshold;
+    vp.min_speech_duration_ms = p->vad_min_speech_ms;
+    vp.min_silence_duration_ms = p->vad_min_silence_ms;
+    vp.speech_pad_ms = p->vad_speech_pad_ms;
+    vp.max_speech_duration_s = INFINITY;
+    sotto_status st = sotto_vad_intervals(in->probs, in->n_probs, in->n_samples, &vp, &in->speech, &in->n_speech);
+    if (!st && !make_map(in)) st = SOTTO_ERR_NOMEM;
+    return st;
+}
+
+sotto_status sotto__input_read(const char *path, const float *samples, int64_t n_samples, int n_mels,
+                               const sotto_transcribe_params *p, sotto__input *in, sotto__err *err)
+{
+    *in = (sotto__input){0};
+    sotto_vad_stream *vs = NULL;
+    sotto_status st = SOTTO_OK;
+    bool filter = p->vad && p->vad_filter;
+    if (p->vad && (st = sotto_vad_stream_init(p->vad, 1, &vs)))
+        return sotto__fail(err, st, "VAD: %s", sotto_last_error());
+    source src = {samples, n_samples, 0, NULL};
+    if (path && (st = sotto_audio_open(path, &src.audio))) {
+        sotto_vad_stream_free(vs);
+        return sotto__fail(err, st, "%s", sotto_last_error());
+    }
+    /* vad_filter reads the signal twice: for the VAD, then the speech into the log-mel
+     * (a pipe cannot be read again: its samples are kept between the passes) */
+    float *kept = NULL;
+    int64_t n_kept = 0;
+    if (filter && path && strcmp(path, "-") == 0) {
+        st = read_all(src.audio, &kept, &n_kept);
+        sotto_audio_close(src.audio);
+        src = (source){kept, n_kept, 0, NULL};
+    }
+    if (!st) st = feed(in, &src, !filter, vs, false, n_mels);
+    if (!st && filter) st = intervals(in, p);
+    if (!st && filter) {
+        sotto_audio_close(src.audio);
+        src.audio = NULL, src.at = 0;
+        if (path && !kept) st = sotto_audio_open(path, &src.audio);
+        if (!st) st = feed(in, &src, true, NULL, true, n_mels);
+    }
+    sotto_audio_close(src.audio);
+    sotto_vad_stream_free(vs);
+    free(kept);
+    if (st) {
+        sotto__input_free(in);
+        return sotto__fail(err, st, "%s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+    }
+    return SOTTO_OK;
+}

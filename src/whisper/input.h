@@ -1,0 +1,35 @@
+/* input.h — the audio side of a transcription (input.c): the whole-file log-mel, the VAD's
+ * speech probabilities beside it, and for vad_filter the speech-only signal and the map
+ * of its times back to the original timeline. */
+#ifndef SOTTO_INPUT_H
+#define SOTTO_INPUT_H
+
+#include "../audio/melfile.h"
+#include "../common.h"
+
+typedef struct sotto__input {
+    sotto__melfile *mf;        /* finished: of the whole signal, or of its speech (vad_filter) */
+    int64_t n_samples;         /* of the signal read */
+    float *probs;              /* [n_probs] VAD speech probabilities, one per 512 samples, or NULL */
+    int64_t n_probs, cap_probs;
+    sotto_vad_interval *speech; /* vad_filter: the speech kept, in original samples */
+    int64_t n_speech;
+    int64_t *keep_end;         /* [n_speech] each interval's end in the kept signal */
+    double *silence_before;    /* [n_speech] seconds dropped before it */
+} sotto__input;
+
+/* Reads PATH ("-": standard input; NULL: the N_SAMPLES SAMPLES) for a transcription with P
+ * (its vad, vad_filter and VAD options) at N_MELS bins. */
+sotto_status sotto__input_read(const char *path, const float *samples, int64_t n_samples, int n_mels,
+                               const sotto_transcribe_params *p, sotto__input *in, sotto__err *err);
+void sotto__input_free(sotto__input *in);
+
+/* A time T (seconds) of the kept signal on the original timeline (faster-whisper's
+ * SpeechTimestampsMap.get_original_time, IS_END for an end); T itself without vad_filter. */
+double sotto__input_original_time(const sotto__input *in, double t, bool is_end);
+
+/* Whether the VAD gave any 32 ms window of samples [FROM, TO) a probability >= THRESHOLD
+ * (true without a VAD). */
+bool sotto__input_has_speech(const sotto__input *in, int64_t from, int64_t to, float threshold);
+
+#endif
