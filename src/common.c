@@ -118,6 +118,14 @@ bool sotto__rd_u32(sotto__reader *r, uint32_t *v, const char *what)
     return true;
 }
 
+bool sotto__rd_u64(sotto__reader *r, uint64_t *v, const char *what)
+{
+    if (!sotto__need(r, 8, what)) return false;
+    *v = sotto__rd64(r->p + r->i);
+    r->i += 8;
+    return true;
+}
+
 sotto_status sotto__map_file(const char *path, sotto__map *map, sotto__err *err)
 {
     memset(map, 0, sizeof *map);

@@ -63,6 +63,7 @@ typedef struct sotto__reader {
 
 bool sotto__need(sotto__reader *r, uint64_t k, const char *what);
 bool sotto__rd_u32(sotto__reader *r, uint32_t *v, const char *what);
+bool sotto__rd_u64(sotto__reader *r, uint64_t *v, const char *what);
 
 /* A read-only file mapping (or a heap copy where mmap is unavailable). */
 typedef struct sotto__map {

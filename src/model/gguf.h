@@ -12,4 +12,13 @@ enum {
 
 #define SOTTO__GGUF_ALIGNMENT 32
 
+#include "../common.h"
+
+/* Bytes of one value of each scalar type (0: string and array, which are not scalars). */
+extern const size_t sotto__gguf_scalar_size[SOTTO__GGUF_N_TYPES];
+
+/* A GGUF string (uint64 length, then the bytes, no terminator) at R: *S points into the
+ * file, *LEN its length; false (with the message in R's error) when R runs out. */
+bool sotto__gguf_rd_str(sotto__reader *r, const char **s, uint64_t *len, const char *what);
+
 #endif

@@ -8,24 +8,17 @@
 #include "gguf.h"
 #include "model.h"
 
+const size_t sotto__gguf_scalar_size[SOTTO__GGUF_N_TYPES] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
-static bool rd_u64(sotto__reader *r, uint64_t *v, const char *what)
+bool sotto__gguf_rd_str(sotto__reader *r, const char **s, uint64_t *len, const char *what)
 {
-    if (!sotto__need(r, 8, what)) return false;
-    *v = sotto__rd64(r->p + r->i);
-    r->i += 8;
-    return true;
-}
-
-static bool rd_str(sotto__reader *r, const char **s, uint64_t *len, const char *what)
-{
-    if (!rd_u64(r, len, what) || !sotto__need(r, *len, what)) return false;
+    if (!sotto__rd_u64(r, len, what) || !sotto__need(r, *len, what)) return false;
     *s = (const char *)r->p + r->i;
     r->i += *len;
     return true;
 }
 
-static const size_t scalar_size[SOTTO__GGUF_N_TYPES] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+
 
 /* What the loader keeps of the key-value section. */
 typedef struct meta {
@@ -47,7 +40,7 @@ static sotto_status read_kv(sotto__reader *r, meta *mt)
     const char *key;
     uint64_t klen;
     uint32_t type;
-    if (!rd_str(r, &key, &klen, "a key") || !sotto__rd_u32(r, &type, "a value type")) return r->err->status;
+    if (!sotto__gguf_rd_str(r, &key, &klen, "a key") || !sotto__rd_u32(r, &type, "a value type")) return r->err->status;
     if (klen == 0 || klen > 65535)
         return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: key of length %llu", r->path, (unsigned long long)klen);
     if (type >= SOTTO__GGUF_N_TYPES)
@@ -55,14 +48,14 @@ static sotto_status read_kv(sotto__reader *r, meta *mt)
     if (type == SOTTO__GGUF_STRING) {
         const char *s;
         uint64_t len;
-        if (!rd_str(r, &s, &len, "a string value")) return r->err->status;
+        if (!sotto__gguf_rd_str(r, &s, &len, "a string value")) return r->err->status;
         if (key_is(key, klen, "general.architecture")) mt->arch_ok = len == 7 && memcmp(s, "whisper", 7) == 0;
         return SOTTO_OK;
     }
     if (type == SOTTO__GGUF_ARRAY) {
         uint32_t et;
         uint64_t count;
-        if (!sotto__rd_u32(r, &et, "an array type") || !rd_u64(r, &count, "an array length")) return r->err->status;
+        if (!sotto__rd_u32(r, &et, "an array type") || !sotto__rd_u64(r, &count, "an array length")) return r->err->status;
         uint64_t pos = r->i;
         if (et == SOTTO__GGUF_STRING) {
             if (count > r->n / 8) return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s is longer than the file",
@@ -70,13 +63,13 @@ static sotto_status read_kv(sotto__reader *r, meta *mt)
             for (uint64_t k = 0; k < count; k++) {
                 const char *s;
                 uint64_t len;
-                if (!rd_str(r, &s, &len, "an array string")) return r->err->status;
+                if (!sotto__gguf_rd_str(r, &s, &len, "an array string")) return r->err->status;
             }
-        } else if (et < SOTTO__GGUF_N_TYPES && scalar_size[et]) {
-            if (!sotto__need(r, 0, "") || count > (r->n - r->i) / scalar_size[et])
+        } else if (et < SOTTO__GGUF_N_TYPES && sotto__gguf_scalar_size[et]) {
+            if (!sotto__need(r, 0, "") || count > (r->n - r->i) / sotto__gguf_scalar_size[et])
                 return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s is longer than the file", r->path,
                                    (int)klen, key);
-            r->i += count * scalar_size[et];
+            r->i += count * sotto__gguf_scalar_size[et];
         } else {
             return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s has element type %u", r->path, (int)klen,
                                key, et);
@@ -94,15 +87,15 @@ static sotto_status read_kv(sotto__reader *r, meta *mt)
             mt->heads_pos = pos, mt->n_heads = count;
         return SOTTO_OK;
     }
-    if (!sotto__need(r, scalar_size[type], "a value")) return r->err->status;
+    if (!sotto__need(r, sotto__gguf_scalar_size[type], "a value")) return r->err->status;
     uint64_t v = 0;
-    switch (scalar_size[type]) {
+    switch (sotto__gguf_scalar_size[type]) {
     case 1: v = r->p[r->i]; break;
     case 2: v = sotto__rd16(r->p + r->i); break;
     case 4: v = sotto__rd32(r->p + r->i); break;
     case 8: v = sotto__rd64(r->p + r->i); break;
     }
-    r->i += scalar_size[type];
+    r->i += sotto__gguf_scalar_size[type];
     bool is_u32 = type == SOTTO__GGUF_UINT32 || type == SOTTO__GGUF_INT32;
     if (key_is(key, klen, "general.alignment")) {
         if (type != SOTTO__GGUF_UINT32 || v == 0 || v > 65536 || (v & (v - 1)))
@@ -200,7 +193,7 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
     if (!sotto__rd_u32(&r, &version, "the version")) return err->status;
     if (version < 2 || version > 3)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: GGUF version %u (supported: 2, 3)", path, version);
-    if (!rd_u64(&r, &n_tensors, "the tensor count") || !rd_u64(&r, &n_kv, "the key count")) return err->status;
+    if (!sotto__rd_u64(&r, &n_tensors, "the tensor count") || !sotto__rd_u64(&r, &n_kv, "the key count")) return err->status;
     if (n_tensors > 100000 || n_kv > 100000)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %llu tensors / %llu keys is implausible", path,
                            (unsigned long long)n_tensors, (unsigned long long)n_kv);
@@ -214,7 +207,7 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
     if (!ti) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
     for (uint64_t k = 0; k < n_tensors && !st; k++) {
         info *t = &ti[k];
-        if (!rd_str(&r, &t->name, &t->name_len, "a tensor name") || !sotto__rd_u32(&r, &t->n_dims, "a rank")) {
+        if (!sotto__gguf_rd_str(&r, &t->name, &t->name_len, "a tensor name") || !sotto__rd_u32(&r, &t->n_dims, "a rank")) {
             st = err->status;
             break;
         }
@@ -225,13 +218,13 @@ sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err)
         }
         for (uint32_t d = 0; d < t->n_dims && !st; d++) {
             uint64_t dim;
-            if (!rd_u64(&r, &dim, "a dimension")) st = err->status;
+            if (!sotto__rd_u64(&r, &dim, "a dimension")) st = err->status;
             else if (dim == 0 || dim > ((uint64_t)1 << 32))
                 st = sotto__fail(err, SOTTO_ERR_FORMAT, "%s: tensor %.*s has dimension %llu", path,
                                  (int)t->name_len, t->name, (unsigned long long)dim);
             else t->dims[t->n_dims - 1 - d] = (int64_t)dim; /* GGUF lists the fastest dim first */
         }
-        if (!st && (!sotto__rd_u32(&r, &t->type, "a tensor type") || !rd_u64(&r, &t->off, "a tensor offset")))
+        if (!st && (!sotto__rd_u32(&r, &t->type, "a tensor type") || !sotto__rd_u64(&r, &t->off, "a tensor offset")))
             st = err->status;
         if (!st && t->type != SOTTO_TYPE_F32 && t->type != SOTTO_TYPE_F16 && t->type != SOTTO_TYPE_Q8_0)
             st = sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: tensor %.*s has type %u (supported: f32, f16, q8_0)",

@@ -36,28 +36,11 @@ static const struct {
     {"decoder.decoder.2.bias", 1, {1}},
 };
 
-static bool rd_u64(sotto__reader *r, uint64_t *v, const char *what)
-{
-    if (!sotto__need(r, 8, what)) return false;
-    *v = sotto__rd64(r->p + r->i);
-    r->i += 8;
-    return true;
-}
-
-static bool rd_str(sotto__reader *r, const char **s, uint64_t *len, const char *what)
-{
-    if (!rd_u64(r, len, what) || !sotto__need(r, *len, what)) return false;
-    *s = (const char *)r->p + r->i;
-    r->i += *len;
-    return true;
-}
-
 static bool str_is(const char *s, uint64_t len, const char *lit)
 {
     return len == strlen(lit) && memcmp(s, lit, len) == 0;
 }
 
-static const size_t scalar_size[SOTTO__GGUF_N_TYPES] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
 /* What the loader keeps of the key-value section. */
 typedef struct vad_meta {
@@ -71,22 +54,22 @@ static sotto_status skip_array(sotto__reader *r, const char *key, int klen)
 {
     uint32_t et;
     uint64_t count;
-    if (!sotto__rd_u32(r, &et, "an array type") || !rd_u64(r, &count, "an array length")) return r->err->status;
+    if (!sotto__rd_u32(r, &et, "an array type") || !sotto__rd_u64(r, &count, "an array length")) return r->err->status;
     if (et == SOTTO__GGUF_STRING) {
         if (count > (r->n - r->i) / 8)
             return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s is longer than the file", r->path, klen, key);
         for (uint64_t k = 0; k < count; k++) {
             const char *s;
             uint64_t len;
-            if (!rd_str(r, &s, &len, "an array string")) return r->err->status;
+            if (!sotto__gguf_rd_str(r, &s, &len, "an array string")) return r->err->status;
         }
         return SOTTO_OK;
     }
-    if (et >= SOTTO__GGUF_N_TYPES || !scalar_size[et])
+    if (et >= SOTTO__GGUF_N_TYPES || !sotto__gguf_scalar_size[et])
         return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s has element type %u", r->path, klen, key, et);
-    if (count > (r->n - r->i) / scalar_size[et])
+    if (count > (r->n - r->i) / sotto__gguf_scalar_size[et])
         return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: array %.*s is longer than the file", r->path, klen, key);
-    r->i += count * scalar_size[et];
+    r->i += count * sotto__gguf_scalar_size[et];
     return SOTTO_OK;
 }
 
@@ -96,7 +79,7 @@ static sotto_status read_kv(sotto__reader *r, vad_meta *mt)
     const char *key;
     uint64_t klen;
     uint32_t type;
-    if (!rd_str(r, &key, &klen, "a key") || !sotto__rd_u32(r, &type, "a value type")) return r->err->status;
+    if (!sotto__gguf_rd_str(r, &key, &klen, "a key") || !sotto__rd_u32(r, &type, "a value type")) return r->err->status;
     if (klen == 0 || klen > 65535)
         return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: key of length %llu", r->path, (unsigned long long)klen);
     int kl = (int)klen;
@@ -106,7 +89,7 @@ static sotto_status read_kv(sotto__reader *r, vad_meta *mt)
     if (type == SOTTO__GGUF_STRING) {
         const char *s;
         uint64_t len;
-        if (!rd_str(r, &s, &len, "a string value")) return r->err->status;
+        if (!sotto__gguf_rd_str(r, &s, &len, "a string value")) return r->err->status;
         if (str_is(key, klen, "general.architecture")) {
             if (!str_is(s, len, "silero-vad"))
                 return sotto__fail(r->err, SOTTO_ERR_UNSUPPORTED, "%s: general.architecture is \"%.*s\", not "
@@ -116,15 +99,15 @@ static sotto_status read_kv(sotto__reader *r, vad_meta *mt)
         }
         return SOTTO_OK;
     }
-    if (!sotto__need(r, scalar_size[type], "a value")) return r->err->status;
+    if (!sotto__need(r, sotto__gguf_scalar_size[type], "a value")) return r->err->status;
     uint64_t v = 0;
-    switch (scalar_size[type]) {
+    switch (sotto__gguf_scalar_size[type]) {
     case 1: v = r->p[r->i]; break;
     case 2: v = sotto__rd16(r->p + r->i); break;
     case 4: v = sotto__rd32(r->p + r->i); break;
     case 8: v = sotto__rd64(r->p + r->i); break;
     }
-    r->i += scalar_size[type];
+    r->i += sotto__gguf_scalar_size[type];
     int64_t *slot = str_is(key, klen, "silero-vad.sample_rate") ? &mt->rate
                     : str_is(key, klen, "silero-vad.window")    ? &mt->window
                     : str_is(key, klen, "silero-vad.context")   ? &mt->context
@@ -172,7 +155,7 @@ typedef struct tinfo {
 /* Reads tensor info K and matches it against the model's tensors. */
 static sotto_status read_tinfo(sotto__reader *r, tinfo *t, const bool *seen)
 {
-    if (!rd_str(r, &t->name, &t->name_len, "a tensor name") || !sotto__rd_u32(r, &t->n_dims, "a rank"))
+    if (!sotto__gguf_rd_str(r, &t->name, &t->name_len, "a tensor name") || !sotto__rd_u32(r, &t->n_dims, "a rank"))
         return r->err->status;
     int nl = t->name_len > 64 ? 64 : (int)t->name_len;
     if (t->name_len == 0 || t->n_dims < 1 || t->n_dims > 4)
@@ -180,13 +163,13 @@ static sotto_status read_tinfo(sotto__reader *r, tinfo *t, const bool *seen)
                            t->name, t->n_dims);
     for (uint32_t d = 0; d < t->n_dims; d++) {
         uint64_t dim;
-        if (!rd_u64(r, &dim, "a dimension")) return r->err->status;
+        if (!sotto__rd_u64(r, &dim, "a dimension")) return r->err->status;
         if (dim == 0 || dim > ((uint64_t)1 << 32))
             return sotto__fail(r->err, SOTTO_ERR_FORMAT, "%s: tensor %.*s has dimension %llu", r->path, nl, t->name,
                                (unsigned long long)dim);
         t->dims[t->n_dims - 1 - d] = (int64_t)dim; /* GGUF lists the fastest dimension first */
     }
-    if (!sotto__rd_u32(r, &t->type, "a tensor type") || !rd_u64(r, &t->off, "a tensor offset")) return r->err->status;
+    if (!sotto__rd_u32(r, &t->type, "a tensor type") || !sotto__rd_u64(r, &t->off, "a tensor offset")) return r->err->status;
     t->slot = -1;
     for (int s = 0; s < N_VAD_TENSORS; s++)
         if (str_is(t->name, t->name_len, want[s].name)) t->slot = s;
@@ -275,7 +258,7 @@ sotto_status sotto__vad_model_load(const char *path, sotto_vad **out, sotto__err
     if (!st && !sotto__rd_u32(&r, &version, "the version")) st = err->status;
     if (!st && (version < 2 || version > 3))
         st = sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: GGUF version %u (supported: 2, 3)", path, version);
-    if (!st && (!rd_u64(&r, &n_tensors, "the tensor count") || !rd_u64(&r, &n_kv, "the key count"))) st = err->status;
+    if (!st && (!sotto__rd_u64(&r, &n_tensors, "the tensor count") || !sotto__rd_u64(&r, &n_kv, "the key count"))) st = err->status;
     if (!st && (n_tensors > MAX_TENSORS || n_kv > MAX_KEYS))
         st = sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %llu tensors / %llu keys is implausible for a VAD model", path,
                          (unsigned long long)n_tensors, (unsigned long long)n_kv);

@@ -1,14 +1,19 @@
-/* search.c — the token-level runner's greedy decoding (sotto_greedy; openai/whisper
- * decoding.py with temperature 0, beam 1, no timestamps): prefill the forced prefix in
- * one pass, then argmax -> append -> advance the cache position, through the backend's
- * argmax (no logit is computed that cannot win). Suppression mirrors SuppressBlank (the
- * model's begin list at the first step) and SuppressTokens (the model's list at every
- * step). Long-form transcription with every rule of the reference: transcribe.c. */
+/* search.c — the searches over the decoder (openai/whisper decoding.py): the token-level
+ * runner's greedy decoding (sotto_greedy: temperature 0, beam 1, no timestamps; prefill the
+ * forced prefix in one pass, then argmax -> append -> advance the cache position through
+ * the backend's argmax, computing no logit that cannot win; SuppressBlank and
+ * SuppressTokens from the model's lists), and one long-form window's decoding
+ * (search.h: DecodingTask._main_loop with GreedyDecoder (argmax, or sampling at
+ * temperature > 0, best_of sequences) and BeamSearchDecoder (patience, finished
+ * candidates), then MaximumLikelihoodRanker). Sums of log-probabilities are kept in float,
+ * as the reference's tensors are; finished sequences are not stepped further (their next
+ * token would be <|endoftext|> again and add nothing). The logit rules: logits.c; the seek
+ * loop: transcribe.c. */
+#include "search.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "context.h"
 
 sotto_greedy_params sotto_greedy_params_default(void)
 {
@@ -99,4 +104,307 @@ sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params,
     *n_out = n;
     if (stats) *stats = s;
     return st;
+}
+
+/* ---- one window of long-form decoding -------------------------------------------- */
+
+typedef struct seq {
+    int32_t tok[SOTTO__MAX_TOKENS]; /* sampled tokens */
+    int n;
+    float sum;                 /* summed log-probabilities */
+    int slot;                  /* its KV-cache slot */
+    bool done;                 /* ended in <|endoftext|> (greedy and sampling) */
+} seq;
+
+typedef struct group {
+    sotto_context *ctx;
+    const sotto__decode_opts *o;
+    int V, G, n_init;          /* vocabulary, sequences, prompt + start sequence */
+    float *logits;             /* [G][V] host copies, filtered in place */
+    seq *s;                    /* [G] live sequences */
+    seq *fin;                  /* beam search: finished candidates */
+    int n_fin, cap_fin;
+    seq *next;                 /* [G] the next beams being built */
+} group;
+
+/* xorshift64*: the sampling's generator (its state never 0). */
+static double uniform(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    *state = x;
+    return (double)((x * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-53;
+}
+
+/* A draw from softmax(LOGITS / T) (Categorical(logits=logits / T).sample()). */
+static int sample(const float *logits, int V, double T, uint64_t *rng)
+{
+    float m = logits[sotto__argmax(logits, V)];
+    double total = 0;
+    for (int i = 0; i < V; i++) total += logits[i] == -INFINITY ? 0 : exp(((double)logits[i] - m) / T);
+    double u = uniform(rng) * total, c = 0;
+    int last = 0;
+    for (int i = 0; i < V; i++) {
+        if (logits[i] == -INFINITY) continue;
+        c += exp(((double)logits[i] - m) / T);
+        last = i;
+        if (c > u) return i;
+    }
+    return last;
+}
+
+/* log_softmax(LOGITS)[T] as the reference's float tensor holds it. */
+static float logprob(const float *logits, double lse, int t) { return (float)((double)logits[t] - lse); }
+
+/* GreedyDecoder.update over the live sequences; true when all are done. */
+static bool greedy_update(group *g)
+{
+    bool all_done = true;
+    for (int r = 0; r < g->G; r++) {
+        seq *q = &g->s[r];
+        if (q->done) continue;
+        const float *L = g->logits + (size_t)r * g->V;
+        int t = g->o->temperature == 0 ? sotto__argmax(L, g->V) : sample(L, g->V, g->o->temperature, g->o->rng);
+        q->sum += logprob(L, sotto__logsumexp(L, g->V), t);
+        q->tok[q->n++] = t;
+        q->done = t == g->o->rules->eot;
+        all_done &= q->done;
+    }
+    return all_done;
+}
+
+typedef struct cand {
+    int parent;
+    int32_t tok;
+    float score;
+} cand;
+
+static bool same_tokens(const seq *a, const seq *b)
+{
+    return a->n == b->n && memcmp(a->tok, b->tok, (size_t)a->n * sizeof *a->tok) == 0;
+}
+
+/* The K largest of X[0 .. n) in descending order, the lower index first among equals. */
+static void topk(const float *x, int n, int k, int *out)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m == k && !(x[i] > x[out[k - 1]])) continue;
+        int j = m < k ? m++ : k - 1;
+        while (j > 0 && x[i] > x[out[j - 1]]) out[j] = out[j - 1], j--;
+        out[j] = i;
+    }
+}
+
+/* Candidates sorted by score, descending, stable (insertion sort: at most G (G+1)). */
+static void sort_cands(cand *c, int n)
+{
+    for (int i = 1; i < n; i++) {
+        cand x = c[i];
+        int j = i;
+        while (j > 0 && c[j - 1].score < x.score) c[j] = c[j - 1], j--;
+        c[j] = x;
+    }
+}
+
+/* Gives each new beam a cache slot: a parent's slot goes to its first child; further
+ * children take the slots of beams that had none, with the parent's N_POS positions
+ * copied in. */
+static void rearrange(group *g, int n_pos)
+{
+    int G = g->G, taken[SOTTO_MAX_SEQUENCES] = {0}, free_slots[SOTTO_MAX_SEQUENCES], n_free = 0;
+    int owner[SOTTO_MAX_SEQUENCES]; /* new beam b's parent's slot, or -1 once given away */
+    for (int b = 0; b < G; b++) owner[b] = g->next[b].slot;
+    for (int b = 0; b < G; b++) {
+        for (int c = 0; c < G; c++)
+            if (g->s[c].slot == owner[b] && !taken[c]) {
+                taken[c] = 1;
+                owner[b] = -1;
+                break;
+            }
+    }
+    for (int c = 0; c < G; c++)
+        if (!taken[c]) free_slots[n_free++] = g->s[c].slot;
+    for (int b = 0; b < G; b++) {
+        if (owner[b] < 0) continue;
+        int dst = free_slots[--n_free];
+        sotto__decoder_copy_slot(&g->ctx->dec, dst, owner[b], n_pos);
+        g->next[b].slot = dst;
+    }
+    memcpy(g->s, g->next, (size_t)G * sizeof *g->s);
+}
+
+/* BeamSearchDecoder.update; true when enough sequences have finished. */
+static bool beam_update(group *g, int n_pos, int max_candidates)
+{
+    const int G = g->G, V = g->V;
+    const int32_t eot = g->o->rules->eot;
+    cand c[SOTTO_MAX_SEQUENCES * (SOTTO_MAX_SEQUENCES + 1)];
+    int n = 0;
+    for (int j = 0; j < G; j++) {
+        const float *L = g->logits + (size_t)j * V;
+        double lse = sotto__logsumexp(L, V);
+        int top[SOTTO_MAX_SEQUENCES + 1];
+        topk(L, V, G + 1, top);
+        for (int k = 0; k < G + 1; k++) {
+            cand x = {j, top[k], g->s[j].sum + logprob(L, lse, top[k])};
+            int dup = -1; /* the same sequence from an identical beam: the reference's dict keeps
+                             the first place, the last score and source */
+            for (int e = 0; e < n && dup < 0; e++)
+                if (c[e].tok == x.tok && same_tokens(&g->s[c[e].parent], &g->s[j])) dup = e;
+            if (dup >= 0) c[dup].score = x.score, c[dup].parent = j;
+            else c[n++] = x;
+        }
+    }
+    sort_cands(c, n);
+    int saved = 0; /* finished candidates are kept while there is room, best first */
+    for (int e = 0; e < n && saved < G; e++) {
+        const seq *p = &g->s[c[e].parent];
+        seq *q = c[e].tok == eot ? (g->n_fin < max_candidates ? &g->fin[g->n_fin++] : NULL) : &g->next[saved++];
+        if (!q) continue;
+        memcpy(q->tok, p->tok, (size_t)p->n * sizeof *p->tok);
+        q->n = p->n;
+        q->tok[q->n++] = c[e].tok;
+        q->sum = c[e].score;
+        q->slot = p->slot;
+        q->done = false;
+    }
+    for (int b = saved; b < G; b++) g->next[b] = g->next[0]; /* no fewer than G live: unreachable with
+                                                                the first step's blank suppressed */
+    rearrange(g, n_pos);
+    return g->n_fin >= max_candidates;
+}
+
+/* BeamSearchDecoder.finalize: too few finished sequences are made up from the live ones,
+ * best first (the reference's np.argsort(...)[::-1]: of equal sums the later beam first). */
+static void beam_finalize(group *g)
+{
+    if (g->n_fin >= g->G) return;
+    int order[SOTTO_MAX_SEQUENCES];
+    for (int b = 0; b < g->G; b++) order[b] = b;
+    for (int i = 1; i < g->G; i++) {
+        int x = order[i], j = i;
+        while (j > 0 && g->s[order[j - 1]].sum <= g->s[x].sum) order[j] = order[j - 1], j--;
+        order[j] = x;
+    }
+    for (int b = 0; b < g->G && g->n_fin < g->G; b++) g->fin[g->n_fin++] = g->s[order[b]];
+}
+
+/* MaximumLikelihoodRanker.rank: the first best of sum / length (or the length penalty). */
+static const seq *rank(const group *g, const seq *cands, int n)
+{
+    const seq *best = NULL;
+    double top = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        int len = cands[i].n - (cands[i].n && cands[i].tok[cands[i].n - 1] == g->o->rules->eot);
+        double pen = g->o->use_length_penalty ? pow((5.0 + len) / 6.0, g->o->length_penalty) : len;
+        double score = (double)cands[i].sum / pen;
+        if (!best || score > top) best = &cands[i], top = score;
+    }
+    return best;
+}
+
+/* The logits of rows 0 .. N-1 of the decoder's output into the host rows ROWS[0 .. n). */
+static void fetch(group *g, int n, const int *rows)
+{
+    sotto__backend *be = g->ctx->be;
+    size_t bytes = (size_t)g->V * sizeof(float);
+    for (int r = 0; r < n; r++)
+        be->ops->read(be, g->logits + (size_t)rows[r] * g->V, sotto__buf_at(g->ctx->dec.logits, (size_t)r * bytes),
+                      bytes);
+}
+
+/* The prompt and start sequence prefilled into slot 0 (and copied to every slot); every
+ * row's first logits and the no-speech probability at <|startoftranscript|>. */
+static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_result *res)
+{
+    sotto__decoder *dec = &g->ctx->dec;
+    int extra = sot_index == g->n_init - 1 ? -1 : sot_index;
+    sotto__decoder_forward(dec, init, g->n_init, 0, 0, extra);
+    sotto__decoder_logits(dec, extra < 0 ? 1 : 2);
+    int rows[2] = {0, 1}; /* row 1 of the host copy is free until the group fills it */
+    fetch(g, extra < 0 ? 1 : 2, rows);
+    int32_t ns = g->ctx->model->info.token_nospeech;
+    const float *sot = g->logits + (size_t)(extra < 0 ? 0 : 1) * g->V;
+    res->no_speech_prob = ns >= 0 ? sotto__softmax_at(sot, g->V, ns) : NAN;
+    for (int r = 1; r < g->G; r++) {
+        memcpy(g->logits + (size_t)r * g->V, g->logits, (size_t)g->V * sizeof(float));
+        sotto__decoder_copy_slot(dec, r, 0, g->n_init);
+    }
+    for (int r = 0; r < g->G; r++) g->s[r] = (seq){.n = 0, .sum = 0, .slot = r, .done = false};
+}
+
+/* One decoder step for the live sequences: their last tokens at position N_POS - 1. */
+static void step(group *g, int n_pos)
+{
+    int32_t toks[SOTTO_MAX_SEQUENCES];
+    int slots[SOTTO_MAX_SEQUENCES], rows[SOTTO_MAX_SEQUENCES], n = 0;
+    for (int r = 0; r < g->G; r++) {
+        if (g->s[r].done) continue;
+        toks[n] = g->s[r].tok[g->s[r].n - 1], slots[n] = g->s[r].slot, rows[n] = r;
+        n++;
+    }
+    sotto__decoder_step(&g->ctx->dec, toks, slots, n, n_pos - 1);
+    sotto__decoder_logits(&g->ctx->dec, n);
+    fetch(g, n, rows);
+}
+
+sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *o, sotto__decode_result *res)
+{
+    const sotto_model_info *h = &ctx->model->info;
+    const bool beam = o->temperature == 0 && o->beam_size > 1;
+    const int G = beam ? o->beam_size : o->temperature > 0 && o->best_of > 1 ? o->best_of : 1;
+    if (G > ctx->dec.n_slots)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: %d sequences, but the context was made for %d "
+                               "(sotto_context_params.max_sequences)", G, ctx->dec.n_slots);
+    /* [<|startofprev|> prompt[-(n_ctx / 2 - 1):]] start sequence */
+    int32_t init[SOTTO__MAX_TOKENS];
+    int n_init = 0, keep = o->n_prompt < h->n_text_ctx / 2 - 1 ? o->n_prompt : h->n_text_ctx / 2 - 1;
+    if (keep > 0) {
+        init[n_init++] = h->token_startofprev;
+        memcpy(init + n_init, o->prompt + o->n_prompt - keep, (size_t)keep * sizeof *init);
+        n_init += keep;
+    }
+    int sot_index = n_init;
+    memcpy(init + n_init, o->sot_seq, (size_t)o->n_sot * sizeof *init);
+    n_init += o->n_sot;
+    int max_candidates = beam ? (int)lrint(o->beam_size * (o->patience > 0 ? o->patience : 1.0)) : 0;
+    if (max_candidates < 1) max_candidates = 1;
+    group g = {.ctx = ctx, .o = o, .V = h->n_vocab, .G = G, .n_init = n_init};
+    g.logits = malloc((size_t)G * g.V * sizeof *g.logits + sizeof(float) * g.V); /* + row 1 for G = 1 */
+    g.s = malloc((size_t)G * sizeof *g.s);
+    g.next = malloc((size_t)G * sizeof *g.next);
+    g.cap_fin = max_candidates + G;
+    g.fin = malloc((size_t)g.cap_fin * sizeof *g.fin);
+    if (!g.logits || !g.s || !g.next || !g.fin) {
+        free(g.logits), free(g.s), free(g.next), free(g.fin);
+        return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
+    }
+    prefill(&g, init, sot_index, res);
+    res->skipped = res->no_speech_prob > o->skip_above;
+    for (int i = 0; i < o->sample_len && !res->skipped; i++) {
+        int n_pos = n_init + i; /* tokens so far: their K/V are in the caches */
+        if (i > 0) step(&g, n_pos);
+        for (int r = 0; r < G; r++)
+            if (!g.s[r].done) sotto__rules_apply(o->rules, g.s[r].tok, g.s[r].n, g.logits + (size_t)r * g.V);
+        bool completed = beam ? beam_update(&g, n_pos, max_candidates) : greedy_update(&g);
+        if (completed || n_pos + 1 > h->n_text_ctx) break;
+    }
+    const seq *best;
+    if (res->skipped) {
+        g.s[0].n = 0, g.s[0].sum = 0;
+        best = &g.s[0];
+    } else if (beam) {
+        beam_finalize(&g);
+        best = rank(&g, g.fin, g.n_fin);
+    } else {
+        best = rank(&g, g.s, G);
+    }
+    res->n_tokens = best->n - (best->n && best->tok[best->n - 1] == o->rules->eot);
+    memcpy(res->tokens, best->tok, (size_t)res->n_tokens * sizeof *res->tokens);
+    res->sum_logprob = best->sum;
+    res->avg_logprob = (double)best->sum / (res->n_tokens + 1);
+    res->temperature = o->temperature;
+    free(g.logits), free(g.s), free(g.next), free(g.fin);
+    return SOTTO_OK;
 }

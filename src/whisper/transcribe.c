@@ -2,7 +2,7 @@
  * the whole file's log-mel (melfile.c), 30 s windows advanced by the timestamp tokens
  * (segments cut at consecutive timestamps; a single timestamp at the end finishes the
  * window, else the next window starts at the last timestamp), each window decoded with
- * temperature fallback (decode.c), skipped as silence by the no-speech rule, and
+ * temperature fallback (search.c), skipped as silence by the no-speech rule, and
  * conditioned on the text before it. Each window is encoded once; fallback decodes reuse
  * its resident cross-attention K/V. */
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../audio/melfile.h"
-#include "decode.h"
+#include "search.h"
 #include "input.h"
 #include "lang.h"
 #include "text.h"

@@ -10,23 +10,7 @@ SOTTO=$1 TINY=$2 BIG=$3 CLIP=$4 TMP=$5
 mkdir -p "$TMP"
 pass=0 fail=0
 
-# expect CODE NEEDLE CMD...: CMD's exit code is CODE and NEEDLE is in its stderr (or in
-# its stdout when NEEDLE starts with 'stdout:').
-expect() {
-    local code=$1 needle=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$? where=$TMP/err text=$needle
-    if [[ $needle == stdout:* ]]; then where=$TMP/out text=${needle#stdout:}; fi
-    if [[ $rc -eq $code ]] && grep -qF -- "$text" "$where"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: expected exit $code and '$text' from: $*"
-        echo "  got exit $rc; stdout: $(head -c 300 "$TMP/out")"
-        echo "  stderr: $(head -c 300 "$TMP/err")"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 MEL=$TMP/clip.mel
 "$SOTTO" mel "$CLIP" "$MEL" || { echo "FAIL: sotto mel"; exit 1; }

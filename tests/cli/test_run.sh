@@ -8,23 +8,7 @@ SOTTO=$1 TINY=$2 SMALL=$3 GOLDEN=$4 CLIPS=$5 TMP=$6
 mkdir -p "$TMP"
 pass=0 fail=0
 
-# expect CODE NEEDLE CMD...: runs CMD, checks its exit code and that NEEDLE occurs in
-# its stderr (or stdout when NEEDLE starts with 'stdout:').
-expect() {
-    local code=$1 needle=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$? where=$TMP/err text=$needle
-    if [[ $needle == stdout:* ]]; then where=$TMP/out text=${needle#stdout:}; fi
-    if [[ $rc -eq $code ]] && grep -qF -- "$text" "$where"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: expected exit $code and '$text' from: $*"
-        echo "  got exit $rc; stdout: $(head -c 300 "$TMP/out")"
-        echo "  stderr: $(head -c 300 "$TMP/err")"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 
 MEL=$TMP/clip.mel
 # a 44.1 kHz copy of a clip: header edit (sample rate at byte 24, byte rate at 28)

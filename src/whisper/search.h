@@ -1,10 +1,10 @@
-/* decode.h — one 30 s window decoded as openai/whisper decoding.py's DecodingTask does:
+/* search.h — one 30 s window decoded as openai/whisper decoding.py's DecodingTask does:
  * the prompt and start sequence prefilled once, then a group of sequences (greedy,
  * best-of-N sampling, or beam search) stepping together through the decoder, each with a
  * KV-cache slot of its own, under the logit rules of logits.h; the best one ranked by
  * its summed log-probability. */
-#ifndef SOTTO_DECODE_H
-#define SOTTO_DECODE_H
+#ifndef SOTTO_SEARCH_H
+#define SOTTO_SEARCH_H
 
 #include "context.h"
 #include "logits.h"
