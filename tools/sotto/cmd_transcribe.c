@@ -405,6 +405,9 @@ int cmd_transcribe(int argc, char **argv)
         sotto_model_free(model);
         free(o.files);
         return EXIT_INPUT;
+    } else if (o.tp.silence_check && !o.quiet) {
+        fprintf(stderr, "sotto: note: no Silero VAD model installed (%s): silence and noise are judged by the "
+                        "decoder alone, as the reference does (scripts/setup.sh installs it)\n", vad_path);
     }
     o.tp.vad = vad;
     sotto_context_params cp = sotto_context_params_default();
