@@ -9,7 +9,7 @@
 
 static const char help[] =
     "usage: sotto transcribe [-m MODEL] [-t N] [-l LANG] [--task transcribe|translate]\n"
-    "                        [-o OUT.txt] AUDIO...\n"
+    "                        [-o OUT.txt] [--device DEV] AUDIO...\n"
     "\n"
     "Prints the transcript of each AUDIO file (16 kHz mono WAV, 16-bit PCM or 32-bit\n"
     "float; convert others with: sox IN -r 16000 -c 1 -b 16 OUT.wav). Long files are\n"
@@ -20,11 +20,13 @@ static const char help[] =
     "  -t, --threads N      worker threads (default: all cores)\n"
     "  -l, --language LANG  spoken language code for multilingual models (default en)\n"
     "  --task TASK          transcribe (default) or translate (to English; multilingual)\n"
-    "  -o, --output FILE    also write the transcript(s) to FILE (written whole, then renamed)\n";
+    "  -o, --output FILE    also write the transcript(s) to FILE (written whole, then renamed)\n"
+    "  --device DEV         cpu, vulkan, vulkan:N or auto (default: $SOTTO_DEVICE, else auto:\n"
+    "                       a GPU when the machine has one, else the CPU); stderr names it\n";
 
 int cmd_transcribe(int argc, char **argv)
 {
-    const char *model_flag = NULL, *lang = NULL, *task = "transcribe", *output = NULL;
+    const char *model_flag = NULL, *lang = NULL, *task = "transcribe", *output = NULL, *device = NULL;
     long threads = 0;
     const char **files = calloc((size_t)argc, sizeof *files);
     int n_files = 0;
@@ -41,6 +43,7 @@ int cmd_transcribe(int argc, char **argv)
         else if (strcmp(a, "-l") == 0 || strcmp(a, "--language") == 0) slot = &lang;
         else if (strcmp(a, "--task") == 0) slot = &task;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) slot = &output;
+        else if (strcmp(a, "--device") == 0) slot = &device;
         else if (strcmp(a, "-t") == 0 || strcmp(a, "--threads") == 0) {
             if (i + 1 >= argc || !cli_parse_int(argv[++i], 1, 256, &threads)) {
                 fprintf(stderr, "sotto transcribe: %s takes a thread count in 1..256\n", a);
@@ -69,6 +72,10 @@ int cmd_transcribe(int argc, char **argv)
         free(files);
         return EXIT_INPUT;
     }
+    if (!(device = cli_device("transcribe", device))) {
+        free(files);
+        return EXIT_INPUT;
+    }
     if (n_files == 0) {
         fprintf(stderr, "sotto transcribe: no AUDIO file given\n%s", help);
         free(files);
@@ -86,14 +93,13 @@ int cmd_transcribe(int argc, char **argv)
     }
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = (int)threads;
+    cp.device = device;
     sotto_context *ctx = NULL;
     int rc = EXIT_OK;
     char *all = calloc(1, 1);
     size_t all_len = 0;
-    if (!all || sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
-        fprintf(stderr, "sotto transcribe: %s\n", all ? sotto_last_error() : "out of memory");
-        rc = EXIT_EXEC;
-    }
+    if (!all) fprintf(stderr, "sotto transcribe: out of memory\n");
+    if (!all || !(ctx = cli_context("transcribe", model, &cp))) rc = EXIT_EXEC;
     sotto_transcribe_params tp = sotto_transcribe_params_default();
     tp.language = lang;
     tp.translate = translate;

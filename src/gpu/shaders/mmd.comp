@@ -1,0 +1,84 @@
+#version 450
+// mmd.comp — the product of mm.comp and gemv.comp (same push constants, same operands)
+// for software Vulkan devices (lavapipe), where shared memory and barriers cost more than
+// the arithmetic: no shared memory, no barrier. Invocation l of a workgroup computes
+// column n = 64 x + l of C over TM rows m0 = TM y ..; those rows' values of A are the
+// same for every invocation and come from a uniform buffer (binding 4: a window of at
+// most 64 KiB of A per dispatch, which the caller moves), B from a texel-buffer view of
+// its whole block (binding 5, b_off counted from the block's start): llvmpipe reads a
+// uniform buffer at a uniform offset with one load and fetches texels as vector gathers,
+// where it reads a storage buffer lane by lane. Each sum runs over k in order, as the
+// references'. Variants (-D): B_F32 | B_F16 | B_Q8, NN, TM (rows per invocation: 8, or 1
+// for few rows).
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(local_size_x = 64) in;
+
+layout(push_constant) uniform PC {
+    uint M, N, K;
+    uint a_off, lda;
+    uint b_off, ldb;
+    uint c_off, ldc;
+    uint bias_off, has_bias;
+    uint sa, sb, sc;
+    uint ad_off, ldad, sad;
+} p;
+
+layout(std430, set = 0, binding = 2) writeonly buffer BufC { float c[]; };
+layout(std430, set = 0, binding = 3) readonly buffer BufBias { float bias[]; };
+layout(std140, set = 0, binding = 4) uniform UboA { uvec4 ua[4096]; };
+layout(set = 0, binding = 5) uniform usamplerBuffer tb;
+
+uint a_word(uint i) { return ua[i >> 2][i & 3u]; }
+uint b_word(uint i) { return texelFetch(tb, int(i)).r; }
+
+void main()
+{
+    const uint n = gl_WorkGroupID.x * 64u + gl_LocalInvocationID.x, m0 = gl_WorkGroupID.y * TM, z = gl_WorkGroupID.z;
+    const uint nn = min(n, p.N - 1u); // past N: compute a real column, store nothing
+    const uint aoff = p.a_off + z * p.sa, boff = p.b_off + z * p.sb, coff = p.c_off + z * p.sc;
+    uint arow[TM]; // rows past M read row M - 1 (stored nowhere)
+    float acc[TM];
+    for (int i = 0; i < TM; i++) {
+        arow[i] = min(m0 + uint(i), p.M - 1u);
+        acc[i] = 0.0;
+    }
+#ifdef B_Q8
+    const uint adoff = p.ad_off + z * p.sad;
+    for (uint kb = 0u; kb < p.K / 32u; kb++) {
+        uint o = boff + (nn * p.ldb + kb) * 34u, sh = (o & 3u) * 8u, w0 = o >> 2;
+        uint wd[10];
+        for (int i = 0; i < 9; i++) wd[i] = b_word(w0 + uint(i));
+        wd[9] = sh > 16u ? b_word(w0 + 9u) : 0u;
+        float db = sotto_h2f(sotto_funnel(wd[0], wd[1], sh) & 0xffffu);
+        uint sq = (sh + 16u) & 31u, q0 = sh + 16u >= 32u ? 1u : 0u;
+        uint qs[8];
+        for (int i = 0; i < 8; i++) qs[i] = sotto_funnel(wd[q0 + uint(i)], wd[q0 + uint(i) + 1u], sq);
+        for (int i = 0; i < TM; i++) {
+            uint ab = aoff + arow[i] * p.lda + kb * 8u;
+            int dot = 0;
+            for (int w = 0; w < 8; w++) dot += sotto_dot4(a_word(ab + uint(w)), qs[w]);
+            acc[i] += uintBitsToFloat(a_word(adoff + arow[i] * p.ldad + kb)) * db * float(dot);
+        }
+    }
+#else
+    for (uint k = 0u; k < p.K; k++) {
+#ifdef NN
+        uint e = boff + k * p.ldb + nn;
+#else
+        uint e = boff + nn * p.ldb + k;
+#endif
+#ifdef B_F16
+        float bv = unpackHalf2x16(b_word(e >> 1))[e & 1u];
+#else
+        float bv = uintBitsToFloat(b_word(e));
+#endif
+        for (int i = 0; i < TM; i++) acc[i] += uintBitsToFloat(a_word(aoff + arow[i] * p.lda + k)) * bv;
+    }
+#endif
+    if (n >= p.N) return;
+    const float bn = p.has_bias != 0u ? bias[p.bias_off + n] : 0.0;
+    for (int i = 0; i < TM; i++)
+        if (m0 + uint(i) < p.M) c[coff + (m0 + uint(i)) * p.ldc + n] = acc[i] + bn;
+}
