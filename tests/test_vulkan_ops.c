@@ -6,7 +6,9 @@
  * a planted command the validation layer rejects, which must reach sync (proof that the
  * layer and the messenger are on). Tensors above maxStorageBufferRange (a large-v3 f32
  * embedding: 265 MB) are bound in pieces.
- * usage: test_vulkan_ops [--device vulkan[:N]] [--bench] [--no-big] */
+ * Both kernel families run: the tiled ones of GPUs and the direct ones of software
+ * devices (SOTTO_VK_KERNELS), each on a backend of its own.
+ * usage: test_vulkan_ops [--device vulkan[:N]] [--kernels direct|tiled] [--bench] [--no-big] */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
@@ -376,8 +378,7 @@ static void test_argmax(void)
     CHECK(a == 0 && b == 0, "argmax, NaN first: cpu %d, vulkan %d, want 0", a, b);
     synced("argmax");
     printf("argmax: ties, exclusions, all excluded, NaN: as the CPU\n");
-    free(all);
-    /* W must outlive the CPU backend: freed at exit */
+    free(all), free(w), free(x); /* no op reads the CPU's view of W again */
 }
 
 /* A table above maxStorageBufferRange (51866 x 1280 f32, large-v3's embedding): linear,
@@ -410,7 +411,7 @@ static void test_big(void)
     CHECK(same_bytes(xe, xe.bytes), "embed from a 265 MB table differs");
     synced("big");
     printf("a 265 MB f32 table (above maxStorageBufferRange): linear NMSE %.2e, argmax %d, embed exact\n", e, b);
-    free(x);
+    free(x), free(w); /* no op reads the CPU's view of W again */
 }
 
 /* The planted validation error must fail sync, on a backend of its own. */
@@ -472,10 +473,11 @@ static void bench(void)
 
 int main(int argc, char **argv)
 {
-    const char *device = "vulkan";
+    const char *device = "vulkan", *only = NULL;
     bool do_bench = false, big = true;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+        else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--bench") == 0) do_bench = true;
         else if (strcmp(argv[i], "--no-big") == 0) big = false;
     }
@@ -486,29 +488,38 @@ int main(int argc, char **argv)
     char desc[256];
     const char *index = strncmp(device, "vulkan:", 7) == 0 ? device + 7 : NULL;
     sotto__vk_want want = {index ? atoi(index) : -1, false};
-    if (sotto__vk_backend_create(want, &lim, &gpu, desc, sizeof desc, &err) != SOTTO_OK) {
-        printf("FAIL: no Vulkan backend: %s\n", err.msg);
-        return 1;
-    }
     CHECK(sotto__cpu_backend_create(1, &lim, &cpu, &err) == SOTTO_OK, "%s", err.msg);
-    printf("device: %s; CPU reference: scalar kernels\n", desc);
-    double t0 = now_ms();
-    if (do_bench) {
-        bench();
-    } else {
-        test_validation(index);
-        test_linear();
-        test_quantize_bits();
-        test_rows();
-        test_conv();
-        test_attention();
-        test_cross();
-        test_embed();
-        test_argmax();
-        if (big) test_big();
+    /* both kernel families on this device: the tiled ones GPUs run, the direct ones of
+     * software devices (SOTTO_VK_KERNELS picks; --bench: the device's own) */
+    static const char *families[] = {"direct", "tiled"};
+    for (int f = 0; f < (do_bench ? 1 : 2); f++) {
+        if (only && strcmp(only, families[f]) != 0) continue;
+        if (!do_bench) setenv("SOTTO_VK_KERNELS", families[f], 1);
+        if (sotto__vk_backend_create(want, &lim, &gpu, desc, sizeof desc, &err) != SOTTO_OK) {
+            printf("FAIL: no Vulkan backend: %s\n", err.msg);
+            return 1;
+        }
+        printf("device: %s, %s kernels; CPU reference: scalar kernels\n", desc, do_bench ? "its own" : families[f]);
+        memset(worst_nmse, 0, sizeof worst_nmse);
+        double t0 = now_ms();
+        if (do_bench) {
+            bench();
+        } else {
+            test_validation(index);
+            test_linear();
+            test_quantize_bits();
+            test_rows();
+            test_conv();
+            test_attention();
+            test_cross();
+            test_embed();
+            test_argmax();
+            if (big) test_big();
+        }
+        printf("%.1f s\n", (now_ms() - t0) / 1e3);
+        gpu->ops->free(gpu);
+        gpu = NULL;
     }
-    printf("%.1f s\n", (now_ms() - t0) / 1e3);
-    gpu->ops->free(gpu);
     cpu->ops->free(cpu);
     return check_summary();
 }

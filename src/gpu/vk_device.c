@@ -150,9 +150,9 @@ sotto_status sotto__vki_open(sotto__vki *vi, sotto__err *err)
     VkResult r = vi->CreateInstance(&ici, NULL, &vi->instance);
     if (r != VK_SUCCESS) {
         vi->instance = VK_NULL_HANDLE;
-        return sotto__fail(err, r == VK_ERROR_INCOMPATIBLE_DRIVER ? SOTTO_ERR_UNSUPPORTED : SOTTO_ERR_NOMEM,
-                           "vulkan: vkCreateInstance failed (%d)%s", (int)r,
-                           r == VK_ERROR_INCOMPATIBLE_DRIVER ? ": no Vulkan driver" : "");
+        if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
+            return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "vulkan: no Vulkan driver (vkCreateInstance: %d)", (int)r);
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "vulkan: vkCreateInstance failed (%d)", (int)r);
     }
     for (size_t i = 0; i < sizeof instance_fns / sizeof *instance_fns; i++) {
         PFN_vkVoidFunction fn = vi->GetInstanceProcAddr(vi->instance, instance_fns[i].name);

@@ -73,7 +73,7 @@ static bool mm_direct(sotto__vk *v, const mm_call *c, pc_mm pc, const sotto__vk_
             size_t mc = c->M - m0 < rows ? c->M - m0 : rows, span = a_span(c, z, zb, m0, mc, &lo);
             sotto__vk_range ru;
             if (!sotto__vk_bind_uniform(v, c->a, 4 * lo, 4 * span, &ru)) return true;
-            const sotto__vk_range *rz[SOTTO__VK_BINDINGS] = {NULL, NULL, r[2], r[3], &ru, r[1]};
+            const sotto__vk_range *rz[SOTTO__VK_BINDINGS] = {NULL, NULL, r[2], r[3], &ru, r[1], r[1]};
             pc.M = (uint32_t)mc;
             pc.a_off = (uint32_t)(ru.delta / 4 + c->a0 + z * c->sa + m0 * c->lda - lo);
             pc.ad_off = (uint32_t)(ru.delta / 4 + c->ad0 + z * c->sad + m0 * c->ldad - lo);
@@ -117,7 +117,7 @@ static void mm(sotto__vk *v, const mm_call *c)
                 (uint32_t)(rb.delta / b_unit + c->b0), (uint32_t)c->ldb, (uint32_t)(rc.delta / 4 + c->c0),
                 (uint32_t)c->ldc, has_bias ? rbias.delta / 4 : 0, has_bias, (uint32_t)c->sa, (uint32_t)c->sb,
                 (uint32_t)c->sc, (uint32_t)(ra.delta / 4 + c->ad0), (uint32_t)c->ldad, (uint32_t)c->sad};
-    const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&ra, &rb, &rc, has_bias ? &rbias : NULL, NULL, NULL};
+    const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&ra, &rb, &rc, has_bias ? &rbias : NULL, NULL, NULL, NULL};
     if (direct && mm_direct(v, c, pc, r)) return;
     if (direct) { /* the tiled kernels after all: bind A and B as they need */
         if (!sotto__vk_bind(v, c->a, 0, a_bytes, &ra) || !sotto__vk_bind(v, c->b, 0, b_bytes, &rb)) return;

@@ -49,8 +49,8 @@ static sotto_status make_buffer(sotto__vk *v, VkDeviceSize size, VkMemoryPropert
     const sotto__vkd *d = &v->d;
     if (v->mem_budget && (v->mem_used + size > v->mem_budget || size > v->mem_budget))
         return sotto__fail(err, SOTTO_ERR_NOMEM,
-                           "vulkan: out of device memory: %.1f MB more would exceed the %.1f MB SOTTO_VK_MAX_MEMORY_MB "
-                           "allows (%.1f MB in use)", size / 1e6, v->mem_budget / 1e6, v->mem_used / 1e6);
+                           "vulkan: out of device memory: %.1f MB more would pass the limit SOTTO_VK_MAX_MEMORY_MB=%zu "
+                           "sets (%.1f MB in use)", size / 1e6, v->mem_budget >> 20, v->mem_used / 1e6);
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                                        VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -96,7 +96,13 @@ static sotto_status new_block(sotto__vk *v, size_t size, sotto__vk_block **out, 
     if (!st && b->size / 4 <= v->d.props.limits.maxTexelBufferElements) {
         VkBufferViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO, .buffer = b->buf,
                                       .format = VK_FORMAT_R32_UINT, .offset = 0, .range = b->size};
-        if (v->d.CreateBufferView(v->d.dev, &vci, NULL, &b->view) != VK_SUCCESS) b->view = VK_NULL_HANDLE;
+        VkBufferViewCreateInfo vci4 = vci;
+        vci4.format = VK_FORMAT_R32G32B32A32_UINT;
+        if (v->d.CreateBufferView(v->d.dev, &vci, NULL, &b->view) != VK_SUCCESS ||
+            v->d.CreateBufferView(v->d.dev, &vci4, NULL, &b->view4) != VK_SUCCESS) {
+            if (b->view) v->d.DestroyBufferView(v->d.dev, b->view, NULL);
+            b->view = b->view4 = VK_NULL_HANDLE;
+        }
     }
     *out = b;
     return st;
@@ -140,6 +146,7 @@ void sotto__vk_mem_free(sotto__vk *v)
     if (v->stage_mem) d->FreeMemory(d->dev, v->stage_mem, NULL);
     for (int i = 0; i < v->n_blocks; i++) {
         if (v->blocks[i]->view) d->DestroyBufferView(d->dev, v->blocks[i]->view, NULL);
+        if (v->blocks[i]->view4) d->DestroyBufferView(d->dev, v->blocks[i]->view4, NULL);
         if (v->blocks[i]->buf) d->DestroyBuffer(d->dev, v->blocks[i]->buf, NULL);
         if (v->blocks[i]->mem) d->FreeMemory(d->dev, v->blocks[i]->mem, NULL);
         free(v->blocks[i]);
@@ -298,7 +305,7 @@ static bool bind(sotto__vk *v, sotto__buf b, size_t off, size_t bytes, VkDeviceS
         return false;
     }
     if (start + len > blk->size) len = blk->size - start;
-    *out = (sotto__vk_range){blk->buf, start, len ? len : 4, (uint32_t)(at - start), blk->view};
+    *out = (sotto__vk_range){blk->buf, start, len ? len : 4, (uint32_t)(at - start), blk->view, blk->view4};
     return true;
 }
 

@@ -118,6 +118,7 @@ void sotto__vk_dispatch(sotto__vk *v, sotto__vk_pipe p, const sotto__vk_range *r
         w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = (uint32_t)i,
                                       .descriptorCount = 1, .descriptorType = binding_type(i)};
         if (i == SOTTO__VK_TEXELS) w[i].pTexelBufferView = &ri->view;
+        else if (i == SOTTO__VK_TEXELS4) w[i].pTexelBufferView = &ri->view4;
         else w[i].pBufferInfo = &info[i];
     }
     VkCommandBuffer cmd = sotto__vk_cmd(v);

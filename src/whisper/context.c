@@ -135,7 +135,8 @@ static sotto_status make_backend(sotto_context *ctx, const char *device, int n_t
     if (!cpu) {
         sotto__err vk_err = {0};
         sotto_status st = sotto__vk_backend_create(want, &lim, &ctx->be, ctx->device, sizeof ctx->device, &vk_err);
-        if (!st || !any) return st ? sotto__fail(err, st, "device %s: %s", dev, vk_err.msg) : SOTTO_OK;
+        const char *why = strncmp(vk_err.msg, "vulkan: ", 8) == 0 ? vk_err.msg + 8 : vk_err.msg;
+        if (!st || !any) return st ? sotto__fail(err, st, "device %s: %s", dev, why) : SOTTO_OK;
     }
     snprintf(ctx->device, sizeof ctx->device, "cpu (%s kernels, %d thread%s)", sotto_kernels_name(), n_threads,
              n_threads == 1 ? "" : "s");

@@ -29,6 +29,7 @@ layout(std430, set = 0, binding = 2) writeonly buffer BufC { float c[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BufBias { float bias[]; };
 layout(std140, set = 0, binding = 4) uniform UboA { uvec4 ua[4096]; };
 layout(set = 0, binding = 5) uniform usamplerBuffer tb;
+layout(set = 0, binding = 6) uniform usamplerBuffer tb4; // the same block as RGBA32 texels
 
 uint a_word(uint i) { return ua[i >> 2][i & 3u]; }
 uint b_word(uint i) { return texelFetch(tb, int(i)).r; }
@@ -63,7 +64,43 @@ void main()
         }
     }
 #else
-    for (uint k = 0u; k < p.K; k++) {
+    uint k = 0u;
+#if !defined(NN) && !defined(B_F16)
+    /* four steps of k at a time where A's rows and B's columns start on whole texels:
+     * one uvec4 of each row of A, one RGBA texel of B (the same sums, in the same order) */
+    if (p.K >= 4u && p.lda % 4u == 0u && aoff % 4u == 0u && p.ldb % 4u == 0u && boff % 4u == 0u) {
+        const uint ab = aoff / 4u, bb = (boff + nn * p.ldb) / 4u, lda4 = p.lda / 4u;
+        for (; k + 4u <= p.K; k += 4u) {
+            vec4 bv = uintBitsToFloat(texelFetch(tb4, int(bb + k / 4u)));
+            for (int i = 0; i < TM; i++) {
+                vec4 av = uintBitsToFloat(ua[ab + arow[i] * lda4 + k / 4u]);
+                acc[i] += av.x * bv.x;
+                acc[i] += av.y * bv.y;
+                acc[i] += av.z * bv.z;
+                acc[i] += av.w * bv.w;
+            }
+        }
+    }
+#endif
+#if defined(NN) && !defined(B_F16)
+    /* four steps of k at a time where A's rows start on whole uvec4s (B: one texel a k) */
+    if (p.K >= 4u && p.lda % 4u == 0u && aoff % 4u == 0u) {
+        const uint ab = aoff / 4u, lda4 = p.lda / 4u;
+        for (; k + 4u <= p.K; k += 4u) {
+            uint e = boff + k * p.ldb + nn;
+            float b0 = uintBitsToFloat(b_word(e)), b1 = uintBitsToFloat(b_word(e + p.ldb));
+            float b2 = uintBitsToFloat(b_word(e + 2u * p.ldb)), b3 = uintBitsToFloat(b_word(e + 3u * p.ldb));
+            for (int i = 0; i < TM; i++) {
+                vec4 av = uintBitsToFloat(ua[ab + arow[i] * lda4 + k / 4u]);
+                acc[i] += av.x * b0;
+                acc[i] += av.y * b1;
+                acc[i] += av.z * b2;
+                acc[i] += av.w * b3;
+            }
+        }
+    }
+#endif
+    for (; k < p.K; k++) {
 #ifdef NN
         uint e = boff + k * p.ldb + nn;
 #else
