@@ -100,19 +100,23 @@ static void vk_gelu(sotto__backend *be, sotto__buf x, size_t n) { eltwise(vk(be)
 static void vk_add(sotto__backend *be, sotto__buf x, sotto__buf y, size_t n) { eltwise(vk(be), VKP_ADD, x, y, n); }
 
 typedef struct pc_transpose {
-    uint32_t s_off, d_off, rows, cols, ld_dst;
+    uint32_t s_off, d_off, rows, cols, ld_dst, ld_src;
 } pc_transpose;
+
+void sotto__vk_transpose(sotto__vk *v, sotto__buf src, size_t ld_src, int rows, int cols, sotto__buf dst, size_t ld_dst)
+{
+    if (rows <= 0 || cols <= 0) return;
+    sotto__vk_range rs, rd;
+    size_t s_ext = (size_t)(rows - 1) * ld_src + (size_t)cols, d_ext = (size_t)(cols - 1) * ld_dst + (size_t)rows;
+    if (!sotto__vk_bind(v, src, 0, 4 * s_ext, &rs) || !sotto__vk_bind(v, dst, 0, 4 * d_ext, &rd)) return;
+    pc_transpose pc = {rs.delta / 4, rd.delta / 4, (uint32_t)rows, (uint32_t)cols, (uint32_t)ld_dst, (uint32_t)ld_src};
+    const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&rs, &rd, NULL, NULL};
+    sotto__vk_dispatch(v, VKP_TRANSPOSE, r, &pc, sizeof pc, (uint32_t)(cols + 31) / 32, (uint32_t)(rows + 31) / 32, 1);
+}
 
 static void vk_transpose(sotto__backend *be, sotto__buf src, int rows, int cols, sotto__buf dst, size_t ld_dst)
 {
-    sotto__vk *v = vk(be);
-    if (rows <= 0 || cols <= 0) return;
-    sotto__vk_range rs, rd;
-    size_t d_ext = (size_t)(cols - 1) * ld_dst + (size_t)rows;
-    if (!sotto__vk_bind(v, src, 0, 4 * (size_t)rows * cols, &rs) || !sotto__vk_bind(v, dst, 0, 4 * d_ext, &rd)) return;
-    pc_transpose pc = {rs.delta / 4, rd.delta / 4, (uint32_t)rows, (uint32_t)cols, (uint32_t)ld_dst};
-    const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&rs, &rd, NULL, NULL};
-    sotto__vk_dispatch(v, VKP_TRANSPOSE, r, &pc, sizeof pc, (uint32_t)(cols + 31) / 32, (uint32_t)(rows + 31) / 32, 1);
+    sotto__vk_transpose(vk(be), src, (size_t)cols, rows, cols, dst, ld_dst);
 }
 
 typedef struct pc_split {
@@ -335,9 +339,10 @@ static sotto_status scratch(sotto__vk *v, const sotto__limits *lim, sotto__err *
     v->scales_bytes = lim->cross_type == SOTTO_TYPE_Q8_0 ? 2 * 4 * d * Sp / 32 : 0;
     v->ids_cap = rows;
     v->excl_cap = EXCL_CAP;
+    v->kr_floats = v->direct ? (size_t)lim->max_keys * d : 0;
     size_t sizes[] = {256, v->p_bytes, v->qa_bytes, v->qb_bytes, v->scales_bytes, 8 * (ARGMAX_PARTS + 1),
-                      4 * v->ids_cap, 4 * v->excl_cap};
-    sotto__buf *bufs[] = {&v->dummy, &v->p, &v->qa, &v->qb, &v->scales, &v->part, &v->ids, &v->excl};
+                      4 * v->ids_cap, 4 * v->excl_cap, 4 * v->kr_floats, 4 * v->kr_floats};
+    sotto__buf *bufs[] = {&v->dummy, &v->p, &v->qa, &v->qb, &v->scales, &v->part, &v->ids, &v->excl, &v->kr, &v->vt};
     size_t total = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) total += round256(sizes[i] ? sizes[i] : 4);
     sotto__buf base;

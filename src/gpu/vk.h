@@ -178,10 +178,11 @@ typedef struct sotto__vk {
     sotto__buf p;                  /* attention scores, p_bytes */
     sotto__buf qa, qb;             /* q8_0 activations: of a linear / the queries; of probabilities */
     sotto__buf scales;             /* cross_kv q8_0 scales */
+    sotto__buf kr, vt;             /* direct attention: keys as rows, values transposed */
     sotto__buf part;               /* argmax partials and answer */
     sotto__buf ids;                /* token ids of embed */
     sotto__buf excl;               /* excluded ids of argmax */
-    size_t p_bytes, qa_bytes, qb_bytes, scales_bytes, ids_cap, excl_cap;
+    size_t p_bytes, qa_bytes, qb_bytes, scales_bytes, ids_cap, excl_cap, kr_floats;
     int32_t *excl_host;            /* the list the device holds, n_excl_host ids (-1: none) */
     int n_excl_host;
     /* the first failure since the last sync */

@@ -23,11 +23,12 @@ typedef struct mm_call {
     size_t b0, ldb, sb;
     sotto__buf c;
     size_t c0, ldc, sc;
+    bool ct;                   /* C stored transposed: C[m,n] at c0 + n ldc + m */
     sotto__buf bias;           /* [N] floats at bias, or mem NULL */
 } mm_call;
 
 typedef struct pc_mm {
-    uint32_t M, N, K, a_off, lda, b_off, ldb, c_off, ldc, bias_off, has_bias, sa, sb, sc, ad_off, ldad, sad;
+    uint32_t M, N, K, a_off, lda, b_off, ldb, c_off, ldc, bias_off, has_bias, sa, sb, sc, ad_off, ldad, sad, c_trans;
 } pc_mm;
 
 /* Extent of ROWS rows of COLS at stride LD, and of BATCH of those STEP apart. */
@@ -78,7 +79,7 @@ static bool mm_direct(sotto__vk *v, const mm_call *c, pc_mm pc, const sotto__vk_
             pc.a_off = (uint32_t)(ru.delta / 4 + c->a0 + z * c->sa + m0 * c->lda - lo);
             pc.ad_off = (uint32_t)(ru.delta / 4 + c->ad0 + z * c->sad + m0 * c->ldad - lo);
             pc.b_off = b_off + (uint32_t)(z * c->sb);
-            pc.c_off = c_off + (uint32_t)(z * c->sc + m0 * c->ldc);
+            pc.c_off = c_off + (uint32_t)(z * c->sc + (c->ct ? m0 : m0 * c->ldc));
             sotto__vk_dispatch(v, pipe, rz, &pc, sizeof pc, (uint32_t)((c->N + 63) / 64),
                                (uint32_t)(tm == 1 ? mc : (mc + 7) / 8), (uint32_t)zb);
         }
@@ -100,7 +101,7 @@ static void mm(sotto__vk *v, const mm_call *c)
         size_t e = ext_z(c->batch, c->sb, c->b0 + (c->nn ? ext(c->K, c->ldb, c->N) : ext(c->N, c->ldb, c->K)));
         b_bytes = e * (c->bt == SOTTO_TYPE_F16 ? 2 : 4);
     }
-    size_t c_bytes = 4 * ext_z(c->batch, c->sc, c->c0 + ext(c->M, c->ldc, c->N));
+    size_t c_bytes = 4 * ext_z(c->batch, c->sc, c->c0 + (c->ct ? ext(c->N, c->ldc, c->M) : ext(c->M, c->ldc, c->N)));
     sotto__vk_range ra = {0}, rb, rc, rbias;
     /* the direct kernels bind A and B otherwise: their storage ranges may exceed the limit */
     bool direct = v->direct, ok_a = direct || sotto__vk_bind(v, c->a, 0, a_bytes, &ra);
@@ -116,7 +117,7 @@ static void mm(sotto__vk *v, const mm_call *c)
     pc_mm pc = {(uint32_t)c->M, (uint32_t)c->N, (uint32_t)c->K, (uint32_t)(ra.delta / 4 + c->a0), (uint32_t)c->lda,
                 (uint32_t)(rb.delta / b_unit + c->b0), (uint32_t)c->ldb, (uint32_t)(rc.delta / 4 + c->c0),
                 (uint32_t)c->ldc, has_bias ? rbias.delta / 4 : 0, has_bias, (uint32_t)c->sa, (uint32_t)c->sb,
-                (uint32_t)c->sc, (uint32_t)(ra.delta / 4 + c->ad0), (uint32_t)c->ldad, (uint32_t)c->sad};
+                (uint32_t)c->sc, (uint32_t)(ra.delta / 4 + c->ad0), (uint32_t)c->ldad, (uint32_t)c->sad, c->ct};
     const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&ra, &rb, &rc, has_bias ? &rbias : NULL, NULL, NULL, NULL};
     if (direct && mm_direct(v, c, pc, r)) return;
     if (direct) { /* the tiled kernels after all: bind A and B as they need */
@@ -246,12 +247,47 @@ static bool chunks(sotto__vk *v, int n_head, int T, size_t ld, bool qb, int *hc,
     return rows > 0;
 }
 
+/* The attention of many queries on the direct kernels, whose uniform-buffer windows hold
+ * only a few rows of P: the keys back to rows (K [S, d]) and the values transposed
+ * (V^T [d, S]), once for all heads; then the scores Q K^T as a product over rows of both,
+ * and the output transposed, O^T = V^T P^T, so that V^T's rows are the shared ones (a few
+ * dispatches per head, not one per 8 queries). The same sums as the other order. */
+static void attention_direct(sotto__vk *v, sotto__buf Q, size_t ldq, sotto__buf KT, size_t ldkt, sotto__buf V,
+                             size_t ldv, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh, int causal_pos,
+                             int hc, int tr)
+{
+    const size_t d = (size_t)n_head * dh;
+    sotto__vk_transpose(v, KT, ldkt, (int)d, S, v->kr, d);
+    sotto__vk_transpose(v, V, ldv, S, (int)d, v->vt, (size_t)S);
+    for (int h0 = 0; h0 < n_head; h0 += hc) {
+        size_t nh = (size_t)(n_head - h0 < hc ? n_head - h0 : hc);
+        for (int t0 = 0; t0 < T; t0 += tr) {
+            size_t nt = (size_t)(T - t0 < tr ? T - t0 : tr);
+            mm_call s = {.bt = SOTTO_TYPE_F32, .M = nt, .N = (size_t)S, .K = (size_t)dh, .batch = nh, .a = Q,
+                         .a0 = (size_t)t0 * ldq + (size_t)h0 * dh, .lda = ldq, .sa = (size_t)dh, .b = v->kr,
+                         .b0 = (size_t)h0 * dh, .ldb = d, .sb = (size_t)dh, .c = v->p, .ldc = (size_t)S,
+                         .sc = nt * S};
+            mm(v, &s);
+            softmax(v, nh * nt, (size_t)S, (size_t)S, (size_t)S, nt, causal_pos < 0 ? -1 : causal_pos + t0, dh);
+            mm_call o = {.bt = SOTTO_TYPE_F32, .M = (size_t)dh, .N = nt, .K = (size_t)S, .batch = nh, .a = v->vt,
+                         .a0 = (size_t)h0 * dh * S, .lda = (size_t)S, .sa = (size_t)dh * S, .b = v->p,
+                         .ldb = (size_t)S, .sb = nt * S, .c = O, .c0 = (size_t)t0 * ldo + (size_t)h0 * dh,
+                         .ldc = ldo, .sc = (size_t)dh, .ct = true};
+            mm(v, &o);
+        }
+    }
+}
+
 void sotto__vk_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__buf KT, size_t ldkt, sotto__buf V,
                          size_t ldv, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh, int causal_pos)
 {
     sotto__vk *v = (sotto__vk *)be;
     int hc, tr;
     if (!chunks(v, n_head, T, (size_t)S, false, &hc, &tr)) return;
+    if (v->direct && T > SOTTO__VK_GEMV_MAX_M && (size_t)S * n_head * dh <= v->kr_floats) {
+        attention_direct(v, Q, ldq, KT, ldkt, V, ldv, O, ldo, T, S, n_head, dh, causal_pos, hc, tr);
+        return;
+    }
     for (int h0 = 0; h0 < n_head; h0 += hc) {
         int nh = n_head - h0 < hc ? n_head - h0 : hc;
         for (int t0 = 0; t0 < T; t0 += tr) {

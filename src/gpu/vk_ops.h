@@ -17,6 +17,9 @@ enum {
  * int8, then the K / 32 scales as f32 (K a multiple of 32). */
 void sotto__vk_quantize(sotto__vk *v, sotto__buf X, size_t ldx, size_t K, size_t rows, sotto__buf Q);
 
+/* dst[c * ld_dst + r] = src[r * ld_src + c] for SRC [rows, cols]. */
+void sotto__vk_transpose(sotto__vk *v, sotto__buf src, size_t ld_src, int rows, int cols, sotto__buf dst, size_t ld_dst);
+
 void sotto__vk_linear(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y);
 void sotto__vk_conv3(sotto__backend *be, sotto__buf X, size_t sc, size_t st, int c_in, int T_in, int stride,
                      sotto__buf W, sotto__buf B, int c_out, sotto__buf patches, sotto__buf Y);

@@ -17,6 +17,7 @@ layout(push_constant) uniform PC {
     uint bias_off, has_bias;
     uint sa, sb, sc;
     uint ad_off, ldad, sad;
+    uint c_trans;
 } p;
 
 layout(std430, set = 0, binding = 0) readonly buffer BufA { uint a[]; };
@@ -80,6 +81,6 @@ void main()
     }
     if (lane == 0u && n < p.N) {
         float bn = p.has_bias != 0u ? bias[p.bias_off + n] : 0.0;
-        for (uint m = 0u; m < p.M; m++) c[coff + m * p.ldc + n] = red[m][t] + bn;
+        for (uint m = 0u; m < p.M; m++) c[coff + (p.c_trans != 0u ? n * p.ldc + m : m * p.ldc + n)] = red[m][t] + bn;
     }
 }

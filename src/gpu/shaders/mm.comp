@@ -20,6 +20,7 @@ layout(push_constant) uniform PC {
     uint bias_off, has_bias;
     uint sa, sb, sc;        // per-z steps of a_off, b_off, c_off
     uint ad_off, ldad, sad; // B_Q8: A's scales (floats), their row stride and per-z step
+    uint c_trans;           // 1: C stored transposed, C[m,n] at c[n * ldc + m]
 } p;
 
 layout(std430, set = 0, binding = 0) readonly buffer BufA { uint a[]; };
@@ -138,7 +139,9 @@ void main()
         if (m >= p.M) continue;
         for (int j = 0; j < 4; j++) {
             uint n = n0 + tx + 16u * uint(j);
-            if (n < p.N) c[coff + m * p.ldc + n] = acc[i][j] + (p.has_bias != 0u ? bias[p.bias_off + n] : 0.0);
+            if (n < p.N)
+                c[coff + (p.c_trans != 0u ? n * p.ldc + m : m * p.ldc + n)] =
+                    acc[i][j] + (p.has_bias != 0u ? bias[p.bias_off + n] : 0.0);
         }
     }
 }

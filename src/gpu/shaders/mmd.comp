@@ -23,6 +23,7 @@ layout(push_constant) uniform PC {
     uint bias_off, has_bias;
     uint sa, sb, sc;
     uint ad_off, ldad, sad;
+    uint c_trans;
 } p;
 
 layout(std430, set = 0, binding = 2) writeonly buffer BufC { float c[]; };
@@ -116,6 +117,8 @@ void main()
 #endif
     if (n >= p.N) return;
     const float bn = p.has_bias != 0u ? bias[p.bias_off + n] : 0.0;
-    for (int i = 0; i < TM; i++)
-        if (m0 + uint(i) < p.M) c[coff + (m0 + uint(i)) * p.ldc + n] = acc[i] + bn;
+    for (int i = 0; i < TM; i++) {
+        uint m = m0 + uint(i);
+        if (m < p.M) c[coff + (p.c_trans != 0u ? n * p.ldc + m : m * p.ldc + n)] = acc[i] + bn;
+    }
 }
