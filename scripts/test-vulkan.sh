@@ -27,8 +27,11 @@ $B/tests/test_vulkan_golden models/tiny.en.gguf tests/golden/tiny.en --device "$
 echo "== tiny.en f16, all clips"
 $B/tests/test_vulkan_golden "$W/tiny.en-f16.gguf" tests/golden/tiny.en --device "$DEV" --min-enc-corr 0.99999
 echo "== tiny.en q8_0, all clips"
+# espeak-ng-03 is a q8_0 near-tie: at its second generated token the CPU's own kernel sets
+# disagree (720 on avx2 and avx512, margins +0.075 and +0.0046 over 1578; the scalar
+# reference picks 1578 by 0.083, the device by 0.039): reported, not failed
 $B/tests/test_vulkan_golden "$W/tiny.en-q8_0.gguf" tests/golden/tiny.en --device "$DEV" --min-enc-corr 0.9999 \
-    --min-logit-corr 0.999
+    --min-logit-corr 0.999 --allow-differ espeak-ng-03
 echo "== sotto run contract, all clips"
 $B/tests/randmodel tests/data/small-info.tsv "$W/small.gguf" >/dev/null
 SOTTO_DEVICE=$DEV bash tests/cli/test_run.sh $B/sotto models/tiny.en.gguf "$W/small.gguf" tests/golden/tiny.en \

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "gpu/backend_vulkan.h"
 #include "nn/backend_cpu.h"
+#include "nn/kernels.h"
 #include "quant.h"
 
 static sotto__backend *cpu, *gpu;
@@ -155,6 +156,44 @@ static void test_linear(void)
             free(host), free(hb);
         }
     printf("linear: worst NMSE f32 %.2e, f16 %.2e, q8_0 %.2e\n", worst_nmse[0], worst_nmse[1], worst_nmse[2]);
+}
+
+/* q8_0 products of up to 8 rows (the decoder's) sum as the CPU's AVX2 row kernel, which
+ * the CPU's decoder runs (avx2 and avx512 sets): bit for bit, given the same blocks, where
+ * the device's multiply-adds round once (REQUIRE: the direct kernels' exact form, on a
+ * device with doubles; else counted and reported: Vulkan lets fma() round twice). */
+static void test_q8_cpu_order(bool require)
+{
+    const sotto__kernels *k = sotto__kernels_by_name("avx2");
+    if (!k) {
+        printf("q8_0 decoder order: this CPU has no avx2 set to compare with\n");
+        return;
+    }
+    static const int shapes[][3] = {{1, 301, 384}, {3, 65, 1536}, {8, 37, 96}, {1, 51, 32}, {5, 17, 224}};
+    bool all = true;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+        sotto__blinear lc, lg;
+        void *host;
+        float *hb;
+        make_linear(SOTTO_TYPE_Q8_0, N, K, s % 2 == 0, (unsigned)(50 + s), &lc, &lg, &host, &hb);
+        float *x = malloc((size_t)M * K * 4), *want = malloc((size_t)M * N * 4), *got = malloc((size_t)M * N * 4);
+        unsigned seed = (unsigned)(60 + s);
+        for (int i = 0; i < M * K; i++) x[i] = rnd(&seed);
+        sotto__block_q8_0 *xq = malloc((size_t)M * K / 32 * sizeof *xq);
+        sotto__quantize(SOTTO_TYPE_Q8_0, x, xq, (int64_t)M * K);
+        k->matmul_q8(xq, (size_t)K / 32, host, (size_t)K / 32, hb, want, (size_t)N, M, N, K);
+        pair px = upload(x, (size_t)M * K * 4), y = make((size_t)M * N * 4);
+        gpu->ops->linear(gpu, px.g, M, &lg, y.g);
+        gpu->ops->read(gpu, got, y.g, (size_t)M * N * 4);
+        synced("q8 order");
+        bool same = memcmp(want, got, (size_t)M * N * 4) == 0;
+        if (require) CHECK(same, "q8_0 linear M=%d N=%d K=%d: not the CPU avx2 kernel's bits", M, N, K);
+        all &= same;
+        free(x), free(want), free(got), free(xq), free(host), free(hb);
+    }
+    printf("q8_0 products of <= 8 rows: %s the CPU's avx2 row kernel%s\n", all ? "bit-identical to" : "not the bits of",
+           require || all ? "" : " (this device's fma() rounds twice; reported, not required)");
 }
 
 static void test_rows(void)
@@ -508,6 +547,7 @@ int main(int argc, char **argv)
             test_validation(index);
             test_linear();
             test_quantize_bits();
+            test_q8_cpu_order(strcmp(families[f], "direct") == 0 && sotto__vk_exact_fma(gpu));
             test_rows();
             test_conv();
             test_attention();

@@ -340,13 +340,15 @@ static sotto_status scratch(sotto__vk *v, const sotto__limits *lim, sotto__err *
     v->ids_cap = rows;
     v->excl_cap = EXCL_CAP;
     v->kr_floats = v->direct ? (size_t)lim->max_keys * d : 0;
-    size_t sizes[] = {256, v->p_bytes, v->qa_bytes, v->qb_bytes, v->scales_bytes, 8 * (ARGMAX_PARTS + 1),
+    size_t sizes[] = {v->p_bytes, v->qa_bytes, v->qb_bytes, v->scales_bytes, 8 * (ARGMAX_PARTS + 1),
                       4 * v->ids_cap, 4 * v->excl_cap, 4 * v->kr_floats, 4 * v->kr_floats};
-    sotto__buf *bufs[] = {&v->dummy, &v->p, &v->qa, &v->qb, &v->scales, &v->part, &v->ids, &v->excl, &v->kr, &v->vt};
+    sotto__buf *bufs[] = {&v->p, &v->qa, &v->qb, &v->scales, &v->part, &v->ids, &v->excl, &v->kr, &v->vt};
     size_t total = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) total += round256(sizes[i] ? sizes[i] : 4);
     sotto__buf base;
-    sotto_status st = sotto__vk_alloc(v, total, &base, err);
+    /* the dummy of unused bindings in a block of its own: small enough for texel views */
+    sotto_status st = sotto__vk_alloc(v, 256, &v->dummy, err);
+    if (!st) st = sotto__vk_alloc(v, total, &base, err);
     if (st) return st;
     size_t at = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -408,3 +410,5 @@ void sotto__vk_plant_error(sotto__backend *be)
 }
 
 bool sotto__vk_has_messenger(const sotto__backend *be) { return ((const sotto__vk *)be)->vi.messenger != VK_NULL_HANDLE; }
+
+bool sotto__vk_exact_fma(const sotto__backend *be) { return ((const sotto__vk *)be)->d.f64; }

@@ -30,6 +30,9 @@ sotto_status sotto__vk_backend_create(sotto__vk_want want, const sotto__limits *
  * can prove that layer errors reach sync. */
 void sotto__vk_plant_error(sotto__backend *be);
 
+/* Whether BE's direct kernels multiply-add with one rounding (doubles on its device). */
+bool sotto__vk_exact_fma(const sotto__backend *be);
+
 /* Whether BE (a Vulkan backend) counts validation-layer errors (VK_EXT_debug_utils). */
 bool sotto__vk_has_messenger(const sotto__backend *be);
 

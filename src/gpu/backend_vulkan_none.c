@@ -25,3 +25,5 @@ sotto_status sotto__vk_backend_create(sotto__vk_want want, const sotto__limits *
 void sotto__vk_plant_error(sotto__backend *be) {}
 
 bool sotto__vk_has_messenger(const sotto__backend *be) { return false; }
+
+bool sotto__vk_exact_fma(const sotto__backend *be) { return false; }

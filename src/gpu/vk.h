@@ -23,6 +23,7 @@ typedef struct sotto__vki {
     PFN_vkDestroyInstance DestroyInstance;
     PFN_vkEnumeratePhysicalDevices EnumeratePhysicalDevices;
     PFN_vkGetPhysicalDeviceProperties GetPhysicalDeviceProperties;
+    PFN_vkGetPhysicalDeviceFeatures GetPhysicalDeviceFeatures;
     PFN_vkGetPhysicalDeviceMemoryProperties GetPhysicalDeviceMemoryProperties;
     PFN_vkGetPhysicalDeviceQueueFamilyProperties GetPhysicalDeviceQueueFamilyProperties;
     PFN_vkEnumerateDeviceExtensionProperties EnumerateDeviceExtensionProperties;
@@ -40,6 +41,7 @@ typedef struct sotto__vkd {
     VkDevice dev;
     VkQueue queue;
     uint32_t family;
+    bool f64;                  /* shaderFloat64 enabled */
     PFN_vkDestroyDevice DestroyDevice;
     PFN_vkGetDeviceQueue GetDeviceQueue;
     PFN_vkQueueSubmit QueueSubmit;
@@ -123,7 +125,7 @@ typedef enum sotto__vk_pipe {
     /* the direct kernels of software devices (mmd.comp; layernorm, softmax DIRECT) */
     VKP_MMD_F32_NT, VKP_MMD_F16_NT, VKP_MMD_Q8_NT, VKP_MMD_F32_NN, VKP_MMD_F16_NN,
     VKP_MVD_F32_NT, VKP_MVD_F16_NT, VKP_MVD_Q8_NT, VKP_MVD_F32_NN, VKP_MVD_F16_NN,
-    VKP_LAYERNORM_D, VKP_SOFTMAX_D,
+    VKP_LAYERNORM_D, VKP_SOFTMAX_D, VKP_MVD_Q8_NT_F64,
     VKP_COUNT
 } sotto__vk_pipe;
 

@@ -18,6 +18,7 @@ static const fn_entry instance_fns[] = {
     {"vkDestroyInstance", offsetof(sotto__vki, DestroyInstance)},
     {"vkEnumeratePhysicalDevices", offsetof(sotto__vki, EnumeratePhysicalDevices)},
     {"vkGetPhysicalDeviceProperties", offsetof(sotto__vki, GetPhysicalDeviceProperties)},
+    {"vkGetPhysicalDeviceFeatures", offsetof(sotto__vki, GetPhysicalDeviceFeatures)},
     {"vkGetPhysicalDeviceMemoryProperties", offsetof(sotto__vki, GetPhysicalDeviceMemoryProperties)},
     {"vkGetPhysicalDeviceQueueFamilyProperties", offsetof(sotto__vki, GetPhysicalDeviceQueueFamilyProperties)},
     {"vkEnumerateDeviceExtensionProperties", offsetof(sotto__vki, EnumerateDeviceExtensionProperties)},
@@ -252,8 +253,15 @@ sotto_status sotto__vkd_open(const sotto__vki *vi, VkPhysicalDevice phys, sotto_
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = d->family,
                                    .queueCount = 1, .pQueuePriorities = &prio};
     const char *ext[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    /* doubles only where they are as fast as floats (software devices: the direct kernels'
+     * exact FMA, vk_pipe.c) */
+    VkPhysicalDeviceFeatures have, want = {0};
+    vi->GetPhysicalDeviceFeatures(phys, &have);
+    d->f64 = have.shaderFloat64 && d->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    want.shaderFloat64 = d->f64;
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                              .pQueueCreateInfos = &qci, .enabledExtensionCount = 1, .ppEnabledExtensionNames = ext};
+                              .pQueueCreateInfos = &qci, .enabledExtensionCount = 1, .ppEnabledExtensionNames = ext,
+                              .pEnabledFeatures = &want};
     VkResult r = vi->CreateDevice(phys, &dci, NULL, &d->dev);
     if (r != VK_SUCCESS) {
         d->dev = VK_NULL_HANDLE;

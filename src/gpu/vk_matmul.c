@@ -67,7 +67,8 @@ static bool mm_direct(sotto__vk *v, const mm_call *c, pc_mm pc, const sotto__vk_
     static const sotto__vk_pipe rows1[2][3] = {{VKP_MVD_F32_NT, VKP_MVD_F16_NT, VKP_MVD_Q8_NT},
                                                {VKP_MVD_F32_NN, VKP_MVD_F16_NN, VKP_MVD_Q8_NT}};
     const int type = c->bt == SOTTO_TYPE_Q8_0 ? 2 : c->bt == SOTTO_TYPE_F16 ? 1 : 0;
-    const sotto__vk_pipe pipe = (tm == 1 ? rows1 : rows8)[c->nn][type];
+    sotto__vk_pipe pipe = (tm == 1 ? rows1 : rows8)[c->nn][type];
+    if (pipe == VKP_MVD_Q8_NT && v->d.f64) pipe = VKP_MVD_Q8_NT_F64;
     const uint32_t b_off = (uint32_t)(c->b.off / unit + c->b0), c_off = pc.c_off; /* from the block's start */
     for (size_t z = 0; z < c->batch; z += zb)
         for (size_t m0 = 0; m0 < c->M; m0 += rows) {
@@ -128,7 +129,7 @@ static void mm(sotto__vk *v, const mm_call *c)
     if (c->M <= SOTTO__VK_GEMV_MAX_M && !c->nn) {
         sotto__vk_pipe p = q8 ? VKP_GEMV_Q8 : c->bt == SOTTO_TYPE_F16 ? VKP_GEMV_F16 : VKP_GEMV_F32;
         uint32_t gx, gy;
-        sotto__vk_grid(v, c->N, SOTTO__VK_GEMV_ROWS, &gx, &gy);
+        sotto__vk_grid(v, c->N, q8 ? SOTTO__VK_GEMV_ROWS_Q8 : SOTTO__VK_GEMV_ROWS, &gx, &gy);
         sotto__vk_dispatch(v, p, r, &pc, sizeof pc, gx, gy, (uint32_t)c->batch);
     } else {
         sotto__vk_pipe p = q8 ? VKP_MM_Q8_NT

@@ -8,6 +8,7 @@
 enum {
     SOTTO__VK_GEMV_MAX_M = 8,  /* products of at most this many rows of A run gemv.comp */
     SOTTO__VK_GEMV_ROWS = 16,  /* rows of B per gemv workgroup */
+    SOTTO__VK_GEMV_ROWS_Q8 = 32, /* for q8_0 B */
 };
 
 /* Words of one row of K values quantised by sotto__vk_quantize. */

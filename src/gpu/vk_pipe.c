@@ -22,7 +22,7 @@ static const char *const shader_of[VKP_COUNT] = {
     [VKP_MMD_F32_NN] = "mmd_f32_nn", [VKP_MMD_F16_NN] = "mmd_f16_nn",
     [VKP_MVD_F32_NT] = "mvd_f32_nt", [VKP_MVD_F16_NT] = "mvd_f16_nt", [VKP_MVD_Q8_NT] = "mvd_q8_nt",
     [VKP_MVD_F32_NN] = "mvd_f32_nn", [VKP_MVD_F16_NN] = "mvd_f16_nn",
-    [VKP_LAYERNORM_D] = "layernorm_d", [VKP_SOFTMAX_D] = "softmax_d",
+    [VKP_LAYERNORM_D] = "layernorm_d", [VKP_SOFTMAX_D] = "softmax_d", [VKP_MVD_Q8_NT_F64] = "mvd_q8_nt_f64",
 };
 
 static VkDescriptorType binding_type(int i)
