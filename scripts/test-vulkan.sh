@@ -7,6 +7,9 @@
 # the same checks (ctest -R vulkan); on lavapipe this takes several times longer.
 set -eu
 cd "$(dirname "$0")/.."
+if [ -x build/sotto ] && build/sotto info --devices | grep -q "not built in"; then
+    echo "test-vulkan: this build has no Vulkan backend (see README, Build)"; exit 1
+fi
 DEV=${VULKAN_DEVICE:-vulkan}
 B=build
 W=$B/testdata/vulkan
@@ -26,12 +29,17 @@ echo "== tiny.en f32, all clips"
 $B/tests/test_vulkan_golden models/tiny.en.gguf tests/golden/tiny.en --device "$DEV"
 echo "== tiny.en f16, all clips"
 $B/tests/test_vulkan_golden "$W/tiny.en-f16.gguf" tests/golden/tiny.en --device "$DEV" --min-enc-corr 0.99999
-echo "== tiny.en q8_0, all clips"
-# espeak-ng-03 is a q8_0 near-tie: at its second generated token the CPU's own kernel sets
-# disagree (720 on avx2 and avx512, margins +0.075 and +0.0046 over 1578; the scalar
-# reference picks 1578 by 0.083, the device by 0.039): reported, not failed
+echo "== tiny.en q8_0, all clips, against the CPU's scalar reference kernels"
+# q8_0 turns ulp-level differences into whole int8 steps, and two clips are near-ties the
+# CPU's own kernel sets disagree on (espeak-ng-03 at its 2nd token: avx512 720 by 0.0046,
+# scalar 1578 by 0.083; espeak-ng-06 at its 3rd: avx512 45856 by 0.027, scalar 25041 by
+# 0.035; espeak-ng-07 at its 9th: avx512 11 by 0.055, avx2 290 by 0.003): the device is
+# held to the reference kernels, which are the same on every machine, on every clip
 $B/tests/test_vulkan_golden "$W/tiny.en-q8_0.gguf" tests/golden/tiny.en --device "$DEV" --min-enc-corr 0.9999 \
-    --min-logit-corr 0.999 --allow-differ espeak-ng-03
+    --min-logit-corr 0.999 --cpu-kernels scalar
+echo "== tiny.en q8_0, all clips, against this CPU's own kernels (near-ties reported)"
+$B/tests/test_vulkan_golden "$W/tiny.en-q8_0.gguf" tests/golden/tiny.en --device "$DEV" --min-enc-corr 0.9999 \
+    --min-logit-corr 0.999 --allow-differ espeak-ng-03,espeak-ng-06,espeak-ng-07
 echo "== sotto run contract, all clips"
 $B/tests/randmodel tests/data/small-info.tsv "$W/small.gguf" >/dev/null
 SOTTO_DEVICE=$DEV bash tests/cli/test_run.sh $B/sotto models/tiny.en.gguf "$W/small.gguf" tests/golden/tiny.en \

@@ -7,9 +7,11 @@
  * With the validation layer on (ctest sets VK_INSTANCE_LAYERS) any layer error fails a
  * call, so the test.
  * usage: test_vulkan_golden MODEL GOLDEN_DIR [--device DEV] [--clips N | --only A,B,..]
- *                           [--min-enc-corr X] [--min-logit-corr X] [--allow-differ A,B,..]
- * --allow-differ names clips whose ids may differ (reported, not failed): q8_0 near-ties,
- * where the CPU's own kernel sets disagree (scripts/test-vulkan.sh says which, and why). */
+ *                           [--min-enc-corr X] [--min-logit-corr X] [--cpu-kernels NAME]
+ *                           [--allow-differ A,B,..]
+ * --cpu-kernels NAME: the CPU side on that kernel set (SOTTO_KERNELS; scalar = the reference
+ * kernels, the same on every machine). --allow-differ names clips whose ids may differ
+ * (reported, not failed). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -118,6 +120,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--min-enc-corr") == 0 && i + 1 < argc) min_corr = atof(argv[++i]);
         else if (strcmp(argv[i], "--min-logit-corr") == 0 && i + 1 < argc) min_lcorr = atof(argv[++i]);
         else if (strcmp(argv[i], "--allow-differ") == 0 && i + 1 < argc) allowed = argv[++i];
+        else if (strcmp(argv[i], "--cpu-kernels") == 0 && i + 1 < argc) setenv("SOTTO_KERNELS", argv[++i], 1);
         else if (!model_path) model_path = argv[i];
         else gdir = argv[i];
     }

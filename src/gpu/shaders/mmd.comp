@@ -113,6 +113,29 @@ void main()
         }
     }
 #endif
+#if !defined(NN) && defined(B_F16)
+    /* eight steps of k at a time where rows start on whole texels: two uvec4s of each row
+     * of A, one RGBA texel (eight halves) of B */
+    if (p.K >= 8u && p.lda % 4u == 0u && aoff % 4u == 0u && p.ldb % 8u == 0u && boff % 8u == 0u) {
+        const uint ab = aoff / 4u, bb = (boff + nn * p.ldb) / 8u, lda4 = p.lda / 4u;
+        for (; k + 8u <= p.K; k += 8u) {
+            uvec4 t = texelFetch(tb4, int(bb + k / 8u));
+            vec2 b01 = unpackHalf2x16(t.x), b23 = unpackHalf2x16(t.y), b45 = unpackHalf2x16(t.z), b67 = unpackHalf2x16(t.w);
+            for (int i = 0; i < TM; i++) {
+                vec4 a0 = uintBitsToFloat(ua[ab + arow[i] * lda4 + k / 4u]);
+                vec4 a1 = uintBitsToFloat(ua[ab + arow[i] * lda4 + k / 4u + 1u]);
+                acc[i] += a0.x * b01.x;
+                acc[i] += a0.y * b01.y;
+                acc[i] += a0.z * b23.x;
+                acc[i] += a0.w * b23.y;
+                acc[i] += a1.x * b45.x;
+                acc[i] += a1.y * b45.y;
+                acc[i] += a1.z * b67.x;
+                acc[i] += a1.w * b67.y;
+            }
+        }
+    }
+#endif
 #if defined(NN) && !defined(B_F16)
     /* four steps of k at a time where A's rows start on whole uvec4s (B: one texel a k) */
     if (p.K >= 4u && p.lda % 4u == 0u && aoff % 4u == 0u) {
