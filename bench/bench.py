@@ -409,6 +409,9 @@ def report(eng, e2e, meta):
             L.extend(hdr)
             L.extend(table(eng, key, ["rand-" + s for s in big], d))
             w("")
+    gpu = gpu_section()
+    if gpu:
+        L.extend(gpu)
     w("## Notes")
     w("")
     for n in meta["notes"]:
@@ -423,6 +426,22 @@ def report(eng, e2e, meta):
     w("Needs: what `make test` needs (scripts/setup.sh), plus sox, npm and python3-venv; network")
     w("access to the npm registry and PyPI on the first run only.")
     return "\n".join(L) + "\n"
+
+
+def gpu_section():
+    """The GPU (Vulkan) section of the current docs/BENCHMARKS.md, kept as it is: bench/gpu.sh
+    (make bench-gpu) makes its rows, on another machine than this run's peers, maybe."""
+    try:
+        old = open("docs/BENCHMARKS.md").read().split("\n")
+    except OSError:
+        return []
+    out, keep = [], False
+    for line in old:
+        if line.startswith("## "):
+            keep = line.startswith("## GPU (Vulkan)")
+        if keep:
+            out.append(line)
+    return out
 
 
 def main():

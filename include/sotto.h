@@ -195,6 +195,33 @@ void sotto_audio_ffmpeg_log(int verbosity);
 sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mels,
                               float *out);
 
+/* ---- devices -------------------------------------------------------------------- */
+
+typedef enum sotto_device_type {
+    SOTTO_DEVICE_OTHER = 0,
+    SOTTO_DEVICE_INTEGRATED_GPU,
+    SOTTO_DEVICE_DISCRETE_GPU,
+    SOTTO_DEVICE_VIRTUAL_GPU,
+    SOTTO_DEVICE_SOFTWARE      /* a Vulkan driver that runs on the CPU (lavapipe, SwiftShader) */
+} sotto_device_type;
+
+typedef struct sotto_device_info {
+    char name[256];            /* as the driver names it */
+    sotto_device_type type;
+    uint64_t memory_bytes;     /* its largest device-local memory heap */
+    char api_version[16];      /* the Vulkan version it supports, "1.3.230" */
+    char unusable[160];        /* "" when sotto can run on it, else what it lacks */
+} sotto_device_info;
+
+/* "discrete GPU", "integrated GPU", "virtual GPU", "software", "other". */
+const char *sotto_device_type_name(sotto_device_type type);
+
+/* Lists the machine's Vulkan devices in the order "vulkan:N" counts them: up to CAP of
+ * them into OUT, their number into *N. SOTTO_ERR_UNSUPPORTED (message in
+ * sotto_last_error()) when this build has no Vulkan backend or no Vulkan loader is
+ * installed; a loader without devices lists none. */
+sotto_status sotto_device_list(sotto_device_info *out, int cap, int *n);
+
 /* ---- context -------------------------------------------------------------------- */
 
 typedef struct sotto_context sotto_context;
@@ -202,19 +229,36 @@ typedef struct sotto_context sotto_context;
 #define SOTTO_MAX_SEQUENCES 16
 
 typedef struct sotto_context_params {
-    int n_threads;             /* 0: all online cores */
+    int n_threads;             /* 0: all online cores (the CPU device's worker threads) */
+    /* The device the context runs on:
+     *   NULL or "auto"  a discrete or integrated GPU (Vulkan) when the machine has one,
+     *                   else the CPU; never a software Vulkan driver
+     *   "cpu"           the CPU
+     *   "vulkan"        the best Vulkan device: discrete, integrated, virtual, then a
+     *                   software one (lavapipe)
+     *   "vulkan:N"      device N of sotto_device_list, whatever its type
+     * sotto_context_device names the one chosen. */
+    const char *device;
     int max_sequences;         /* sequences decoded together, each with a KV cache of its own:
                                   the most beams or best-of samples a transcription may use
                                   (1 .. SOTTO_MAX_SEQUENCES; default 5) */
 } sotto_context_params;
 
-sotto_context_params sotto_context_params_default(void);
+sotto_context_params sotto_context_params_default(void); /* all cores, device NULL (auto) */
 
-/* Creates a context: sizes every activation buffer and the static KV caches once.
- * The model must outlive the context. */
+/* Creates a context on the device PARAMS names: sizes every activation buffer and the
+ * static KV caches once and, on a GPU, uploads the weights. The model must outlive the
+ * context. Fails (message in sotto_last_error()) with SOTTO_ERR_INVALID_ARG for a device
+ * string of another form, SOTTO_ERR_UNSUPPORTED when Vulkan is not built in, there is no
+ * Vulkan loader or no such device, or the device lacks a feature the backend needs, and
+ * SOTTO_ERR_NOMEM when device memory runs out. */
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params,
                                 sotto_context **out);
 void sotto_context_free(sotto_context *ctx);
+
+/* The device CTX runs on, e.g. "cpu (avx2 kernels, 2 threads)" or
+ * "vulkan:0 NVIDIA GeForce RTX 4090 (discrete GPU)". Valid as long as CTX. */
+const char *sotto_context_device(const sotto_context *ctx);
 
 /* Message describing the last failure on CTX; "" if none. Valid until the next call. */
 const char *sotto_context_error(const sotto_context *ctx);

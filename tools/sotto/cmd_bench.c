@@ -9,13 +9,13 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: sotto bench [-m MODEL] [-t N] [--runs N] [--tokens N] [--audio FILE.wav]\n"
+    "usage: sotto bench [-m MODEL] [-t N] [--runs N] [--tokens N] [--audio FILE.wav] [--device DEV]\n"
     "\n"
     "Times the engine alone and prints one JSON object: model load, encoder per 30 s\n"
     "window, decoder prefill (the 4-token multilingual or 2-token English prefix) and\n"
     "per-token step cost (plain argmax over N tokens, EOS ignored), each the median of\n"
     "--runs runs (default 5), and the peak resident set size. The window is the first\n"
-    "30 s of --audio, or silence.\n";
+    "30 s of --audio, or silence. --device as for sotto run (the JSON names it).\n";
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -31,7 +31,7 @@ static double median(double *v, int n)
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *model_flag = NULL, *audio = NULL;
+    const char *model_flag = NULL, *audio = NULL, *device = NULL;
     long threads = 0, runs = 5, tokens = 32;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -42,6 +42,7 @@ int cmd_bench(int argc, char **argv)
         bool has = i + 1 < argc;
         if ((strcmp(a, "-m") == 0 || strcmp(a, "--model") == 0) && has) model_flag = argv[++i];
         else if (strcmp(a, "--audio") == 0 && has) audio = argv[++i];
+        else if (strcmp(a, "--device") == 0 && has) device = argv[++i];
         else if ((strcmp(a, "-t") == 0 || strcmp(a, "--threads") == 0) && has && cli_parse_int(argv[i + 1], 1, 256, &threads)) i++;
         else if (strcmp(a, "--runs") == 0 && has && cli_parse_int(argv[i + 1], 1, 1000, &runs)) i++;
         else if (strcmp(a, "--tokens") == 0 && has && cli_parse_int(argv[i + 1], 2, 400, &tokens)) i++;
@@ -51,6 +52,7 @@ int cmd_bench(int argc, char **argv)
         }
     }
     char path[4096];
+    if (!(device = cli_device("bench", device))) return EXIT_INPUT;
     if (!cli_model_path(model_flag, path, sizeof path)) return EXIT_INPUT;
     double t0 = cli_now_ms();
     sotto_model *model = cli_load_model(path);
@@ -61,6 +63,7 @@ int cmd_bench(int argc, char **argv)
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(threads);
     cp.max_sequences = 1; /* the greedy engine alone, as the peers are timed */
+    cp.device = device;
     sotto_context *ctx = NULL;
     size_t n_mel = (size_t)h.n_mels * SOTTO_N_FRAMES;
     float *mel = calloc(n_mel, sizeof *mel), *pcm = NULL;
@@ -69,10 +72,11 @@ int cmd_bench(int argc, char **argv)
            *step = malloc((size_t)runs * sizeof *step);
     int32_t *ids = malloc((size_t)h.n_text_ctx * sizeof *ids);
     int rc = EXIT_EXEC;
-    if (!mel || !enc || !pre || !step || !ids || sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
-        fprintf(stderr, "sotto bench: %s\n", sotto_last_error());
+    if (!mel || !enc || !pre || !step || !ids) {
+        fprintf(stderr, "sotto bench: out of memory\n");
         goto done;
     }
+    if (!(ctx = cli_context("bench", model, &cp))) goto done;
     if (audio && sotto_wav_read(audio, &pcm, &n_pcm) != SOTTO_OK) {
         fprintf(stderr, "sotto bench: %s\n", sotto_last_error());
         rc = EXIT_INPUT;
@@ -99,10 +103,10 @@ int cmd_bench(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     const char *tn[] = {"f32", "f16", "", "", "", "", "", "", "q8_0"};
     printf("{\"engine\": \"sotto\", \"version\": \"%s\", \"model\": \"%s\", \"encoder_type\": \"%s\", "
-           "\"decoder_type\": \"%s\", \"kernels\": \"%s\", \"threads\": %ld, \"runs\": %ld, \"load_ms\": %.2f, \"encode_ms\": %.2f, "
+           "\"decoder_type\": \"%s\", \"device\": \"%s\", \"kernels\": \"%s\", \"threads\": %ld, \"runs\": %ld, \"load_ms\": %.2f, \"encode_ms\": %.2f, "
            "\"prefill_ms\": %.3f, \"prefill_tokens\": %d, \"step_ms\": %.3f, \"step_tokens\": %ld, "
            "\"peak_rss_mb\": %.1f}\n",
-           SOTTO_VERSION, path, tn[h.encoder_type], tn[h.decoder_type], sotto_kernels_name(), (long)cp.n_threads, runs, load_ms, median(enc, (int)runs),
+           SOTTO_VERSION, path, tn[h.encoder_type], tn[h.decoder_type], sotto_context_device(ctx), sotto_kernels_name(), (long)cp.n_threads, runs, load_ms, median(enc, (int)runs),
            median(pre, (int)runs), h.multilingual ? 4 : 2, median(step, (int)runs), tokens - 1,
            ru.ru_maxrss / 1024.0);
     rc = EXIT_OK;

@@ -18,15 +18,40 @@ static void show_token(const sotto_model *m, const char *label, int32_t id)
     else printf("  %-16s   none\n", label);
 }
 
+/* `sotto info --devices`: the CPU, then every Vulkan device with what --device calls it
+ * and whether auto would take it. */
+static int show_devices(void)
+{
+    printf("cpu          %s kernels\n", sotto_kernels_name());
+    sotto_device_info dev[16];
+    int n = 0;
+    if (sotto_device_list(dev, 16, &n) != SOTTO_OK) {
+        printf("vulkan       none: %s\n", sotto_last_error());
+        return EXIT_OK;
+    }
+    if (n == 0) printf("vulkan       none: the Vulkan loader found no device\n");
+    for (int i = 0; i < n && i < 16; i++) {
+        char name[32];
+        bool gpu = dev[i].type == SOTTO_DEVICE_DISCRETE_GPU || dev[i].type == SOTTO_DEVICE_INTEGRATED_GPU;
+        snprintf(name, sizeof name, "vulkan:%d", i);
+        printf("%-12s %s (%s, %.0f MB, Vulkan %s)%s%s\n", name, dev[i].name, sotto_device_type_name(dev[i].type),
+               dev[i].memory_bytes / 1e6, dev[i].api_version, dev[i].unusable[0] ? ": unusable, " : "",
+               dev[i].unusable[0] ? dev[i].unusable : gpu ? "" : " (auto skips it)");
+    }
+    return EXIT_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        puts("usage: sotto info MODEL\n\nPrints a model's hyper-parameters, tokenizer facts and its size per "
-             "component (encoder, decoder, token embedding) and weight type.");
+        puts("usage: sotto info MODEL\n       sotto info --devices\n\nPrints a model's hyper-parameters, "
+             "tokenizer facts and its size per component (encoder, decoder, token embedding) and weight type;\n"
+             "with --devices, the devices --device can name (cpu, vulkan:N) instead.");
         return EXIT_OK;
     }
+    if (argc == 2 && strcmp(argv[1], "--devices") == 0) return show_devices();
     if (argc != 2) {
-        fprintf(stderr, "usage: sotto info MODEL\n");
+        fprintf(stderr, "usage: sotto info MODEL | --devices\n");
         return EXIT_INPUT;
     }
     sotto_model *m = cli_load_model(argv[1]);

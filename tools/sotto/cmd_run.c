@@ -9,7 +9,7 @@
 
 static const char help[] =
     "usage: sotto run [-m MODEL] --mel FILE [--prefix IDS | --prefix-file FILE] [--eos IDS]\n"
-    "                 [--max-new-tokens N] [--expected FILE] [--suppress] [-t N]\n"
+    "                 [--max-new-tokens N] [--expected FILE] [--suppress] [-t N] [--device DEV]\n"
     "\n"
     "Encodes one raw log-mel window, projects the cross-attention K/V once, prefills the\n"
     "prefix into the static KV cache in one pass and decodes greedily (plain argmax),\n"
@@ -28,6 +28,8 @@ static const char help[] =
     "  --suppress           apply the reference decoder's suppress rules (blank and EOT at\n"
     "                       the first step, non-speech and special tokens always)\n"
     "  -t, --threads N      worker threads (default: all cores)\n"
+    "  --device DEV         cpu, vulkan, vulkan:N or auto (default: $SOTTO_DEVICE, else auto:\n"
+    "                       a GPU when the machine has one, else the CPU); stderr names it\n"
     "\n"
     "Ids are decimal; items may carry spaces or tabs; files may end lines in LF or CRLF.\n"
     "exit: 0 ok, 1 invalid arguments or input, 2 execution error, 3 mismatch\n"
@@ -37,7 +39,7 @@ static const char help[] =
     "  sotto run -m tiny.en.gguf --mel clip.mel --max-new-tokens 32\n";
 
 typedef struct opts {
-    const char *model, *mel, *prefix, *prefix_file, *eos, *expected;
+    const char *model, *mel, *prefix, *prefix_file, *eos, *expected, *device;
     long max_new, threads;
     bool suppress;
 } opts;
@@ -63,6 +65,7 @@ static int parse_args(int argc, char **argv, opts *o)
         else if (strcmp(a, "--prefix-file") == 0) slot = &o->prefix_file;
         else if (strcmp(a, "--eos") == 0) slot = &o->eos;
         else if (strcmp(a, "--expected") == 0) slot = &o->expected;
+        else if (strcmp(a, "--device") == 0) slot = &o->device;
         else if (strcmp(a, "--max-new-tokens") == 0) num = &o->max_new, lo = 0, hi = 1000000;
         else if (strcmp(a, "-t") == 0 || strcmp(a, "--threads") == 0) num = &o->threads, lo = 1, hi = 256;
         else {
@@ -93,6 +96,7 @@ static int parse_args(int argc, char **argv, opts *o)
         fprintf(stderr, "sotto run: give --prefix or --prefix-file, not both\n");
         return EXIT_INPUT;
     }
+    if (!(o->device = cli_device("run", o->device))) return EXIT_INPUT;
     return EXIT_OK;
 }
 
@@ -195,10 +199,8 @@ int cmd_run(int argc, char **argv)
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.threads);
     cp.max_sequences = 1; /* greedy: one KV cache */
-    if (sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
-        fprintf(stderr, "sotto run: %s\n", sotto_last_error());
-        goto done;
-    }
+    cp.device = o.device;
+    if (!(ctx = cli_context("run", model, &cp))) goto done;
     out = malloc((size_t)info.n_text_ctx * sizeof *out);
     double t0 = cli_now_ms();
     if (!out || sotto_encode(ctx, mel, (int64_t)(want / sizeof(float))) != SOTTO_OK) {

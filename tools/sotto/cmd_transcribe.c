@@ -32,6 +32,8 @@ static const char help[] =
     "  -m, --model MODEL        .gguf, CTranslate2 or Hugging Face model; default: $SOTTO_MODEL,\n"
     "                           else the tiny.en model `make demo` installed\n"
     "  -t, --threads N          worker threads (default: all cores)\n"
+    "  --device DEV             cpu, vulkan, vulkan:N or auto (default: $SOTTO_DEVICE, else\n"
+    "                           auto: a GPU when there is one, else the CPU)\n"
     "  -l, --language LANG      spoken language (en, de, ...) or auto (default: detect from\n"
     "                           the first 30 s; English-only models: en)\n"
     "  --task TASK              transcribe (default) or translate (into English)\n"
@@ -74,7 +76,7 @@ static const char help[] =
     "  sotto transcribe -f srt -f vtt --output-dir subs/ talk.wav\n";
 
 typedef struct opts {
-    const char *model, *lang, *task, *output, *dir, *vad_model;
+    const char *model, *lang, *task, *output, *dir, *vad_model, *device;
     long threads;
     int formats, n_formats;
     bool quiet, fallback, temps_given;
@@ -136,6 +138,7 @@ static int value_opt(opts *o, const char *a, const char *v)
     else if (!strcmp(a, "--output-dir")) o->dir = v;
     else if (!strcmp(a, "--prompt")) p->initial_prompt = v;
     else if (!strcmp(a, "--vad-model")) o->vad_model = v;
+    else if (!strcmp(a, "--device")) o->device = v;
     else if (!strcmp(a, "--vad-threshold")) {
         if (!parse_float(v, false, &p->vad_threshold, NULL) || !(p->vad_threshold > 0 && p->vad_threshold < 1))
             return bad(a, "a probability in (0, 1)", v);
@@ -380,7 +383,7 @@ int cmd_transcribe(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     }
     char path[4096];
-    if (!writable(&o) || !cli_model_path(o.model, path, sizeof path)) {
+    if (!(o.device = cli_device("transcribe", o.device)) || !writable(&o) || !cli_model_path(o.model, path, sizeof path)) {
         free(o.files);
         return EXIT_INPUT;
     }
@@ -413,9 +416,13 @@ int cmd_transcribe(int argc, char **argv)
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.threads);
     cp.max_sequences = o.tp.beam_size > o.tp.best_of ? o.tp.beam_size : o.tp.best_of;
-    sotto_context *ctx = NULL;
-    if (sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
+    cp.device = o.device;
+    sotto_context *ctx = o.quiet ? NULL : cli_context("transcribe", model, &cp);
+    if (o.quiet && sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
+        ctx = NULL;
+    }
+    if (!ctx) {
         sotto_vad_free(vad);
         sotto_model_free(model);
         free(o.files);

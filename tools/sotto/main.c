@@ -21,12 +21,14 @@ static const char usage[] =
     "  run -m MODEL --mel FILE [...]     token-level runner: raw log-mel in, token ids out\n"
     "  mel AUDIO OUT                     write the first 30 s window's log-mel as raw fp32\n"
     "  convert IN OUT.gguf [--type T]    convert a model (CTranslate2 / Hugging Face / GGUF)\n"
-    "  info MODEL                        hyper-parameters, tokenizer and sizes of a model\n"
+    "  info MODEL | --devices            a model's hyper-parameters and sizes; the devices\n"
     "  bench [-m MODEL] [-t N]           machine-readable timings of the engine (JSON)\n"
     "  vad [--vad-model PATH] AUDIO      speech intervals (Silero VAD), or --probs per 32 ms\n"
     "\n"
     "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
     "directory. Without -m, $SOTTO_MODEL or the model `make demo` installed is used.\n"
+    "Commands that run the model take --device cpu|vulkan|vulkan:N|auto (default auto,\n"
+    "or $SOTTO_DEVICE: a GPU when the machine has one, else the CPU).\n"
     "Run `sotto COMMAND --help` for the options of a command.\n"
     "\n"
     "exit codes: 0 success, 1 invalid arguments or input, 2 execution error (unreadable\n"
@@ -160,6 +162,30 @@ bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required)
                         "  pass --vad-model PATH, set SOTTO_VAD_MODEL, or run scripts/setup.sh to install it\n",
                 out[0] ? out : "~/.local/share/sotto/models/silero-vad.gguf");
     return false;
+}
+
+const char *cli_device(const char *cmd, const char *flag)
+{
+    const char *env = getenv("SOTTO_DEVICE");
+    const char *d = flag ? flag : env && *env ? env : "auto";
+    long n;
+    if (strcmp(d, "auto") == 0 || strcmp(d, "cpu") == 0 || strcmp(d, "vulkan") == 0 ||
+        (strncmp(d, "vulkan:", 7) == 0 && cli_parse_int(d + 7, 0, 9999, &n)))
+        return d;
+    fprintf(stderr, "sotto %s: %s '%s' is not a device: use cpu, vulkan, vulkan:N or auto (sotto info --devices "
+                    "lists them)\n", cmd, flag ? "--device" : "SOTTO_DEVICE", d);
+    return NULL;
+}
+
+sotto_context *cli_context(const char *cmd, const sotto_model *model, const sotto_context_params *p)
+{
+    sotto_context *ctx = NULL;
+    if (sotto_context_init(model, p, &ctx) != SOTTO_OK) {
+        fprintf(stderr, "sotto %s: %s\n", cmd, sotto_last_error());
+        return NULL;
+    }
+    fprintf(stderr, "sotto %s: device %s\n", cmd, sotto_context_device(ctx));
+    return ctx;
 }
 
 bool cli_parse_int(const char *s, long lo, long hi, long *out)
