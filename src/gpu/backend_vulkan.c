@@ -3,10 +3,13 @@
  * the element-wise and row ops, the cross-attention K/V layouts, the embedding and the
  * argmax, whose one id is all that comes back per greedy step. Ops record into one
  * command buffer; read, argmax and sync submit it and wait. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../quant.h"
 #include "vk_ops.h"
@@ -368,10 +371,28 @@ static sotto_status scratch(sotto__vk *v, const sotto__limits *lim, sotto__err *
     return SOTTO_OK;
 }
 
+/* Whether this machine has a GPU device node at all (Linux: a DRM render node, or
+ * NVIDIA's proprietary device). Without one only software Vulkan drivers can answer, and
+ * loading them to find that out costs tens of MB (lavapipe maps LLVM): auto skips it. */
+static bool gpu_node_present(void)
+{
+#ifdef __linux__
+    DIR *d = opendir("/dev/dri");
+    bool found = false;
+    for (struct dirent *e; d && !found && (e = readdir(d));) found = strncmp(e->d_name, "renderD", 7) == 0;
+    if (d) closedir(d);
+    return found || access("/dev/nvidia0", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0;
+#else
+    return true;
+#endif
+}
+
 sotto_status sotto__vk_backend_create(sotto__vk_want want, const sotto__limits *lim, sotto__backend **out,
                                       char *desc, size_t desc_len, sotto__err *err)
 {
     *out = NULL;
+    if (want.gpu_only && !gpu_node_present())
+        return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "vulkan: no GPU (no /dev/dri render node or NVIDIA device)");
     sotto__vk *v = calloc(1, sizeof *v);
     if (!v) return sotto__fail(err, SOTTO_ERR_NOMEM, "vulkan: out of memory");
     v->base.ops = &vk_ops;
