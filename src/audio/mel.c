@@ -163,7 +163,8 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
         free(x);
         return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "mel: out of memory"});
     }
-    memcpy(x, samples, (size_t)(n_samples < n ? n_samples : n) * sizeof *x);
+    if (n_samples > 0)
+        memcpy(x, samples, (size_t)(n_samples < n ? n_samples : n) * sizeof *x);
     _Static_assert(SOTTO_N_FRAMES % 2 == 0, "frames go in pairs");
     double max = -INFINITY;
     for (int t = 0; t < SOTTO_N_FRAMES; t += 2) {
