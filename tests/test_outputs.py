@@ -4,7 +4,9 @@ parsers: SRT with `srt` and VTT with `webvtt` (webvtt-py), both Debian packages 
 PyPI projects (python3-srt, python3-webvtt), JSON validated against
 docs/transcript.schema.json with `jsonschema` (python3-jsonschema). Every cue must be a
 segment of the JSON (same text, start and end to the millisecond), TXT and TSV must hold
-the same segments, and one format written to stdout must equal its file.
+the same segments, and one format written to stdout must equal its file. Several inputs:
+a missing one is named and skipped, the other written, exit 1 with a count; an unwritable
+--output-dir is refused.
 
 usage: test_outputs.py SOTTO MODEL AUDIO SCHEMA WORKDIR [SOTTO OPTIONS...]
 """
@@ -75,8 +77,31 @@ def main():
     out = subprocess.run(base + ["-f", "srt", audio], check=True, capture_output=True, text=True).stdout
     with open(path("srt"), encoding="utf-8") as f:
         check(out == f.read(), "srt on stdout equals the srt file")
+    several_inputs(base, audio, work)
     print(f"{len(segs)} segments, {len(cues)} cues; {fails} failed")
     return 1 if fails else 0
+
+
+def several_inputs(base, audio, work):
+    """A missing input among several is reported and skipped, the others are written, and
+    the exit code is 1 with a count; an output directory that cannot be written is refused
+    before anything is decoded."""
+    d = os.path.join(work, "several")
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    missing = os.path.join(work, "no-such-file.wav")
+    clip = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "clips", "librivox-0870.wav")
+    p = subprocess.run(base + ["--sample-len", "8", "-f", "txt", "--output-dir", d, missing, clip],
+                       capture_output=True, text=True)
+    check(p.returncode == 1, f"a missing input among two: exit {p.returncode}, want 1")
+    check("no-such-file.wav" in p.stderr, f"the missing input is named: {p.stderr!r}")
+    check("1 of 2 inputs could not be transcribed" in p.stderr, f"the count: {p.stderr!r}")
+    name = os.path.splitext(os.path.basename(clip))[0]
+    check(os.listdir(d) == [name + ".txt"], f"only the readable input's output: {os.listdir(d)}")
+    ro = os.path.join(d, name + ".txt", "sub")  # a directory under a regular file
+    p = subprocess.run(base + ["-f", "txt", "--output-dir", ro, clip], capture_output=True, text=True)
+    check(p.returncode == 1 and "sub" in p.stderr, f"unwritable --output-dir: exit {p.returncode} {p.stderr!r}")
 
 
 if __name__ == "__main__":
