@@ -22,8 +22,24 @@ if ! command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || ! command -v qemu-aarch
     $SUDO apt-get install -y $pkgs >/dev/null || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y $pkgs >/dev/null; }
 fi
 
+# zlib for arm64 (the fallback's compression ratio), from Debian's arm64 archive beside the
+# host's (multiarch: dpkg --add-architecture); linked statically, so qemu needs no arm64 libz.so
+ZLIB_A=/usr/lib/aarch64-linux-gnu/libz.a
+if [ ! -f $ZLIB_A ]; then
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "test-arm: needs zlib for arm64 ($ZLIB_A; Debian: zlib1g-dev:arm64)" >&2
+        exit 1
+    fi
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+    export DEBIAN_FRONTEND=noninteractive
+    echo "test-arm: installing zlib1g-dev:arm64"
+    $SUDO dpkg --add-architecture arm64
+    $SUDO apt-get update >/dev/null && $SUDO apt-get install -y zlib1g-dev:arm64 >/dev/null
+fi
+
 cmake -S . -B build-arm -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
-    -DSOTTO_WERROR=ON >/dev/null
+    -DSOTTO_WERROR=ON -DZLIB_LIBRARY=$ZLIB_A -DZLIB_INCLUDE_DIR=/usr/include >/dev/null
 cmake --build build-arm -j 2 --target test_units test_kernels test_header test_golden >/dev/null
 
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
