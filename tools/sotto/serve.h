@@ -73,7 +73,10 @@ typedef struct serve_form {
     char prompt[SERVE_FIELD_MAX];
     size_t n_model, n_language, n_temperature, n_response_format, n_prompt;
     bool granularity_segment, granularity_word;
-    char granularity_bad[32];      /* a timestamp_granularities[] value that is neither */
+    char granularity_bad[48];      /* a timestamp_granularities[] value that is neither */
+    char gran[24];                 /* the value arriving now, */
+    size_t n_gran;
+    bool gran_open, gran_overflow; /*   since its first piece; longer than any valid one */
     char too_long[40];             /* the field whose value was longer than its buffer */
 } serve_form;
 
@@ -92,6 +95,8 @@ void serve_error_set(serve_error *e, int http_status, const char *type, const ch
 /* Appends one piece of field KEY's value (the post processor hands values over in pieces
  * at offset OFF). Unknown fields are ignored, as OpenAI's API ignores them. */
 void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t off, size_t size);
+/* The body has ended: the last value is complete. */
+void serve_form_end(serve_form *f);
 
 /* The request's transcription parameters and response format from F over CFG's defaults:
  * false with E filled (400) for a value out of range, an unknown format, a model that is not

@@ -50,13 +50,23 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
         return;
     }
     if (strcmp(key, "timestamp_granularities[]") == 0 || strcmp(key, "timestamp_granularities") == 0) {
-        /* one value per field; a value longer than a word is not one of the two */
-        char v[32] = "";
-        if (off == 0 && size < sizeof v) memcpy(v, data, size), v[size] = 0;
-        if (strcmp(v, "segment") == 0) f->granularity_segment = true;
-        else if (strcmp(v, "word") == 0) f->granularity_word = true;
-        else if (!f->granularity_bad[0]) snprintf(f->granularity_bad, sizeof f->granularity_bad, "%s", off ? "?" : v[0] ? v : "(empty)");
+        if (off == 0) serve_form_end(f); /* a new value: the one before is complete */
+        f->gran_open = true;
+        if (!append(f->gran, sizeof f->gran, &f->n_gran, data, off, size)) f->gran_overflow = true;
     }
+}
+
+void serve_form_end(serve_form *f)
+{
+    if (!f->gran_open) return;
+    if (!f->gran_overflow && strcmp(f->gran, "segment") == 0) f->granularity_segment = true;
+    else if (!f->gran_overflow && strcmp(f->gran, "word") == 0) f->granularity_word = true;
+    else if (!f->granularity_bad[0])
+        snprintf(f->granularity_bad, sizeof f->granularity_bad, "%s%s", f->gran_overflow ? "(too long) " : "",
+                 f->n_gran ? f->gran : "(empty)");
+    f->gran_open = f->gran_overflow = false;
+    f->n_gran = 0;
+    f->gran[0] = 0;
 }
 
 static bool check_format(const serve_form *f, int *format, serve_error *e)

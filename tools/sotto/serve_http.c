@@ -73,6 +73,10 @@ static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, con
     if (status == 405)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->route ? "POST" : strcmp(q->path, "/health") ? "GET" : "GET, HEAD");
     if (atomic_load(&s->draining)) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (q->reserved) { /* the slot goes back before the client sees the answer */
+        serve_pool_cancel(s->pool);
+        q->reserved = false;
+    }
     enum MHD_Result ok = MHD_queue_response(q->conn, (unsigned)status, r);
     MHD_destroy_response(r);
     q->status = status;
@@ -152,6 +156,10 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
 {
     request *q = cls;
     if (q->reject.http_status) return MHD_YES;
+    if (!key) { /* MHD passes a part whose Content-Disposition has no name= with KEY NULL */
+        reject(q, 400, NULL, "invalid_multipart", "a multipart part has no name in its Content-Disposition");
+        return MHD_YES;
+    }
     if (strcmp(key, "file") != 0) {
         serve_form_field(&q->form, key, data, off, size);
         return MHD_YES;
@@ -300,6 +308,7 @@ static enum MHD_Result body_done(request *q)
     if (q->reject.http_status) return send_error(q, &q->reject);
     if (!q->file_seen)
         return fail(q, 400, "invalid_request_error", "file", "missing_file", "the form has no 'file' part (the audio)");
+    serve_form_end(&q->form);
     serve_error e;
     if (!serve_form_check(&q->form, s->cfg, q->route == ROUTE_TRANSLATE, &q->job.tp, &q->format, &e))
         return send_error(q, &e);
