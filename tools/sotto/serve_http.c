@@ -148,6 +148,10 @@ static void reject(request *q, int status, const char *param, const char *code, 
         int rc = ftruncate(q->fd, 0);
         (void)rc;
     }
+    if (q->reserved) { /* a refused request waits for no worker: its slot goes back now */
+        serve_pool_cancel(q->srv->pool);
+        q->reserved = false;
+    }
 }
 
 static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
@@ -343,6 +347,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return begin(q);
     }
     if (*upload_data_size) {
+        /* a refused body is read and dropped so the answer can be sent (MHD sends none while
+         * a body arrives); one still arriving a second --timeout later is cut off */
+        if (q->reject.http_status && cli_now_ms() - q->t0_ms > 2000.0 * s->cfg->timeout_s) return MHD_NO;
         upload(q, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
