@@ -365,10 +365,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     const char *note = "";
     if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client stalled: connection closed at --timeout)";
     else if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK) note = q->status ? " (connection lost)" : " (closed by the client)";
-    char audio[32] = "-";
+    char audio[32] = "-", status[8] = "-";
     if (q->audio_s >= 0) snprintf(audio, sizeof audio, "%.2fs", q->audio_s);
-    int status = q->status ? q->status : why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? 408 : 0;
-    fprintf(stderr, "sotto serve: %s %s %d audio=%s %.0fms%s\n", q->method, q->path, status, audio,
+    if (q->status || why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
+        snprintf(status, sizeof status, "%d", q->status ? q->status : 408);
+    fprintf(stderr, "sotto serve: %s %s %s audio=%s %.0fms%s\n", q->method, q->path, status, audio,
             cli_now_ms() - q->t0_ms, note);
     if (q->pp) MHD_destroy_post_processor(q->pp);
     if (q->reserved) serve_pool_cancel(s->pool);
