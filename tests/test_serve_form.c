@@ -86,6 +86,8 @@ int main(void)
         {"model", "whisper-2", "model", "model_not_found"},
         {"language", "de", "language", "unsupported_language"},
         {"language", "auto", NULL, NULL},
+        {"stream", "true", "stream", "unsupported_value"},
+        {"stream", "false", NULL, NULL},
         {"timestamp_granularities[]", "word", "timestamp_granularities[]", "invalid_value"}, /* not verbose_json */
         {"timestamp_granularities[]", "segments", "timestamp_granularities[]", "invalid_value"},
         {"timestamp_granularities[]", "", "timestamp_granularities[]", "invalid_value"},

@@ -68,6 +68,12 @@ except openai.BadRequestError as e:
           str(e))
 try:
     with open(clip, "rb") as f:
+        client.audio.transcriptions.create(model="whisper-1", file=f, stream=True)
+    check(False, "stream=True raises BadRequestError")
+except openai.BadRequestError as e:
+    check(e.param == "stream", "stream=True raises BadRequestError", str(e))
+try:
+    with open(clip, "rb") as f:
         client.audio.translations.create(model="whisper-1", file=f)
     check(False, "translating with an English-only model raises BadRequestError")
 except openai.BadRequestError as e:

@@ -73,6 +73,8 @@ typedef struct serve_form {
     char prompt[SERVE_FIELD_MAX];
     size_t n_model, n_language, n_temperature, n_response_format, n_prompt;
     bool granularity_segment, granularity_word;
+    char stream[8];                /* "true" asks for server-sent events, which sotto does not send */
+    size_t n_stream;
     char granularity_bad[48];      /* a timestamp_granularities[] value that is neither */
     char gran[24];                 /* the value arriving now, */
     size_t n_gran;

@@ -42,6 +42,7 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
         {"temperature", f->temperature, sizeof f->temperature, &f->n_temperature},
         {"response_format", f->response_format, sizeof f->response_format, &f->n_response_format},
         {"prompt", f->prompt, sizeof f->prompt, &f->n_prompt},
+        {"stream", f->stream, sizeof f->stream, &f->n_stream},
     };
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         if (strcmp(key, fields[i].name) != 0) continue;
@@ -123,6 +124,11 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         return false;
     }
     if (!check_format(f, format, e)) return false;
+    if (f->n_stream && strcmp(f->stream, "false") != 0) {
+        serve_error_set(e, 400, "invalid_request_error", "stream", "unsupported_value",
+                        "stream=%s: sotto answers each request whole; leave stream out or false", f->stream);
+        return false;
+    }
     if (f->n_model && strcmp(f->model, cfg->model_id) != 0 && strcmp(f->model, "whisper-1") != 0) {
         serve_error_set(e, 400, "invalid_request_error", "model", "model_not_found",
                         "model '%s' is not served here: this server runs '%s' (whisper-1 names it too)", f->model,
