@@ -6,7 +6,9 @@ OpenAI's error shape; a SIGTERM while a request is in flight still answers it, e
 usage: test_serve.py SOTTO MODEL CLIPS WORKDIR"""
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
 import time
 
@@ -53,6 +55,14 @@ want = cli(sotto, model, "srt", clip, [*DECODE, "--prompt", prompt, "--temperatu
 status, body, _ = curl(T, [("model", "tiny.en"), ("response_format", "srt"), ("prompt", prompt),
                            ("temperature", "0.4"), ("language", "en")], clip, KEY)
 check(status == 200 and body == want, "prompt + temperature + language equal the CLI's", "%r vs %r" % (body, want))
+
+# compressed audio: the upload is probed by its content (the temporary file has no name)
+if shutil.which("ffmpeg"):
+    mp3 = os.path.join(work, "clip.mp3")
+    subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", clip, "-ar", "22050", mp3], check=True)
+    want = cli(sotto, model, "vtt", mp3, DECODE)
+    status, body, _ = curl(T, [("response_format", "vtt")], mp3, KEY)
+    check(status == 200 and body == want, "an MP3 upload equals sotto transcribe of the MP3", "%r vs %r" % (body, want))
 
 # authentication: /health needs none; a missing or wrong key is 401
 status, body, _ = curl(srv.url + "/health")
