@@ -86,7 +86,9 @@ serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params
         }
         w->started = true;
     }
-    if (workers > 0) fprintf(stderr, "sotto serve: %d workers on %s\n", workers, sotto_context_device(p->workers[0].ctx));
+    if (workers > 0)
+        fprintf(stderr, "sotto serve: %d worker%s on %s, %d more request%s may wait\n", workers, workers == 1 ? "" : "s",
+                sotto_context_device(p->workers[0].ctx), queue, queue == 1 ? "" : "s");
     return p;
 }
 
