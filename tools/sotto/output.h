@@ -22,6 +22,8 @@ const char *out_ext(int format);
 void out_begin(FILE *f, int format);
 void out_segment(FILE *f, int format, const sotto_segment *s, int *index);
 void out_json(FILE *f, const sotto_result *r);
+/* S as a JSON string the way out_json writes strings (Python's json.dump, ensure_ascii). */
+void out_json_string(FILE *f, const char *s);
 
 /* FORMAT of R into PATH through PATH.tmp and a rename: never a half-written file. */
 bool out_write_file(const char *path, int format, const sotto_result *r);

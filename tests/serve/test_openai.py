@@ -1,0 +1,90 @@
+"""The official `openai` Python client (scripts/setup-openai-venv.sh installs it into
+.venv-openai) pointed at `sotto serve` with base_url: transcriptions in every
+response_format equal `sotto transcribe`'s output; the client's typed answers (text,
+verbose_json's segments, duration, language); its exceptions for 401 and 400 answers;
+models.list().
+
+usage: .venv-openai/bin/python test_openai.py SOTTO MODEL CLIPS WORKDIR"""
+import json
+import os
+import sys
+
+import warnings
+
+import openai
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serverlib import Checks, Server, cli, openai_json
+
+sotto, model, clips, work = sys.argv[1:5]
+os.makedirs(work, exist_ok=True)
+clip = os.path.join(clips, "espeak-ng-02.wav")
+DECODE = ["--beam-size", "1"]
+check = Checks()
+warnings.simplefilter("ignore", DeprecationWarning)  # the client marks translations deprecated
+srv = Server(sotto, model, [*DECODE, "-t", "1", "--workers", "1"], os.path.join(work, "serve.log"),
+             env={"SOTTO_API_KEY": "sk-sotto-test"})
+client = openai.OpenAI(base_url=srv.url + "/v1", api_key="sk-sotto-test", max_retries=0, timeout=120)
+
+
+def transcribe(fmt, **kw):
+    with open(clip, "rb") as f:
+        return client.audio.transcriptions.create(model="whisper-1", file=f, response_format=fmt, **kw)
+
+
+want = {f: cli(sotto, model, c, clip, DECODE).decode() for f, c in
+        [("text", "txt"), ("srt", "srt"), ("vtt", "vtt"), ("verbose_json", "json")]}
+for fmt in ["text", "srt", "vtt"]:
+    got = transcribe(fmt)
+    check(got == want[fmt], "openai client, response_format=%s equals the CLI's" % fmt, "%r vs %r" % (got, want[fmt]))
+ref = json.loads(want["verbose_json"])
+got = transcribe("json")
+check(got.text == ref["text"], "json: Transcription.text", "%r vs %r" % (got.text, ref["text"]))
+raw = client.audio.transcriptions.with_raw_response.create(model="whisper-1", file=open(clip, "rb"),
+                                                           response_format="json")
+check(raw.http_response.content == openai_json(want["verbose_json"]), "json: the bytes of {\"text\": ...}")
+v = transcribe("verbose_json", timestamp_granularities=["segment"])
+check(v.text == ref["text"] and v.duration == ref["duration"] and v.language == ref["language"],
+      "verbose_json: text, duration, language", str(v)[:300])
+check([(s.start, s.end, s.text) for s in v.segments] == [(s["start"], s["end"], s["text"]) for s in ref["segments"]],
+      "verbose_json: the segments", str(v.segments)[:300])
+raw = client.audio.transcriptions.with_raw_response.create(model="whisper-1", file=open(clip, "rb"),
+                                                           response_format="verbose_json")
+check(raw.http_response.content.decode() == want["verbose_json"], "verbose_json: the CLI's bytes")
+ids = [m.id for m in client.models.list()]
+check(ids == ["tiny.en"], "models.list()", str(ids))
+
+try:
+    openai.OpenAI(base_url=srv.url + "/v1", api_key="sk-wrong", max_retries=0).audio.transcriptions.create(
+        model="whisper-1", file=open(clip, "rb"))
+    check(False, "a wrong key raises AuthenticationError")
+except openai.AuthenticationError as e:
+    check(e.status_code == 401 and e.code == "invalid_api_key", "a wrong key raises AuthenticationError", str(e))
+try:
+    transcribe("verbose_json", timestamp_granularities=["word"])
+    check(False, "word timestamps raise BadRequestError")
+except openai.BadRequestError as e:
+    check(e.param == "timestamp_granularities[]" and "word" in e.message, "word timestamps raise BadRequestError",
+          str(e))
+try:
+    with open(clip, "rb") as f:
+        client.audio.transcriptions.create(model="whisper-1", file=f, stream=True)
+    check(False, "stream=True raises BadRequestError")
+except openai.BadRequestError as e:
+    check(e.param == "stream", "stream=True raises BadRequestError", str(e))
+try:
+    with open(clip, "rb") as f:
+        client.audio.translations.create(model="whisper-1", file=f)
+    check(False, "translating with an English-only model raises BadRequestError")
+except openai.BadRequestError as e:
+    check(e.code == "unsupported_model", "translating with an English-only model raises BadRequestError", str(e))
+try:
+    with open(os.path.abspath(__file__), "rb") as f:
+        client.audio.transcriptions.create(model="whisper-1", file=f)
+    check(False, "a Python file as audio raises BadRequestError")
+except openai.BadRequestError as e:
+    check(e.code == "invalid_audio" and "test_openai.py" in e.message, "a Python file as audio: BadRequestError",
+          str(e))
+rc = srv.stop()
+check(rc == 0, "exit 0 after SIGTERM", str(rc))
+check.done("serve_openai")

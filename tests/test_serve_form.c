@@ -1,0 +1,144 @@
+/* test_serve_form.c — `sotto serve`'s form handling (tools/sotto/serve_form.c, serve_reply.c)
+ * without a socket: values arriving in pieces as MHD's post processor hands them over, the
+ * limits, every refusal with its param and code, the temperatures as `sotto transcribe
+ * --temperature T` makes them, and the error and model-list bodies. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "serve.h"
+
+/* KEY=VALUE fed in pieces of PIECE bytes, as the post processor may split it. */
+static void feed(serve_form *f, const char *key, const char *value, size_t piece)
+{
+    size_t n = strlen(value);
+    if (n == 0) serve_form_field(f, key, value, 0, 0);
+    for (size_t off = 0; off < n; off += piece)
+        serve_form_field(f, key, value + off, off, n - off < piece ? n - off : piece);
+}
+
+static serve_config config(void)
+{
+    serve_config c = {.model_id = "tiny.en", .multilingual = 0, .fallback = true};
+    c.tp = sotto_transcribe_params_default();
+    return c;
+}
+
+/* Checks F and expects refusal with PARAM and CODE (or success when CODE is NULL). */
+static bool refused(serve_form *f, bool translate, const char *param, const char *code)
+{
+    serve_config c = config();
+    sotto_transcribe_params tp;
+    int format;
+    serve_error e = {0};
+    serve_form_end(f);
+    bool ok = serve_form_check(f, &c, translate, &tp, &format, &e);
+    if (!code) return ok;
+    return !ok && e.http_status == 400 && e.code && !strcmp(e.code, code) &&
+           (param ? e.param && !strcmp(e.param, param) : !e.param) && e.message[0];
+}
+
+int main(void)
+{
+    for (size_t piece = 1; piece <= 8; piece++) {
+        serve_form f = {0};
+        feed(&f, "response_format", "verbose_json", piece);
+        feed(&f, "timestamp_granularities[]", "segment", piece);
+        feed(&f, "prompt", "Elinor and Marianne.", piece);
+        feed(&f, "temperature", "0.4", piece);
+        feed(&f, "language", "en", piece);
+        feed(&f, "model", "whisper-1", piece);
+        feed(&f, "unknown_field", "ignored", piece);
+        serve_form_end(&f);
+        serve_config c = config();
+        sotto_transcribe_params tp;
+        int format = -1;
+        serve_error e = {0};
+        CHECK(serve_form_check(&f, &c, false, &tp, &format, &e), "pieces of %zu: %s", piece, e.message);
+        CHECK(format == SERVE_FMT_VERBOSE_JSON, "format %d", format);
+        CHECK(tp.initial_prompt && !strcmp(tp.initial_prompt, "Elinor and Marianne."), "prompt");
+        CHECK(tp.language && !strcmp(tp.language, "en") && !tp.translate, "language");
+        /* --temperature 0.4 with fallback: 0.4, 0.6, 0.8, 1.0 */
+        CHECK(tp.n_temperatures == 4 && tp.temperatures[0] == 0.4 && tp.temperatures[3] > 0.99 &&
+              tp.temperatures[3] < 1.01, "temperatures: %d", tp.n_temperatures);
+    }
+    { /* the defaults: json, the library's temperatures, nothing else set */
+        serve_form f = {0};
+        serve_config c = config();
+        sotto_transcribe_params tp, def = sotto_transcribe_params_default();
+        int format = -1;
+        serve_error e = {0};
+        CHECK(serve_form_check(&f, &c, false, &tp, &format, &e), "%s", e.message);
+        CHECK(format == SERVE_FMT_JSON && tp.n_temperatures == def.n_temperatures && !tp.initial_prompt &&
+              !tp.language, "defaults");
+        c.fallback = false; /* --no-fallback: the one temperature a request names */
+        feed(&f, "temperature", "0.2", 3);
+        CHECK(serve_form_check(&f, &c, false, &tp, &format, &e) && tp.n_temperatures == 1 &&
+              tp.temperatures[0] == 0.2, "no fallback");
+    }
+    struct { const char *key, *value, *param, *code; } bad[] = {
+        {"response_format", "docx", "response_format", "invalid_value"},
+        {"response_format", "JSON", "response_format", "invalid_value"},
+        {"temperature", "1.01", "temperature", "invalid_value"},
+        {"temperature", "-0", NULL, NULL}, /* -0 is 0: fine */
+        {"temperature", "nan", "temperature", "invalid_value"},
+        {"temperature", "0.5x", "temperature", "invalid_value"},
+        {"model", "whisper-2", "model", "model_not_found"},
+        {"language", "de", "language", "unsupported_language"},
+        {"language", "auto", NULL, NULL},
+        {"stream", "true", "stream", "unsupported_value"},
+        {"stream", "false", NULL, NULL},
+        {"timestamp_granularities[]", "word", "timestamp_granularities[]", "invalid_value"}, /* not verbose_json */
+        {"timestamp_granularities[]", "segments", "timestamp_granularities[]", "invalid_value"},
+        {"timestamp_granularities[]", "", "timestamp_granularities[]", "invalid_value"},
+        {"timestamp_granularities[]", "segment-and-much-longer-than-any-value", "timestamp_granularities[]",
+         "invalid_value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        serve_form f = {0};
+        feed(&f, bad[i].key, bad[i].value, 5);
+        CHECK(refused(&f, false, bad[i].param, bad[i].code), "%s=%s", bad[i].key, bad[i].value);
+    }
+    { /* word timestamps, asked for properly, are refused for what they are */
+        serve_form f = {0};
+        feed(&f, "response_format", "verbose_json", 4);
+        feed(&f, "timestamp_granularities[]", "segment", 4);
+        feed(&f, "timestamp_granularities[]", "word", 4);
+        CHECK(refused(&f, false, "timestamp_granularities[]", "unsupported_value"), "word");
+    }
+    { /* a value longer than its field: refused, naming it, never written past the buffer */
+        serve_form f = {0};
+        char big[SERVE_FIELD_MAX + 10];
+        memset(big, 'x', sizeof big - 1);
+        big[sizeof big - 1] = 0;
+        feed(&f, "prompt", big, 1000);
+        CHECK(f.n_prompt < SERVE_FIELD_MAX && refused(&f, false, "prompt", "field_too_long"), "long prompt");
+        serve_form g = {0};
+        feed(&g, "model", big, 7);
+        CHECK(refused(&g, false, "model", "field_too_long"), "long model");
+    }
+    { /* pieces out of order (an offset that skips) are refused, not glued */
+        serve_form f = {0};
+        serve_form_field(&f, "language", "e", 0, 1);
+        serve_form_field(&f, "language", "n", 5, 1);
+        CHECK(refused(&f, false, "language", "field_too_long"), "offset gap");
+    }
+    { /* translation needs a multilingual model */
+        serve_form f = {0};
+        CHECK(refused(&f, true, "model", "unsupported_model"), "translate on tiny.en");
+    }
+    { /* the bodies */
+        serve_error e;
+        serve_error_set(&e, 400, "invalid_request_error", NULL, "x", "bad \"%s\"\n", "é");
+        size_t n = 0;
+        char *j = serve_error_json(&e, &n);
+        const char *want = "{\"error\": {\"message\": \"bad \\\"\\u00e9\\\"\\n\", \"type\": \"invalid_request_error\", "
+                           "\"param\": null, \"code\": \"x\"}}\n";
+        CHECK(j && n == strlen(want) && !memcmp(j, want, n), "error json: %s", j ? j : "(null)");
+        free(j);
+        j = serve_models_json("tiny.en", &n);
+        CHECK(j && strstr(j, "\"id\": \"tiny.en\"") && strstr(j, "\"object\": \"list\""), "models: %s", j ? j : "");
+        free(j);
+    }
+    return check_summary();
+}

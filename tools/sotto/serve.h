@@ -1,0 +1,130 @@
+/* serve.h — what the parts of `sotto serve` share: the server's configuration (made by
+ * cmd_serve.c from the command line), the worker pool (serve_pool.c), the form of one
+ * request (serve_form.c), the response bodies (serve_reply.c) and the HTTP front end
+ * (serve_http.c on libmicrohttpd; serve_nohttp.c in a build without it). */
+#ifndef SOTTO_SERVE_H
+#define SOTTO_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sotto.h"
+
+/* ---- configuration ---- */
+
+typedef struct serve_config {
+    const char *host;              /* address to listen on ("127.0.0.1", "::1", "0.0.0.0") */
+    int port;                      /* 0: any free port (the one taken is printed) */
+    int workers;                   /* contexts, each transcribing one request at a time */
+    int queue;                     /* requests that may wait for a worker beyond those */
+    int timeout_s;                 /* idle connections closed; uploads must end within it */
+    size_t max_upload_bytes;       /* request bodies larger than this get 413 */
+    const char *api_key;           /* NULL: no authentication */
+    const char *model_id;          /* the name /v1/models lists ("tiny.en") */
+    int multilingual;              /* of the model: languages and translation allowed */
+    const sotto_model *model;
+    sotto_transcribe_params tp;    /* every request starts from these (the decoding flags) */
+    bool fallback;                 /* temperature fallback (--no-fallback clears it) */
+} serve_config;
+
+/* ---- worker pool: one shared model, N contexts, a bounded queue ---- */
+
+typedef struct serve_job serve_job;
+/* Called on the worker's thread when JOB is done; the pool no longer touches JOB after it. */
+typedef void (*serve_job_done)(serve_job *job);
+
+struct serve_job {
+    const char *path;              /* in: the audio file */
+    sotto_transcribe_params tp;    /* in */
+    serve_job_done done;           /* in */
+    void *user;                    /* in: for DONE */
+    sotto_status status;           /* out: of sotto_transcribe_file */
+    sotto_result *result;          /* out: on success (the caller frees it) */
+    char error[512];               /* out: the context's message on failure */
+    serve_job *next;               /* the pool's queue */
+};
+
+typedef struct serve_pool serve_pool;
+
+/* Creates WORKERS contexts on MODEL with CP and a thread for each; QUEUE requests may wait
+ * beyond them. NULL with a message on stderr when a context cannot be made. */
+serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params *cp, int workers, int queue);
+/* Takes one of the workers + queue slots for a request about to upload; false when all are
+ * taken (the caller answers 503). A slot is given back by serve_pool_cancel, or when the job
+ * submitted with it is done (before its DONE is called). */
+bool serve_pool_reserve(serve_pool *pool);
+void serve_pool_cancel(serve_pool *pool);
+/* Queues JOB on a reserved slot; a worker runs it in order of submission. */
+void serve_pool_submit(serve_pool *pool, serve_job *job);
+/* Slots taken now (requests uploading, waiting or being transcribed). */
+int serve_pool_busy(serve_pool *pool);
+/* Runs the jobs still queued, then stops the workers and frees every context. NULL is fine. */
+void serve_pool_free(serve_pool *pool);
+
+/* ---- the form of one request ---- */
+
+enum { SERVE_FMT_JSON, SERVE_FMT_TEXT, SERVE_FMT_SRT, SERVE_FMT_VTT, SERVE_FMT_VERBOSE_JSON };
+
+#define SERVE_FIELD_MAX 4096       /* bytes of one form field's value (the prompt's) */
+
+typedef struct serve_form {
+    char model[128], language[16], temperature[32], response_format[32];
+    char prompt[SERVE_FIELD_MAX];
+    size_t n_model, n_language, n_temperature, n_response_format, n_prompt;
+    bool granularity_segment, granularity_word;
+    char stream[8];                /* "true" asks for server-sent events, which sotto does not send */
+    size_t n_stream;
+    char granularity_bad[48];      /* a timestamp_granularities[] value that is neither */
+    char gran[24];                 /* the value arriving now, */
+    size_t n_gran;
+    bool gran_open, gran_overflow; /*   since its first piece; longer than any valid one */
+    char too_long[40];             /* the field whose value was longer than its buffer */
+} serve_form;
+
+/* An error answer, in OpenAI's shape: {"error": {"message", "type", "param", "code"}}. */
+typedef struct serve_error {
+    int http_status;
+    char message[640];
+    const char *type;              /* "invalid_request_error", "authentication_error", ... */
+    const char *param;             /* the form field at fault, or NULL (JSON null) */
+    const char *code;              /* a short machine-readable code, or NULL */
+} serve_error;
+
+void serve_error_set(serve_error *e, int http_status, const char *type, const char *param, const char *code,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Appends one piece of field KEY's value (the post processor hands values over in pieces
+ * at offset OFF). Unknown fields are ignored, as OpenAI's API ignores them. */
+void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t off, size_t size);
+/* The body has ended: the last value is complete. */
+void serve_form_end(serve_form *f);
+
+/* The request's transcription parameters and response format from F over CFG's defaults:
+ * false with E filled (400) for a value out of range, an unknown format, a model that is not
+ * the one served, a language the model lacks, translation on an English-only model, or word
+ * timestamps. TP's string pointers point into F. */
+bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
+                      int *format, serve_error *e);
+
+/* ---- response bodies (malloc'd, *n bytes; NULL when out of memory) ---- */
+
+/* R in FORMAT: text/srt/vtt/verbose_json exactly as `sotto transcribe -f txt/srt/vtt/json`
+ * writes them, json as OpenAI's {"text": ...}. */
+char *serve_render(const sotto_result *r, int format, size_t *n);
+const char *serve_content_type(int format);
+char *serve_error_json(const serve_error *e, size_t *n);
+/* {"object": "list", "data": [{"id": MODEL_ID, "object": "model", ...}]} */
+char *serve_models_json(const char *model_id, size_t *n);
+
+/* ---- the HTTP server ---- */
+
+/* Listens as CFG says, answers with POOL until SIGTERM or SIGINT (which the caller has
+ * blocked in every thread), then finishes the requests in flight and returns 0; nonzero
+ * with a message when it cannot listen. */
+int serve_http_run(const serve_config *cfg, serve_pool *pool);
+
+/* Whether this build has the HTTP server; when not, what to install. */
+bool serve_http_available(const char **missing);
+
+#endif

@@ -1,0 +1,174 @@
+/* serve_form.c — the form fields of an OpenAI audio request (file aside: serve_http.c
+ * streams it to disk) gathered piece by piece from libmicrohttpd's post processor, and
+ * checked into the transcription parameters of that request over the server's defaults. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve.h"
+
+void serve_error_set(serve_error *e, int http_status, const char *type, const char *param, const char *code,
+                     const char *fmt, ...)
+{
+    e->http_status = http_status;
+    e->type = type;
+    e->param = param;
+    e->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
+
+/* Appends DATA to BUF (CAP bytes, *N used, NUL kept); false when it does not fit. */
+static bool append(char *buf, size_t cap, size_t *n, const char *data, uint64_t off, size_t size)
+{
+    if (off != *n || size >= cap - *n) return false;
+    memcpy(buf + *n, data, size);
+    *n += size;
+    buf[*n] = 0;
+    return true;
+}
+
+void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t off, size_t size)
+{
+    struct { const char *name; char *buf; size_t cap; size_t *n; } fields[] = {
+        {"model", f->model, sizeof f->model, &f->n_model},
+        {"language", f->language, sizeof f->language, &f->n_language},
+        {"temperature", f->temperature, sizeof f->temperature, &f->n_temperature},
+        {"response_format", f->response_format, sizeof f->response_format, &f->n_response_format},
+        {"prompt", f->prompt, sizeof f->prompt, &f->n_prompt},
+        {"stream", f->stream, sizeof f->stream, &f->n_stream},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        if (strcmp(key, fields[i].name) != 0) continue;
+        if (!append(fields[i].buf, fields[i].cap, fields[i].n, data, off, size) && !f->too_long[0])
+            snprintf(f->too_long, sizeof f->too_long, "%s", key);
+        return;
+    }
+    if (strcmp(key, "timestamp_granularities[]") == 0 || strcmp(key, "timestamp_granularities") == 0) {
+        if (off == 0) serve_form_end(f); /* a new value: the one before is complete */
+        f->gran_open = true;
+        if (!append(f->gran, sizeof f->gran, &f->n_gran, data, off, size)) f->gran_overflow = true;
+    }
+}
+
+void serve_form_end(serve_form *f)
+{
+    if (!f->gran_open) return;
+    if (!f->gran_overflow && strcmp(f->gran, "segment") == 0) f->granularity_segment = true;
+    else if (!f->gran_overflow && strcmp(f->gran, "word") == 0) f->granularity_word = true;
+    else if (!f->granularity_bad[0])
+        snprintf(f->granularity_bad, sizeof f->granularity_bad, "%s%s", f->gran_overflow ? "(too long) " : "",
+                 f->n_gran ? f->gran : "(empty)");
+    f->gran_open = f->gran_overflow = false;
+    f->n_gran = 0;
+    f->gran[0] = 0;
+}
+
+static bool check_format(const serve_form *f, int *format, serve_error *e)
+{
+    static const char *names[] = {"json", "text", "srt", "vtt", "verbose_json"};
+    if (!f->n_response_format) {
+        *format = SERVE_FMT_JSON;
+        return true;
+    }
+    for (int i = 0; i < 5; i++)
+        if (strcmp(f->response_format, names[i]) == 0) {
+            *format = i;
+            return true;
+        }
+    serve_error_set(e, 400, "invalid_request_error", "response_format", "invalid_value",
+                    "response_format '%s' is not one of json, text, srt, vtt, verbose_json", f->response_format);
+    return false;
+}
+
+/* The temperatures `sotto transcribe --temperature T` tries (cmd_transcribe.c, as openai's
+ * command line: T, T + 0.2, ... up to 1.0, or T alone without fallback). */
+static bool check_temperature(const serve_form *f, const serve_config *cfg, sotto_transcribe_params *tp,
+                              serve_error *e)
+{
+    if (!f->n_temperature && cfg->fallback) return true; /* the library's defaults, as the CLI's */
+    double t0 = 0;
+    if (f->n_temperature) {
+        char *end;
+        errno = 0;
+        t0 = strtod(f->temperature, &end);
+        if (*end || errno || !isfinite(t0) || t0 < 0 || t0 > 1) {
+            serve_error_set(e, 400, "invalid_request_error", "temperature", "invalid_value",
+                            "temperature must be a number from 0 to 1, not '%s'", f->temperature);
+            return false;
+        }
+    }
+    tp->n_temperatures = 0;
+    for (int i = 0; tp->n_temperatures < SOTTO_MAX_TEMPERATURES; i++) {
+        double t = t0 + i * 0.2;
+        if (t > 1.0 + 1e-6 && i > 0) break;
+        tp->temperatures[tp->n_temperatures++] = t;
+        if (!cfg->fallback) break;
+    }
+    return true;
+}
+
+bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
+                      int *format, serve_error *e)
+{
+    *tp = cfg->tp;
+    if (f->too_long[0]) {
+        serve_error_set(e, 400, "invalid_request_error", f->too_long, "field_too_long",
+                        "the value of '%s' is too long", f->too_long);
+        return false;
+    }
+    if (!check_format(f, format, e)) return false;
+    if (f->n_stream && strcmp(f->stream, "false") != 0) {
+        serve_error_set(e, 400, "invalid_request_error", "stream", "unsupported_value",
+                        "stream=%s: sotto answers each request whole; leave stream out or false", f->stream);
+        return false;
+    }
+    if (f->n_model && strcmp(f->model, cfg->model_id) != 0 && strcmp(f->model, "whisper-1") != 0) {
+        serve_error_set(e, 400, "invalid_request_error", "model", "model_not_found",
+                        "model '%s' is not served here: this server runs '%s' (whisper-1 names it too)", f->model,
+                        cfg->model_id);
+        return false;
+    }
+    if (f->granularity_bad[0]) {
+        serve_error_set(e, 400, "invalid_request_error", "timestamp_granularities[]", "invalid_value",
+                        "timestamp_granularities[] '%s' is not one of segment, word", f->granularity_bad);
+        return false;
+    }
+    if ((f->granularity_segment || f->granularity_word) && *format != SERVE_FMT_VERBOSE_JSON) {
+        serve_error_set(e, 400, "invalid_request_error", "timestamp_granularities[]", "invalid_value",
+                        "timestamp_granularities[] needs response_format verbose_json");
+        return false;
+    }
+    if (f->granularity_word) {
+        serve_error_set(e, 400, "invalid_request_error", "timestamp_granularities[]", "unsupported_value",
+                        "word timestamps are not available in this version of sotto: ask for segment");
+        return false;
+    }
+    if (!check_temperature(f, cfg, tp, e)) return false;
+    if (translate && !cfg->multilingual) {
+        serve_error_set(e, 400, "invalid_request_error", "model", "unsupported_model",
+                        "model '%s' is English-only: it cannot translate (serve a multilingual model)", cfg->model_id);
+        return false;
+    }
+    tp->translate = translate;
+    if (f->n_language && strcmp(f->language, "auto") != 0) {
+        bool known = cfg->multilingual ? sotto_language_token(cfg->model, f->language) >= 0
+                                       : strcmp(f->language, "en") == 0;
+        if (!known) {
+            serve_error_set(e, 400, "invalid_request_error", "language", "unsupported_language",
+                            cfg->multilingual ? "language '%s' is not an ISO-639-1 code model '%s' knows"
+                                              : "language '%s': model '%s' is English-only (en)",
+                            f->language, cfg->model_id);
+            return false;
+        }
+        tp->language = f->language;
+    }
+    if (f->n_prompt) tp->initial_prompt = f->prompt;
+    return true;
+}

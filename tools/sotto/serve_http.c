@@ -1,0 +1,460 @@
+/* serve_http.c — the HTTP front end of `sotto serve` on GNU libmicrohttpd: routes, bearer
+ * authentication, the multipart upload streamed by MHD's post processor into an unlinked
+ * temporary file (the size limit checked as it streams), admission into the worker pool
+ * (serve_pool.c), the answer once a worker is done (the connection is suspended meanwhile,
+ * so MHD's one polling thread never waits on a transcription), one log line per request on
+ * stderr, and the drain on SIGTERM/SIGINT. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "serve.h"
+
+typedef struct server {
+    const serve_config *cfg;
+    serve_pool *pool;
+    atomic_int active;             /* requests begun and not yet completed */
+    atomic_bool draining;
+} server;
+
+enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE };
+enum { ST_UPLOADING, ST_QUEUED, ST_DONE };
+
+typedef struct request {
+    server *srv;
+    struct MHD_Connection *conn;
+    char method[16], path[160];
+    double t0_ms;
+    int status;                    /* HTTP status answered; 0 before */
+    double audio_s;                /* seconds transcribed; < 0 when none */
+    int route;
+    struct MHD_PostProcessor *pp;
+    int fd;                        /* the upload, unlinked; -1 */
+    char fd_path[32];
+    char filename[256];            /* as the client named it */
+    uint64_t body_bytes, file_bytes;
+    bool file_seen, reserved;
+    serve_error reject;            /* answered once the body is in, when http_status != 0 */
+    serve_form form;
+    int format;
+    serve_job job;
+    atomic_int state;
+    char *body;                    /* the worker's answer: malloc'd */
+    size_t n_body;
+    int body_status;
+} request;
+
+/* ---- answers ---- */
+
+static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, const char *type)
+{
+    const server *s = q->srv;
+    struct MHD_Response *r = MHD_create_response_from_buffer(n, buf, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(buf);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (status == 503) MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    if (status == 405)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->route ? "POST" : strcmp(q->path, "/health") ? "GET" : "GET, HEAD");
+    if (atomic_load(&s->draining)) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (q->reserved) { /* the slot goes back before the client sees the answer */
+        serve_pool_cancel(s->pool);
+        q->reserved = false;
+    }
+    enum MHD_Result ok = MHD_queue_response(q->conn, (unsigned)status, r);
+    MHD_destroy_response(r);
+    q->status = status;
+    return ok;
+}
+
+static enum MHD_Result send_error(request *q, const serve_error *e)
+{
+    size_t n = 0;
+    char *buf = serve_error_json(e, &n);
+    if (!buf) return MHD_NO;
+    return send_buf(q, e->http_status, buf, n, "application/json");
+}
+
+static enum MHD_Result fail(request *q, int status, const char *type, const char *param, const char *code,
+                            const char *msg)
+{
+    serve_error e;
+    serve_error_set(&e, status, type, param, code, "%s", msg);
+    return send_error(q, &e);
+}
+
+static enum MHD_Result send_text(request *q, int status, const char *text, const char *type)
+{
+    size_t n = strlen(text);
+    char *buf = malloc(n + 1);
+    if (!buf) return MHD_NO;
+    memcpy(buf, text, n + 1);
+    return send_buf(q, status, buf, n, type);
+}
+
+/* ---- authentication ---- */
+
+/* GIVEN equals KEY, in time that depends on KEY's length alone. */
+static bool same_secret(const char *given, const char *key)
+{
+    size_t n = strlen(given), k = strlen(key);
+    volatile unsigned char d = n != k;
+    for (size_t i = 0; i < k; i++) d |= (unsigned char)(key[i] ^ (i < n ? given[i] : 0));
+    return d == 0;
+}
+
+static bool authorized(request *q)
+{
+    const char *key = q->srv->cfg->api_key;
+    if (!key) return true;
+    const char *h = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!h || strncasecmp(h, "Bearer ", 7) != 0) return false;
+    h += 7;
+    while (*h == ' ') h++;
+    return same_secret(h, key);
+}
+
+/* ---- upload ---- */
+
+static void reject(request *q, int status, const char *param, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void reject(request *q, int status, const char *param, const char *code, const char *fmt, ...)
+{
+    if (q->reject.http_status) return; /* the first reason stands */
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    serve_error_set(&q->reject, status, status >= 500 ? "server_error" : "invalid_request_error", param, code, "%s",
+                    msg);
+    if (q->fd >= 0) { /* the disk space goes back now; the descriptor closes at the end */
+        int rc = ftruncate(q->fd, 0);
+        (void)rc;
+    }
+    if (q->reserved) { /* a refused request waits for no worker: its slot goes back now */
+        serve_pool_cancel(q->srv->pool);
+        q->reserved = false;
+    }
+}
+
+static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
+                                const char *content_type, const char *transfer_encoding, const char *data,
+                                uint64_t off, size_t size)
+{
+    request *q = cls;
+    if (q->reject.http_status) return MHD_YES;
+    if (!key) { /* MHD passes a part whose Content-Disposition has no name= with KEY NULL */
+        reject(q, 400, NULL, "invalid_multipart", "a multipart part has no name in its Content-Disposition");
+        return MHD_YES;
+    }
+    if (strcmp(key, "file") != 0) {
+        serve_form_field(&q->form, key, data, off, size);
+        return MHD_YES;
+    }
+    if (off == 0 && q->file_seen && (q->file_bytes > 0 || size > 0)) {
+        reject(q, 400, "file", "invalid_value", "more than one 'file' part: send one audio file per request");
+        return MHD_YES;
+    }
+    if (!q->file_seen && filename) snprintf(q->filename, sizeof q->filename, "%s", filename);
+    q->file_seen = true;
+    for (size_t done = 0; done < size;) {
+        ssize_t w = write(q->fd, data + done, size - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            reject(q, 500, NULL, "storage_error", "cannot store the upload: %s", strerror(errno));
+            return MHD_YES;
+        }
+        done += (size_t)w;
+    }
+    q->file_bytes += size;
+    return MHD_YES;
+}
+
+static void upload(request *q, const char *data, size_t size)
+{
+    const serve_config *cfg = q->srv->cfg;
+    if (q->reject.http_status) return; /* the rest of the body is read and dropped */
+    q->body_bytes += size;
+    if (q->body_bytes > cfg->max_upload_bytes) {
+        reject(q, 413, "file", "file_too_large", "the request is larger than this server's limit of %zu MB",
+               cfg->max_upload_bytes >> 20);
+        return;
+    }
+    if (cli_now_ms() - q->t0_ms > cfg->timeout_s * 1000.0) {
+        reject(q, 408, NULL, "timeout", "the request body did not arrive within %d s", cfg->timeout_s);
+        return;
+    }
+    if (MHD_post_process(q->pp, data, size) != MHD_YES)
+        reject(q, 400, NULL, "invalid_multipart", "the multipart/form-data body is malformed");
+}
+
+/* ---- the request's life ---- */
+
+static void job_done(serve_job *job)
+{
+    request *q = job->user;
+    if (job->status == SOTTO_OK) {
+        q->audio_s = job->result->duration;
+        q->body = serve_render(job->result, q->format, &q->n_body);
+        q->body_status = q->body ? 200 : 500;
+        sotto_result_free(job->result);
+    }
+    if (!q->body) {
+        serve_error e;
+        /* the message names the upload's descriptor; the client knows it by its file name */
+        char msg[512], *at = strstr(job->error, q->fd_path);
+        if (at) snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - job->error), job->error,
+                         q->filename[0] ? q->filename : "the uploaded file", at + strlen(q->fd_path));
+        else snprintf(msg, sizeof msg, "%s", job->status == SOTTO_OK ? "out of memory" : job->error);
+        bool audio = job->status == SOTTO_ERR_FORMAT || job->status == SOTTO_ERR_IO || job->status == SOTTO_ERR_UNSUPPORTED;
+        if (job->status == SOTTO_OK || job->status == SOTTO_ERR_NOMEM)
+            serve_error_set(&e, 500, "server_error", NULL, "internal_error", "%s", msg);
+        else
+            serve_error_set(&e, 400, "invalid_request_error", audio ? "file" : NULL,
+                            audio ? "invalid_audio" : "invalid_value", "%s", msg);
+        q->body = serve_error_json(&e, &q->n_body);
+        q->body_status = e.http_status;
+    }
+    atomic_store(&q->state, ST_DONE);
+    MHD_resume_connection(q->conn); /* last: MHD may complete and free Q from here on */
+}
+
+static enum MHD_Result begin_upload(request *q)
+{
+    const server *s = q->srv;
+    const serve_config *cfg = s->cfg;
+    const char *len = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    long long n = len ? strtoll(len, NULL, 10) : 0;
+    if (n > 0 && (unsigned long long)n > cfg->max_upload_bytes) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the request (%lld bytes) is larger than this server's limit of %zu MB", n,
+                 cfg->max_upload_bytes >> 20);
+        return fail(q, 413, "invalid_request_error", "file", "file_too_large", msg);
+    }
+    const char *type = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (!type || strncasecmp(type, "multipart/form-data", 19) != 0)
+        return fail(q, 400, "invalid_request_error", NULL, "invalid_content_type",
+                    "the body must be multipart/form-data with the audio in a 'file' part");
+    if (atomic_load(&s->draining) || !serve_pool_reserve(s->pool))
+        return fail(q, 503, "server_error", NULL, "overloaded",
+                    atomic_load(&s->draining) ? "the server is shutting down" : "every worker is busy and the queue is full: retry later");
+    q->reserved = true;
+    q->pp = MHD_create_post_processor(q->conn, 65536, on_field, q);
+    if (!q->pp)
+        return fail(q, 400, "invalid_request_error", NULL, "invalid_multipart",
+                    "the multipart/form-data header has no usable boundary");
+    const char *dir = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/sotto-upload-XXXXXX", dir && *dir ? dir : "/tmp");
+    q->fd = mkstemp(tmpl);
+    if (q->fd < 0) return fail(q, 500, "server_error", NULL, "storage_error", "cannot create a temporary file");
+    unlink(tmpl); /* nothing is left behind, whatever happens to the process */
+    snprintf(q->fd_path, sizeof q->fd_path, "/proc/self/fd/%d", q->fd);
+    return MHD_YES;
+}
+
+static enum MHD_Result begin(request *q)
+{
+    const char *p = q->path, *m = q->method;
+    bool get = !strcmp(m, "GET") || !strcmp(m, "HEAD"), post = !strcmp(m, "POST");
+    if (!strcmp(p, "/health"))
+        return get ? send_text(q, 200, "{\"status\": \"ok\"}\n", "application/json")
+                   : fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use GET /health");
+    if (!strcmp(p, "/v1/audio/transcriptions")) q->route = ROUTE_TRANSCRIBE;
+    else if (!strcmp(p, "/v1/audio/translations")) q->route = ROUTE_TRANSLATE;
+    else if (strcmp(p, "/v1/models") != 0)
+        return fail(q, 404, "invalid_request_error", NULL, "not_found",
+                    "no such route: POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/models "
+                    "and GET /health are served");
+    if (!authorized(q))
+        return fail(q, 401, "authentication_error", NULL, "invalid_api_key",
+                    "missing or wrong API key: send Authorization: Bearer KEY");
+    if (!q->route) {
+        if (!get) return fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use GET /v1/models");
+        size_t n = 0;
+        char *buf = serve_models_json(q->srv->cfg->model_id, &n);
+        return buf ? send_buf(q, 200, buf, n, "application/json") : MHD_NO;
+    }
+    if (!post) return fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use POST with multipart/form-data");
+    return begin_upload(q);
+}
+
+/* The body is in: answer a rejection, or check the form and hand the file to the pool. */
+static enum MHD_Result body_done(request *q)
+{
+    server *s = q->srv;
+    if (atomic_load(&q->state) == ST_DONE) {
+        char *b = q->body;
+        q->body = NULL;
+        return send_buf(q, q->body_status, b, q->n_body, q->body_status == 200 ? serve_content_type(q->format)
+                                                                             : "application/json");
+    }
+    if (q->pp && MHD_destroy_post_processor(q->pp) != MHD_YES)
+        reject(q, 400, NULL, "invalid_multipart", "the multipart/form-data body ended before its closing boundary");
+    q->pp = NULL;
+    if (q->reject.http_status) return send_error(q, &q->reject);
+    if (!q->file_seen)
+        return fail(q, 400, "invalid_request_error", "file", "missing_file", "the form has no 'file' part (the audio)");
+    serve_form_end(&q->form);
+    serve_error e;
+    if (!serve_form_check(&q->form, s->cfg, q->route == ROUTE_TRANSLATE, &q->job.tp, &q->format, &e))
+        return send_error(q, &e);
+    q->job.path = q->fd_path;
+    q->job.done = job_done;
+    q->job.user = q;
+    q->reserved = false; /* the job holds the slot now; the pool gives it back */
+    atomic_store(&q->state, ST_QUEUED);
+    MHD_suspend_connection(q->conn);
+    serve_pool_submit(s->pool, &q->job);
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    server *s = cls;
+    request *q = *con_cls;
+    if (!q) {
+        q = calloc(1, sizeof *q);
+        if (!q) return MHD_NO;
+        q->srv = s;
+        q->conn = c;
+        q->fd = -1;
+        q->audio_s = -1;
+        q->t0_ms = cli_now_ms();
+        snprintf(q->method, sizeof q->method, "%s", method);
+        snprintf(q->path, sizeof q->path, "%s", url);
+        atomic_fetch_add(&s->active, 1);
+        *con_cls = q;
+        return begin(q);
+    }
+    if (*upload_data_size) {
+        /* a refused body is read and dropped so the answer can be sent (MHD sends none while
+         * a body arrives); one still arriving a second --timeout later is cut off */
+        if (q->reject.http_status && cli_now_ms() - q->t0_ms > 2000.0 * s->cfg->timeout_s) return MHD_NO;
+        upload(q, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return body_done(q);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+    server *s = cls;
+    request *q = *con_cls;
+    if (!q) return;
+    const char *note = "";
+    if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client stalled: connection closed at --timeout)";
+    else if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK) note = q->status ? " (connection lost)" : " (closed by the client)";
+    char audio[32] = "-", status[8] = "-";
+    if (q->audio_s >= 0) snprintf(audio, sizeof audio, "%.2fs", q->audio_s);
+    if (q->status || why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
+        snprintf(status, sizeof status, "%d", q->status ? q->status : 408);
+    fprintf(stderr, "sotto serve: %s %s %s audio=%s %.0fms%s\n", q->method, q->path, status, audio,
+            cli_now_ms() - q->t0_ms, note);
+    if (q->pp) MHD_destroy_post_processor(q->pp);
+    if (q->reserved) serve_pool_cancel(s->pool);
+    if (q->fd >= 0) close(q->fd);
+    free(q->body);
+    free(q);
+    *con_cls = NULL;
+    atomic_fetch_sub(&s->active, 1);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n') msg[--n] = 0;
+    fprintf(stderr, "sotto serve: libmicrohttpd: %s\n", msg);
+}
+
+/* ---- the daemon ---- */
+
+static struct addrinfo *resolve(const char *host, int port)
+{
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(host, service, &hints, &res);
+    if (rc != 0) {
+        fprintf(stderr, "sotto serve: --host %s: %s\n", host, gai_strerror(rc));
+        return NULL;
+    }
+    return res;
+}
+
+bool serve_http_available(const char **missing)
+{
+    *missing = NULL;
+    return true;
+}
+
+int serve_http_run(const serve_config *cfg, serve_pool *pool)
+{
+    server s = {.cfg = cfg, .pool = pool};
+    struct addrinfo *ai = resolve(cfg->host, cfg->port);
+    if (!ai) return EXIT_INPUT;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+    /* connections beyond the slots still get their 503 (or a quick answer); past this MHD
+     * refuses them outright */
+    unsigned limit = (unsigned)(4 * (cfg->workers + cfg->queue) + 64);
+    struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, &s,
+                                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &s,
+                                            MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
+                                            MHD_OPTION_CONNECTION_LIMIT, limit,
+                                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+                                            MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (!d) {
+        fprintf(stderr, "sotto serve: cannot listen on %s port %d (in use, or not an address of this machine?)\n",
+                cfg->host, cfg->port);
+        return EXIT_EXEC;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    bool v6 = strchr(cfg->host, ':') != NULL;
+    fprintf(stderr, "sotto serve: listening on http://%s%s%s:%u (model %s%s)\n", v6 ? "[" : "", cfg->host,
+            v6 ? "]" : "", info ? info->port : (unsigned)cfg->port, cfg->model_id,
+            cfg->api_key ? ", API key required" : "");
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    atomic_store(&s.draining, true);
+    int in_flight = atomic_load(&s.active);
+    fprintf(stderr, "sotto serve: %s: finishing %d request%s in flight, accepting no more\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", in_flight, in_flight == 1 ? "" : "s");
+    MHD_socket ls = MHD_quiesce_daemon(d);
+    if (ls != MHD_INVALID_SOCKET) close(ls);
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    while (atomic_load(&s.active) > 0) nanosleep(&tick, NULL);
+    MHD_stop_daemon(d);
+    fprintf(stderr, "sotto serve: stopped\n");
+    return EXIT_OK;
+}
