@@ -18,4 +18,5 @@ if [ "${SOTTO_SKIP_RAY:-0}" != 1 ]; then deps="$deps ray[data]==2.60.0"; fi
 # shellcheck disable=SC2086
 $pip install $deps
 echo "setup: pip install ./python"
-$pip install ./python
+# warnings are errors here, as in the project's own build (a user's pip install keeps them warnings)
+$pip install --config-settings=cmake.define.SOTTO_WERROR=ON ./python

@@ -372,8 +372,9 @@ static PyMethodDef module_methods[] = {
     {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
     {NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_sotto", "The C engine under the sotto package.", -1,
-                                    module_methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_sotto",
+                                    .m_doc = "The C engine under the sotto package.", .m_size = -1,
+                                    .m_methods = module_methods};
 
 PyMODINIT_FUNC PyInit__sotto(void)
 {
