@@ -5,9 +5,11 @@
 # against libsotto.so and against libsotto.a, run on a clip (its segments must be the ones
 # the installed `sotto transcribe` prints) and on bad arguments (its error checks); the
 # shared library exports exactly the functions sotto.h declares.
-# usage: test_install.sh BUILD_DIR SRC_DIR MODEL CLIP WORK_DIR
+# usage: test_install.sh BUILD_DIR SRC_DIR MODEL CLIP WORK_DIR [CFLAGS]
+# (CFLAGS: what a program linking this build's library needs besides sotto.pc, i.e. the
+# sanitizer flags of an ASan build)
 set -u
-BUILD=$1 SRC=$2 MODEL=$3 CLIP=$4 TMP=$5
+BUILD=$1 SRC=$2 MODEL=$3 CLIP=$4 TMP=$5 EXTRA=${6:-}
 rm -rf "$TMP"
 mkdir -p "$TMP"
 pass=0 fail=0
@@ -36,10 +38,10 @@ check "sotto.pc's libdir is the install's" test "$(cd "$(pkg-config --variable=l
 sed -n '/^## Library$/,/^## /p' "$SRC/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >"$TMP/demo.c"
 check "README has the example" grep -q 'int main' "$TMP/demo.c"
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Wextra -Werror "$TMP/demo.c" $(pkg-config --cflags --libs sotto) -o "$TMP/demo_shared" ||
+cc -std=c11 -Wall -Wextra -Werror $EXTRA "$TMP/demo.c" $(pkg-config --cflags --libs sotto) -o "$TMP/demo_shared" ||
     echo "FAIL: building the example against libsotto.so"
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Wextra -Werror "$TMP/demo.c" $(pkg-config --cflags sotto) -o "$TMP/demo_static" -Wl,--as-needed \
+cc -std=c11 -Wall -Wextra -Werror $EXTRA "$TMP/demo.c" $(pkg-config --cflags sotto) -o "$TMP/demo_static" -Wl,--as-needed \
     "$(pkg-config --variable=libdir sotto)/libsotto.a" $(pkg-config --static --libs sotto) ||
     echo "FAIL: building the example against libsotto.a"
 check "demo_shared needs libsotto.so" bash -c "readelf -d '$TMP/demo_shared' | grep -q 'NEEDED.*libsotto\.so'"
