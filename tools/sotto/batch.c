@@ -163,7 +163,7 @@ static bool expand(const batch_job *job, list *l)
             ok = push_file(l, in, slash ? (size_t)(slash + 1 - in) : 0);
         }
         if (!ok) return false;
-        if (in[0] != '@') qsort(l->v + start, (size_t)(l->n - start), sizeof *l->v, by_path);
+        if (in[0] != '@' && l->n - start > 1) qsort(l->v + start, (size_t)(l->n - start), sizeof *l->v, by_path);
     }
     if (l->n == 0) {
         fprintf(stderr, "sotto transcribe: no audio files in the inputs given\n");
