@@ -94,6 +94,8 @@ def _samples(audio: Any) -> Any:
     arr = np.ascontiguousarray(audio, dtype=np.float32)
     if arr.ndim != 1:
         raise ValueError(f"audio samples must be 1-D (16 kHz mono), not of shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError("audio samples must be finite (NaN or infinity found)")
     return arr
 
 
@@ -232,6 +234,9 @@ class Model:
             raise NotImplementedError(
                 f"word_timestamps: this build of the sotto engine ({_sotto.VERSION}) has no word timestamps"
             )
+        for name, text in (("language", language), ("initial_prompt", initial_prompt)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
         if task not in ("transcribe", "translate"):
             raise ValueError(f"task must be 'transcribe' or 'translate', not {task!r}")
         for name, n in (("beam_size", beam_size), ("best_of", best_of)):
