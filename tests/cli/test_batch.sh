@@ -73,7 +73,7 @@ check "--overwrite rewrote them" test "$(date -r "$TMP/listed/librivox-0870.txt"
 rm -rf "$TMP/int"
 "$SOTTO" "${T[@]}" -j 1 --output-dir "$TMP/int" "$TMP/in" >/dev/null 2>"$TMP/int.err" &
 pid=$!
-for _ in $(seq 1000); do [ -n "$(find "$TMP/int" -name '*.json' 2>/dev/null)" ] && break; sleep 0.01; done
+for _ in $(seq 3000); do [ -n "$(find "$TMP/int" -name '*.json' 2>/dev/null)" ] && break; sleep 0.01; done
 kill -INT $pid
 wait $pid
 check "SIGINT: exit 130" test $? -eq 130
