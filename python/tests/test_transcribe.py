@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import array
 import os
+import signal
 import threading
 import time
 from typing import Dict, List, Tuple
@@ -17,8 +18,8 @@ from conftest import assert_same, cli_json, read_wav
 
 
 def test_file_input_equals_cli_defaults(model, cli, model_path, vad_path, clips):
-    # openai's defaults (beam 5, best of 5, temperature fallback) on two clips
-    for clip in clips[-2:]:
+    # openai's defaults (beam 5, best of 5, temperature fallback)
+    for clip in clips[-1:]:
         segments, info = model.transcribe(clip)
         assert_same(segments, info, cli_json(cli, model_path, vad_path, clip))
         assert info.language == "en" and not info.language_detected
@@ -169,3 +170,47 @@ def test_the_gil_is_released_while_the_engine_runs(model, clips):
     assert end - start > 0.2, "the transcription ended too soon to observe the GIL"
     assert len(inside) >= 5, f"{len(inside)} ticks in a {end - start:.2f} s transcription"
     assert gaps.max() < 0.5 * (end - start), f"this thread waited {gaps.max():.2f} s of a {end - start:.2f} s call"
+
+
+@pytest.fixture(scope="module")
+def long_audio(model, clips) -> Tuple[np.ndarray, List[sotto.Segment], List[sotto.Segment], bool]:
+    """Every clip one after the other (57 s: two 30 s windows or more), its greedy
+    transcript, the segments on_segment saw meanwhile, and whether it stopped."""
+    samples = np.concatenate([read_wav(c) for c in clips])
+    seen: List[sotto.Segment] = []
+    segments, info = model.transcribe(samples, beam_size=1, on_segment=seen.append)
+    return samples, segments, seen, info.stopped
+
+
+def test_on_segment_streams_and_stops(model, clips, long_audio):
+    samples, segments, seen, stopped = long_audio
+    assert seen == segments and not stopped and segments[-1].end > 30
+    first: List[sotto.Segment] = []
+    part, info = model.transcribe(samples, beam_size=1, on_segment=lambda s: first.append(s) or True)
+    assert info.stopped and len(first) == 1
+    assert part == [s for s in segments if s.seek == 0] and part[-1].end <= 30.0
+
+    class Boom(Exception):
+        pass
+
+    def boom(s: sotto.Segment) -> None:
+        raise Boom(s.text)
+
+    with pytest.raises(Boom):
+        model.transcribe(samples, beam_size=1, on_segment=boom)
+    with pytest.raises(TypeError, match="callable"):
+        model.transcribe(samples, on_segment=42)
+    assert model.transcribe(clips[0], beam_size=1)[1].text  # the context is fine afterwards
+
+
+def test_ctrl_c_interrupts_after_the_window(model, long_audio):
+    samples, segments, _, _ = long_audio
+    seen: List[sotto.Segment] = []
+    timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            model.transcribe(samples, beam_size=1, on_segment=seen.append)
+    finally:
+        timer.cancel()
+    assert len(seen) < len(segments) and seen == segments[: len(seen)]  # stopped at a window's end

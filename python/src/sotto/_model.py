@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _sotto
 
@@ -55,6 +55,14 @@ class TranscriptionInfo(NamedTuple):
     language_detected: bool
     text: str
     """every segment's text, joined"""
+    stopped: bool
+    """on_segment asked to stop: the segments are those of the windows done"""
+
+
+def _segment(t: Tuple[Any, ...]) -> Segment:
+    """A Segment from the extension's tuple (id, seek, start, end, text, tokens,
+    temperature, avg_logprob, compression_ratio, no_speech_prob)."""
+    return Segment(t[0], t[1], t[2], t[3], t[4], t[5], t[7], t[8], t[9], None, t[6])
 
 
 def _data_home() -> str:
@@ -193,6 +201,7 @@ class Model:
         silence_check: bool = True,
         seed: int = 0,
         sample_len: Optional[int] = None,
+        on_segment: Optional[Callable[[Segment], Any]] = None,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -221,6 +230,10 @@ class Model:
                 silence.
             seed: of the sampling at temperature > 0.
             sample_len: most tokens per window (None: n_text_ctx / 2).
+            on_segment: called with each Segment as its window is done (in the calling
+                thread, the GIL held); a true return stops after that window, an
+                exception stops and is raised from transcribe. Ctrl-C (SIGINT in the
+                main thread) raises KeyboardInterrupt after the window in progress.
 
         Returns:
             (segments, info): the list of :class:`Segment` and a :class:`TranscriptionInfo`.
@@ -286,15 +299,16 @@ class Model:
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)
+        if on_segment is not None and not callable(on_segment):
+            raise TypeError("on_segment must be callable or None")
+        callback = None if on_segment is None else (lambda t: on_segment(_segment(t)))
         ctx = self._context(max(beam_size, best_of))
         try:
-            r = ctx.transcribe(audio, **options)
+            r = ctx.transcribe(audio, on_segment=callback, **options)
         finally:
             self._release(ctx)
-        segments = [
-            Segment(s[0], s[1], s[2], s[3], s[4], s[5], s[7], s[8], s[9], None, s[6]) for s in r["segments"]
-        ]
+        segments = [_segment(s) for s in r["segments"]]
         info = TranscriptionInfo(
-            r["language"], r["language_probability"], r["duration"], r["language_detected"], r["text"]
+            r["language"], r["language_probability"], r["duration"], r["language_detected"], r["text"], r["stopped"]
         )
         return segments, info

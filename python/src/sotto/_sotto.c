@@ -230,37 +230,92 @@ static int opt_temperatures(PyObject *temps, sotto_transcribe_params *p)
     return 0;
 }
 
-/* The result as plain Python values: a dict of the transcript's fields and a list of
- * segment tuples (id, seek, start, end, text, tokens, temperature, avg_logprob,
- * compression_ratio, no_speech_prob). */
+/* One segment as a tuple (id, seek, start, end, text, tokens, temperature, avg_logprob,
+ * compression_ratio, no_speech_prob); NULL with an exception set on failure. */
+static PyObject *segment_to_python(const sotto_segment *s)
+{
+    PyObject *tokens = PyTuple_New(s->n_tokens);
+    if (!tokens) return NULL;
+    for (int k = 0; k < s->n_tokens; k++) {
+        PyObject *id = PyLong_FromLong(s->tokens[k]);
+        if (!id) {
+            Py_DECREF(tokens);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tokens, k, id);
+    }
+    PyObject *text = PyUnicode_DecodeUTF8(s->text, (Py_ssize_t)strlen(s->text), "replace");
+    if (!text) {
+        Py_DECREF(tokens);
+        return NULL;
+    }
+    return Py_BuildValue("(iLddNNdddd)", s->id, (long long)s->seek, s->start, s->end, text, tokens, s->temperature,
+                         s->avg_logprob, s->compression_ratio, s->no_speech_prob);
+}
+
+/* The result as plain Python values: a dict of the transcript's fields and the list of
+ * segment tuples. */
 static PyObject *result_to_python(const sotto_result *r)
 {
     PyObject *segs = PyList_New(r->n_segments);
     if (!segs) return NULL;
     for (int i = 0; i < r->n_segments; i++) {
-        const sotto_segment *s = &r->segments[i];
-        PyObject *tokens = PyTuple_New(s->n_tokens);
-        if (!tokens) goto fail;
-        for (int k = 0; k < s->n_tokens; k++) PyTuple_SET_ITEM(tokens, k, PyLong_FromLong(s->tokens[k]));
-        PyObject *text = PyUnicode_DecodeUTF8(s->text, (Py_ssize_t)strlen(s->text), "replace");
-        PyObject *t = text ? Py_BuildValue("(iLddNNdddd)", s->id, (long long)s->seek, s->start, s->end, text, tokens,
-                                           s->temperature, s->avg_logprob, s->compression_ratio, s->no_speech_prob)
-                           : NULL;
+        PyObject *t = segment_to_python(&r->segments[i]);
         if (!t) {
-            if (!text) Py_DECREF(tokens);
-            goto fail;
+            Py_DECREF(segs);
+            return NULL;
         }
         PyList_SET_ITEM(segs, i, t);
     }
     PyObject *text = PyUnicode_DecodeUTF8(r->text, (Py_ssize_t)strlen(r->text), "replace");
-    if (!text) goto fail;
+    if (!text) {
+        Py_DECREF(segs);
+        return NULL;
+    }
     return Py_BuildValue("{s:N,s:s,s:d,s:O,s:d,s:O,s:N}", "text", text, "language", r->language,
                          "language_probability", (double)r->language_probability, "language_detected",
                          r->language_detected ? Py_True : Py_False, "duration", r->duration, "stopped",
                          r->stopped ? Py_True : Py_False, "segments", segs);
-fail:
-    Py_DECREF(segs);
-    return NULL;
+}
+
+/* The engine's callbacks, on the thread that called transcribe, after each window: they
+ * take the GIL for a moment to run pending signal handlers (Ctrl-C in the main thread
+ * raises KeyboardInterrupt there) and the caller's on_segment; an exception stops the
+ * transcription and is raised when it returns. */
+typedef struct callbacks {
+    PyObject *on_segment;      /* callable(segment tuple) -> truthy to stop, or NULL */
+    int failed;                /* an exception is set on this thread */
+} callbacks;
+
+static int cb_segment(const sotto_segment *s, void *user)
+{
+    callbacks *c = user;
+    if (c->failed) return 1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = 0;
+    if (PyErr_CheckSignals() < 0) {
+        stop = c->failed = 1;
+    } else if (c->on_segment) {
+        PyObject *t = segment_to_python(s);
+        PyObject *r = t ? PyObject_CallFunctionObjArgs(c->on_segment, t, NULL) : NULL;
+        Py_XDECREF(t);
+        int truth = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+        if (truth < 0) stop = c->failed = 1;
+        else stop = truth;
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+static int cb_progress(double done_s, double total_s, void *user)
+{
+    callbacks *c = user;
+    if (c->failed) return 1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyErr_CheckSignals() < 0) c->failed = 1;
+    PyGILState_Release(g);
+    return c->failed;
 }
 
 /* Context.transcribe(audio, **options): AUDIO is a path (str, bytes, os.PathLike) or an
@@ -272,17 +327,18 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "no_speech_threshold", "condition_on_previous_text", "initial_prompt",
                             "suppress_blank", "max_initial_timestamp", "seed", "sample_len", "vad", "silence_check",
                             "vad_filter", "vad_threshold", "vad_min_speech_ms", "vad_min_silence_ms",
-                            "vad_speech_pad_ms", NULL};
+                            "vad_speech_pad_ms", "on_segment", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
-    PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None;
+    PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiii", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiO", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
                                      &p.sample_len, &vad, &p.silence_check, &p.vad_filter, &p.vad_threshold,
-                                     &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms))
+                                     &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms,
+                                     &on_segment))
         return NULL;
     p.seed = seed;
     if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
@@ -299,6 +355,12 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         }
         p.vad = ((VadObject *)vad)->vad;
     }
+    if (on_segment != Py_None && !PyCallable_Check(on_segment)) {
+        PyErr_SetString(PyExc_TypeError, "on_segment must be callable or None");
+        return NULL;
+    }
+    callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment};
+    p.on_segment = cb_segment, p.on_progress = cb_progress, p.user_data = &cbs;
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
         return NULL;
@@ -328,6 +390,10 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
     self->busy = 0;
     if (path) Py_DECREF(path);
     else PyBuffer_Release(&view);
+    if (cbs.failed) { /* the exception of a callback (KeyboardInterrupt, on_segment's own) */
+        sotto_result_free(r);
+        return NULL;
+    }
     if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
     PyObject *out = result_to_python(r);
     sotto_result_free(r);
