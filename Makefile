@@ -6,7 +6,7 @@
 SAMPLE := tests/data/clips/librivox-0870.wav
 
 demo:
-	SOTTO_SKIP_BASE=1 SOTTO_SKIP_VULKAN=1 sh scripts/setup.sh
+	SOTTO_SKIP_BASE=1 SOTTO_SKIP_VULKAN=1 SOTTO_SKIP_PYTHON=1 sh scripts/setup.sh
 	@echo "== sotto transcribe $(SAMPLE)"
 	./build/sotto transcribe $(SAMPLE)
 
@@ -29,11 +29,12 @@ test-long: setup
 # `serve_load`, `serve_http` and `serve_openai` (50, 10 and 8 sanitized transcriptions and
 # their CLI references: 100 s each under ASan, and RSS means nothing under its quarantine;
 # `serve_fuzz` runs the server sanitized, every route, the upload, the queue, the workers,
-# hang-ups and the drain, and fails on any ASan, UBSan or leak report).
+# hang-ups and the drain, and fails on any ASan, UBSan or leak report), and the Python
+# package's tests (python_*: they run the extension pip built, not this build).
 # Without the Vulkan backend: Mesa's lavapipe leaks a block of its own at exit, which
 # LeakSanitizer cannot attribute (the driver is unloaded by then); `make test-vulkan`
 # runs the Vulkan tests.
-ASAN_SKIP := valgrind|quality_weight_types|serve_(load|http|openai)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise
+ASAN_SKIP := python_|valgrind|quality_weight_types|serve_(load|http|openai)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise
 test-asan: setup
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DSOTTO_VULKAN=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null

@@ -10,7 +10,8 @@
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
 # ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models/tiny.en.gguf; fetches the Silero VAD (PyPI package
 # silero-vad 6.2.3, sha256-pinned: scripts/fetch-silero-vad.sh), converts it to models/silero-vad.gguf
-# (scripts/silero_vad_to_gguf.py) and installs that next to it as silero-vad.gguf. Idempotent.
+# (scripts/silero_vad_to_gguf.py) and installs that next to it as silero-vad.gguf; makes the
+# Python package's venv .venv-python (scripts/setup-python.sh; SOTTO_SKIP_PYTHON=1 skips it). Idempotent.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,12 @@ command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 { python3 -m pip --version || /usr/bin/python3 -m pip --version; } >/dev/null 2>&1 || need="$need python3-pip"
+# the Python package (scripts/setup-python.sh): a venv, and the headers to build its extension
+if [ "${SOTTO_SKIP_PYTHON:-0}" != 1 ]; then
+    python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need="$need python3-venv"
+    python3 -c "import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" \
+        >/dev/null 2>&1 || need="$need python3-dev"
+fi
 # audio input: FFmpeg's libraries (found by CMake through pkg-config; without them sotto
 # reads 16 kHz mono WAV only); the audio tests make their inputs with ffmpeg and sox and
 # compare the resampler with scipy's (Debian's python3-scipy, for /usr/bin/python3)
@@ -79,6 +86,9 @@ if [ ! -f models/silero-vad.gguf ] || [ models/silero-vad/silero_vad.onnx -nt mo
     echo "setup: converting models/silero-vad/silero_vad.onnx -> models/silero-vad.gguf"
     python3 scripts/silero_vad_to_gguf.py models/silero-vad/silero_vad.onnx models/silero-vad.gguf
 fi
+
+# the Python package in .venv-python (what `make test` runs its pytest suite in)
+if [ "${SOTTO_SKIP_PYTHON:-0}" != 1 ]; then sh scripts/setup-python.sh; fi
 
 dest="${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models"
 for f in tiny.en.gguf silero-vad.gguf; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The dependency rule of docs/ARCHITECTURE.md, checked on the tree: every #include "..."
 of a source file must point into a layer that file's layer may use. Arrows run one way:
-tools -> include -> whisper -> {nn | gpu} -> base; whisper -> model, whisper -> audio;
+tools (and python/) -> include -> whisper -> {nn | gpu} -> base; whisper -> model, whisper -> audio;
 model, audio -> base. Base is src/*.{c,h} (common, quant, tensor, backend).
 
 usage: check_layers.py SRC_ROOT        (exit 1 and one line per violation)
@@ -30,6 +30,8 @@ def layer_of(rel):
         return "include"
     if parts[0] == "tools" and len(parts) > 2 and parts[1] == "sotto":
         return "tools"
+    if parts[0] == "python":  # the Python extension: on the public header alone, as the tool
+        return "tools"
     if parts[0] != "src":
         return None
     if len(parts) == 2:
@@ -40,7 +42,7 @@ def layer_of(rel):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     bad, files = [], 0
-    for top in ("src", "tools/sotto", "include"):
+    for top in ("src", "tools/sotto", "include", "python/src"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             for name in names:
                 if not name.endswith((".c", ".h")):

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "cli.h"
 #include "output.h"
 
@@ -68,6 +69,15 @@ static const char help[] =
     "  --no-silence-check       judge silence by the decoder alone, as the reference does\n"
     "  --quiet                  no segments or progress on the terminal\n"
     "\n"
+    "Many files: AUDIO may be a directory (its audio and video files, by extension, under\n"
+    "it; outputs in the same subdirectories of DIR) or @LIST (a file of paths, one a line).\n"
+    "Then, or with -j, every output goes to --output-dir; a file whose outputs all exist is\n"
+    "skipped (they are written whole), so a stopped run goes on where it was; a summary\n"
+    "line ends the run.\n"
+    "  -j, --jobs N             N files at once, each on a context of its own, one model\n"
+    "                           (default 1; -t then defaults to cores / N)\n"
+    "  --overwrite              transcribe files whose outputs exist, too\n"
+    "\n"
     "exit: 0 ok, 1 invalid arguments or an input that could not be read (the others are\n"
     "still transcribed), 2 execution error, 130 interrupted\n"
     "\n"
@@ -77,9 +87,9 @@ static const char help[] =
 
 typedef struct opts {
     const char *model, *lang, *task, *output, *dir, *vad_model, *device;
-    long threads;
+    long threads, jobs;
     int formats, n_formats;
-    bool quiet, fallback, temps_given;
+    bool quiet, fallback, temps_given, overwrite;
     double t0, t_inc;
     sotto_transcribe_params tp;
     const char **files;
@@ -155,6 +165,8 @@ static int value_opt(opts *o, const char *a, const char *v)
         o->n_formats = __builtin_popcount((unsigned)o->formats);
     } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
         if (!cli_parse_int(v, 1, 256, &o->threads)) return bad(a, "a thread count in 1..256", v);
+    } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+        if (!cli_parse_int(v, 1, 256, &o->jobs)) return bad(a, "a file count in 1..256", v);
     } else if (!strcmp(a, "--beam-size")) {
         if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a beam count in 1..16", v);
         p->beam_size = (int)n;
@@ -214,6 +226,7 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--no-condition")) o->tp.condition_on_previous_text = 0;
         else if (!strcmp(a, "--no-timestamps")) o->tp.timestamps = 0;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
+        else if (!strcmp(a, "--overwrite")) o->overwrite = true;
         else if (!strcmp(a, "--vad")) o->tp.vad_filter = 1;
         else if (!strcmp(a, "--no-silence-check")) o->tp.silence_check = 0;
         else if (a[0] == '-' && a[1]) {
@@ -230,6 +243,7 @@ static int parse(int argc, char **argv, opts *o)
     if (!o->formats) o->formats = OUT_TXT, o->n_formats = 1;
     if (strcmp(o->task, "translate") && strcmp(o->task, "transcribe")) return bad("--task", "transcribe or translate", o->task);
     o->tp.translate = !strcmp(o->task, "translate");
+    if (!o->jobs) o->jobs = 1;
     o->tp.language = o->lang;
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
      * command line makes them: np.arange(t0, 1.0 + 1e-6, increment), t0 + i increment */
@@ -249,6 +263,10 @@ static int parse(int argc, char **argv, opts *o)
     if (o->n_formats > 1 && !o->dir) {
         fprintf(stderr, "sotto transcribe: %d formats need --output-dir (one format goes to stdout or -o)\n",
                 o->n_formats);
+        return EXIT_INPUT;
+    }
+    if (batch_wanted(o->files, o->n_files, (int)o->jobs) && (!o->dir || o->output)) {
+        fprintf(stderr, "sotto transcribe: directories, @lists and -j write to --output-dir DIR (not stdout or -o)\n");
         return EXIT_INPUT;
     }
     if (o->output && (o->dir || o->n_files > 1)) {
@@ -417,6 +435,17 @@ int cmd_transcribe(int argc, char **argv)
     cp.n_threads = cli_threads(o.threads);
     cp.max_sequences = o.tp.beam_size > o.tp.best_of ? o.tp.beam_size : o.tp.best_of;
     cp.device = o.device;
+    if (batch_wanted(o.files, o.n_files, (int)o.jobs)) {
+        if (!o.threads && o.jobs > 1) cp.n_threads = cp.n_threads / (int)o.jobs > 1 ? cp.n_threads / (int)o.jobs : 1;
+        batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .dir = o.dir,
+                         .jobs = (int)o.jobs, .overwrite = o.overwrite, .quiet = o.quiet,
+                         .inputs = o.files, .n_inputs = o.n_files};
+        rc = batch_transcribe(&job);
+        sotto_vad_free(vad);
+        sotto_model_free(model);
+        free(o.files);
+        return rc;
+    }
     sotto_context *ctx = o.quiet ? NULL : cli_context("transcribe", model, &cp);
     if (o.quiet && sotto_context_init(model, &cp, &ctx) != SOTTO_OK) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());

@@ -38,7 +38,7 @@ static const char usage[] =
  * split into `--name value` for the others (a new flag must be listed here). */
 static const char *const value_less[] = {"--help", "--version", "--suppress", "--no-timestamps", "--no-fallback",
                                          "--no-condition", "--word-timestamps", "--vad", "--quiet", "--devices",
-                                         "--split-on-word", "--probs", "--no-silence-check", NULL};
+                                         "--split-on-word", "--probs", "--no-silence-check", "--overwrite", NULL};
 
 /* ARGV with every `--name=value` split into two arguments, in a new array *OUT (free it;
  * the strings are ARGV's, each '=' overwritten by the name's end); false with a message

@@ -1,0 +1,52 @@
+# install.cmake — what `cmake --install` puts under the prefix: libsotto.a and libsotto.so,
+# include/sotto.h, lib/pkgconfig/sotto.pc and the sotto tool (component "dev" and "cli";
+# the Python package installs its own component, python/CMakeLists.txt). Included by the
+# top-level CMakeLists.txt after the targets exist.
+install(TARGETS sotto sotto_shared
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev NAMELINK_COMPONENT dev)
+install(FILES include/sotto.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+install(TARGETS sotto_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
+
+# sotto.pc: static linking needs what the library links (Libs.private): FFmpeg's libraries
+# (when built with them), zlib, libm, pthreads; the Vulkan loader is opened at run time,
+# so -ldl (part of libc since glibc 2.34) stands for it.
+# The prefix is found from the .pc file's own place (pkg-config's pcfiledir), so the file
+# holds wherever `cmake --install --prefix P` puts it: in LIBDIR/pkgconfig, one level
+# below the prefix for pkgconfig and one for each part of LIBDIR.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(SOTTO_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(SOTTO_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  set(SOTTO_PC_PREFIX "\${pcfiledir}/..")
+  string(REPLACE "/" ";" parts "${CMAKE_INSTALL_LIBDIR}")
+  foreach(part ${parts})
+    string(APPEND SOTTO_PC_PREFIX "/..")
+  endforeach()
+  set(SOTTO_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(SOTTO_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(SOTTO_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+# FFmpeg's libraries are named in Libs.private, not in Requires.private: there `pkg-config
+# --static` would add FFmpeg's own static dependencies too, which a static libsotto.a
+# linked with the shared FFmpeg does not need (and Debian does not ship).
+set(SOTTO_PC_LIBS_PRIVATE "")
+if(SOTTO_FFMPEG)
+  foreach(dir ${SOTTO_LIBAV_LIBRARY_DIRS})
+    if(NOT dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+      string(APPEND SOTTO_PC_LIBS_PRIVATE "-L${dir} ")
+    endif()
+  endforeach()
+  foreach(lib ${SOTTO_LIBAV_LIBRARIES})
+    string(APPEND SOTTO_PC_LIBS_PRIVATE "-l${lib} ")
+  endforeach()
+endif()
+string(APPEND SOTTO_PC_LIBS_PRIVATE "-lz -lm -pthread")
+if(CMAKE_DL_LIBS)
+  string(APPEND SOTTO_PC_LIBS_PRIVATE " -l${CMAKE_DL_LIBS}")
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/sotto.pc.in ${CMAKE_BINARY_DIR}/sotto.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/sotto.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)

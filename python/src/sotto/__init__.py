@@ -1,0 +1,34 @@
+"""sotto: speech recognition with OpenAI Whisper models, on the sotto C engine.
+
+    import sotto
+    model = sotto.Model()                       # the default model of the sotto tool
+    segments, info = model.transcribe("talk.wav", beam_size=5)
+    for s in segments:
+        print(f"[{s.start:.2f} -> {s.end:.2f}]{s.text}")
+
+``sotto.ray`` holds a Ray Data recipe for many files on many machines.
+"""
+
+from ._model import (
+    DEFAULT_TEMPERATURES,
+    Model,
+    Segment,
+    SottoError,
+    TranscriptionInfo,
+    default_model_path,
+    default_vad_path,
+)
+from ._sotto import VERSION as __version__
+from ._sotto import audio_formats
+
+__all__ = [
+    "DEFAULT_TEMPERATURES",
+    "Model",
+    "Segment",
+    "SottoError",
+    "TranscriptionInfo",
+    "audio_formats",
+    "default_model_path",
+    "default_vad_path",
+    "__version__",
+]

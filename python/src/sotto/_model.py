@@ -1,0 +1,314 @@
+"""sotto.Model: a Whisper model and the contexts that transcribe with it.
+
+The API follows faster-whisper's: ``segments, info = model.transcribe(audio, ...)``.
+One model is loaded once and shared; each transcription runs on a context of its own
+(taken from a pool, made when none is free), so threads may call ``transcribe`` on one
+``Model`` at once. The engine runs with the GIL released.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+from . import _sotto
+
+SottoError = _sotto.SottoError
+
+#: openai-whisper's temperatures, tried in order while a window fails its checks
+DEFAULT_TEMPERATURES: Tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+AudioInput = Union[str, "os.PathLike[str]", bytes, Any]
+
+
+class Segment(NamedTuple):
+    """One segment of a transcript, as openai-whisper's transcribe() makes it."""
+
+    id: int
+    seek: int
+    """mel frame (10 ms) where its 30 s window starts"""
+    start: float
+    """seconds from the start of the audio"""
+    end: float
+    text: str
+    """usually with a leading space, as the reference writes it"""
+    tokens: Tuple[int, ...]
+    """its token ids, timestamp tokens included"""
+    avg_logprob: float
+    compression_ratio: float
+    no_speech_prob: float
+    words: None
+    """word timestamps: not in this version of the engine (always None)"""
+    temperature: float
+
+
+class TranscriptionInfo(NamedTuple):
+    """What ``Model.transcribe`` found out about the audio."""
+
+    language: str
+    """code of the language transcribed ("en", ...)"""
+    language_probability: float
+    """its probability when detected, else 0"""
+    duration: float
+    """seconds of audio"""
+    language_detected: bool
+    text: str
+    """every segment's text, joined"""
+    stopped: bool
+    """on_segment asked to stop: the segments are those of the windows done"""
+
+
+def _segment(t: Tuple[Any, ...]) -> Segment:
+    """A Segment from the extension's tuple (id, seek, start, end, text, tokens,
+    temperature, avg_logprob, compression_ratio, no_speech_prob)."""
+    return Segment(t[0], t[1], t[2], t[3], t[4], t[5], t[7], t[8], t[9], None, t[6])
+
+
+def _data_home() -> str:
+    xdg = os.environ.get("XDG_DATA_HOME")
+    if xdg:
+        return xdg
+    return os.path.join(os.path.expanduser("~"), ".local", "share")
+
+
+def default_model_path() -> str:
+    """The model the ``sotto`` tool uses without ``-m``: $SOTTO_MODEL, else the tiny.en
+    model setup installs (${XDG_DATA_HOME:-~/.local/share}/sotto/models/tiny.en.gguf)."""
+    env = os.environ.get("SOTTO_MODEL")
+    if env:
+        return env
+    return os.path.join(_data_home(), "sotto", "models", "tiny.en.gguf")
+
+
+def default_vad_path() -> str:
+    """The Silero VAD the tool uses: $SOTTO_VAD_MODEL, else the one setup installs."""
+    env = os.environ.get("SOTTO_VAD_MODEL")
+    if env:
+        return env
+    return os.path.join(_data_home(), "sotto", "models", "silero-vad.gguf")
+
+
+def _samples(audio: Any) -> Any:
+    """AUDIO as a 1-D float32 C-contiguous buffer: numpy arrays of float dtypes are
+    converted, integer PCM is refused (scale it to [-1, 1] first)."""
+    dtype = getattr(audio, "dtype", None)
+    if dtype is None:
+        return audio  # a buffer (array('f'), memoryview): checked by the extension
+    import numpy as np
+
+    if np.issubdtype(dtype, np.integer):
+        raise TypeError(f"audio samples must be float32 in [-1, 1], not {dtype} (divide int16 PCM by 32768)")
+    arr = np.ascontiguousarray(audio, dtype=np.float32)
+    if arr.ndim != 1:
+        raise ValueError(f"audio samples must be 1-D (16 kHz mono), not of shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError("audio samples must be finite (NaN or infinity found)")
+    return arr
+
+
+class Model:
+    """A Whisper model loaded by the sotto engine.
+
+    Args:
+        path: a .gguf file, a whisper.cpp ggml .bin, a CTranslate2 or a Hugging Face
+            Whisper directory; None: the default model of the ``sotto`` tool
+            (:func:`default_model_path`).
+        threads: worker threads of each context (0: every core).
+        device: "auto" (a GPU when there is one, else the CPU), "cpu", "vulkan" or
+            "vulkan:N".
+        vad_model: a Silero VAD GGUF for ``vad_filter`` and the silence check; None: the
+            one setup installed, if any (as the tool does); False: none.
+
+    Raises:
+        SottoError: the model (or VAD) cannot be read; the message says why.
+        FileNotFoundError: no path given and no default model installed.
+    """
+
+    def __init__(
+        self,
+        path: Optional[Union[str, "os.PathLike[str]"]] = None,
+        threads: int = 0,
+        device: str = "auto",
+        vad_model: Union[None, bool, str, "os.PathLike[str]"] = None,
+    ) -> None:
+        if not isinstance(threads, int) or threads < 0:
+            raise ValueError(f"threads must be an int >= 0, not {threads!r}")
+        if path is None:
+            path = default_model_path()
+            if not os.path.exists(path):
+                raise FileNotFoundError(
+                    f"no model given and none installed at {path}: pass a path, set SOTTO_MODEL, "
+                    "or run scripts/setup.sh to install the default model"
+                )
+        self.path = os.fspath(path)
+        self.threads = threads
+        self.device = device
+        self._model = _sotto.Model(self.path)
+        self._vad: Optional[Any] = None
+        if vad_model is None:
+            default = default_vad_path()
+            if os.path.exists(default):
+                self._vad = _sotto.Vad(default)
+        elif vad_model is not False and vad_model is not True:
+            self._vad = _sotto.Vad(os.fspath(vad_model))
+        self._lock = threading.Lock()
+        self._free: List[Any] = []  # idle contexts
+        # one context now, so a bad device fails here rather than at the first transcribe
+        self._release(self._context(5))
+
+    def info(self) -> Mapping[str, Any]:
+        """The model's hyper-parameters (n_mels, n_text_ctx, multilingual, ...)."""
+        return self._model.info()
+
+    @property
+    def has_vad(self) -> bool:
+        """Whether a Silero VAD is loaded (for vad_filter and the silence check)."""
+        return self._vad is not None
+
+    def _context(self, max_sequences: int) -> Any:
+        with self._lock:
+            for i, ctx in enumerate(self._free):
+                if ctx.max_sequences >= max_sequences:
+                    return self._free.pop(i)
+        return _sotto.Context(self._model, self.threads, self.device, max_sequences)
+
+    def _release(self, ctx: Any) -> None:
+        with self._lock:
+            self._free.append(ctx)
+
+    def transcribe(
+        self,
+        audio: AudioInput,
+        language: Optional[str] = None,
+        task: str = "transcribe",
+        beam_size: int = 5,
+        best_of: int = 5,
+        patience: float = 1.0,
+        length_penalty: Optional[float] = None,
+        temperature: Union[float, Sequence[float]] = DEFAULT_TEMPERATURES,
+        compression_ratio_threshold: Optional[float] = 2.4,
+        log_prob_threshold: Optional[float] = -1.0,
+        no_speech_threshold: Optional[float] = 0.6,
+        condition_on_previous_text: bool = True,
+        initial_prompt: Optional[str] = None,
+        suppress_blank: bool = True,
+        without_timestamps: bool = False,
+        max_initial_timestamp: float = 1.0,
+        word_timestamps: bool = False,
+        vad_filter: bool = False,
+        vad_parameters: Optional[Mapping[str, float]] = None,
+        silence_check: bool = True,
+        seed: int = 0,
+        sample_len: Optional[int] = None,
+        on_segment: Optional[Callable[[Segment], Any]] = None,
+    ) -> Tuple[List[Segment], TranscriptionInfo]:
+        """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
+        advanced by the timestamps, beam search, temperature fallback, conditioning on
+        the previous text), exactly as ``sotto transcribe`` does with the same options.
+
+        Args:
+            audio: a path to any file FFmpeg reads, or 16 kHz mono float32 samples (a 1-D
+                numpy array or any float32 buffer).
+            language: "en", "de", ...; None or "auto": detected (multilingual models).
+            task: "transcribe" or "translate" (into English).
+            beam_size: beams at temperature 0 (1: greedy); best_of: samples above it.
+            patience, length_penalty: beam search ranking (None: by logprob / length).
+            temperature: one temperature or the sequence tried while a window fails.
+            compression_ratio_threshold, log_prob_threshold, no_speech_threshold: the
+                reference's thresholds; None turns that check off.
+            condition_on_previous_text: feed each window's text to the next.
+            initial_prompt: text before the first window (names, spelling, style).
+            suppress_blank: no blank or end of text as the first token.
+            without_timestamps: one segment per 30 s window, no timestamp tokens.
+            max_initial_timestamp: the first timestamp at most this many seconds.
+            word_timestamps: not supported by this version of the engine (raises).
+            vad_filter: transcribe only the speech Silero VAD finds (needs a VAD model).
+            vad_parameters: {"threshold", "min_speech_duration_ms",
+                "min_silence_duration_ms", "speech_pad_ms"} (faster-whisper's names).
+            silence_check: with a VAD, skip windows the decoder and the VAD both call
+                silence.
+            seed: of the sampling at temperature > 0.
+            sample_len: most tokens per window (None: n_text_ctx / 2).
+            on_segment: called with each Segment as its window is done (in the calling
+                thread, the GIL held); a true return stops after that window, an
+                exception stops and is raised from transcribe. Ctrl-C (SIGINT in the
+                main thread) raises KeyboardInterrupt after the window in progress.
+
+        Returns:
+            (segments, info): the list of :class:`Segment` and a :class:`TranscriptionInfo`.
+
+        Raises:
+            SottoError: the engine failed (unreadable audio, ...), with its message.
+            NotImplementedError: word_timestamps=True.
+            ValueError, TypeError: an option or the samples are invalid.
+        """
+        if word_timestamps:
+            raise NotImplementedError(
+                f"word_timestamps: this build of the sotto engine ({_sotto.VERSION}) has no word timestamps"
+            )
+        for name, text in (("language", language), ("initial_prompt", initial_prompt)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
+        if task not in ("transcribe", "translate"):
+            raise ValueError(f"task must be 'transcribe' or 'translate', not {task!r}")
+        for name, n in (("beam_size", beam_size), ("best_of", best_of)):
+            if not isinstance(n, int) or not 1 <= n <= _sotto.MAX_SEQUENCES:
+                raise ValueError(f"{name} must be an int in 1..{_sotto.MAX_SEQUENCES}, not {n!r}")
+        if vad_filter and self._vad is None:
+            raise ValueError(
+                f"vad_filter needs a Silero VAD model: pass Model(vad_model=PATH) or install one at {default_vad_path()}"
+            )
+        temps: Optional[Sequence[float]]
+        if isinstance(temperature, (int, float)):
+            temps = (float(temperature),)
+        else:
+            temps = tuple(float(t) for t in temperature)
+        if temps == DEFAULT_TEMPERATURES:
+            temps = None  # the library's own six, bit for bit the tool's
+        vp = dict(vad_parameters or {})
+        known = {"threshold", "min_speech_duration_ms", "min_silence_duration_ms", "speech_pad_ms"}
+        unknown = set(vp) - known
+        if unknown:
+            raise ValueError(f"vad_parameters: unknown {sorted(unknown)} (known: {sorted(known)})")
+        options = dict(
+            language=None if language in (None, "auto") else language,
+            translate=task == "translate",
+            timestamps=not without_timestamps,
+            beam_size=beam_size,
+            best_of=best_of,
+            patience=patience,
+            length_penalty=length_penalty,
+            temperatures=temps,
+            compression_ratio_threshold=compression_ratio_threshold,
+            log_prob_threshold=log_prob_threshold,
+            no_speech_threshold=no_speech_threshold,
+            condition_on_previous_text=condition_on_previous_text,
+            initial_prompt=initial_prompt,
+            suppress_blank=suppress_blank,
+            max_initial_timestamp=max_initial_timestamp,
+            seed=seed,
+            sample_len=sample_len or 0,
+            vad=self._vad,
+            silence_check=silence_check,
+            vad_filter=vad_filter,
+            vad_threshold=vp.get("threshold", 0.5),
+            vad_min_speech_ms=int(vp.get("min_speech_duration_ms", 0)),
+            vad_min_silence_ms=int(vp.get("min_silence_duration_ms", 2000)),
+            vad_speech_pad_ms=int(vp.get("speech_pad_ms", 400)),
+        )
+        if not isinstance(audio, (str, bytes, os.PathLike)):
+            audio = _samples(audio)
+        if on_segment is not None and not callable(on_segment):
+            raise TypeError("on_segment must be callable or None")
+        callback = None if on_segment is None else (lambda t: on_segment(_segment(t)))
+        ctx = self._context(max(beam_size, best_of))
+        try:
+            r = ctx.transcribe(audio, on_segment=callback, **options)
+        finally:
+            self._release(ctx)
+        segments = [_segment(s) for s in r["segments"]]
+        info = TranscriptionInfo(
+            r["language"], r["language_probability"], r["duration"], r["language_detected"], r["text"], r["stopped"]
+        )
+        return segments, info

@@ -1,0 +1,474 @@
+/* _sotto.c — the CPython extension under the sotto package: Model, Context and Vad over
+ * the public C API (include/sotto.h), nothing else. Context.transcribe releases the GIL
+ * while the engine runs; engine errors raise sotto.SottoError with the library's message.
+ * The Python layer (sotto/_model.py) builds the friendly API on these three types. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <structmember.h>
+#include <string.h>
+
+#include "sotto.h"
+
+static PyObject *SottoError; /* sotto.SottoError(RuntimeError), .status: sotto_status_str() */
+
+/* Raises SottoError(MESSAGE) with .status set; returns NULL for the caller to return. */
+static PyObject *raise_status(sotto_status st, const char *message)
+{
+    PyObject *e = PyObject_CallFunction(SottoError, "s", message && *message ? message : sotto_status_str(st));
+    if (!e) return NULL;
+    PyObject *name = PyUnicode_FromString(sotto_status_str(st));
+    if (name && PyObject_SetAttrString(e, "status", name) == 0) PyErr_SetObject(SottoError, e);
+    Py_XDECREF(name);
+    Py_DECREF(e);
+    return NULL;
+}
+
+/* ---- Model ------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    sotto_model *model;
+} ModelObject;
+
+static int Model_init(ModelObject *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"path", NULL};
+    PyObject *path_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", names, PyUnicode_FSConverter, &path_obj)) return -1;
+    if (self->model) {
+        Py_DECREF(path_obj);
+        PyErr_SetString(PyExc_RuntimeError, "Model is already loaded");
+        return -1;
+    }
+    sotto_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_model_load(PyBytes_AS_STRING(path_obj), &self->model);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != SOTTO_OK) {
+        raise_status(st, sotto_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+static void Model_dealloc(ModelObject *self)
+{
+    sotto_model_free(self->model);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Model_info(ModelObject *self, PyObject *unused)
+{
+    if (!self->model) return raise_status(SOTTO_ERR_INVALID_ARG, "Model is not loaded");
+    sotto_model_info i;
+    sotto_model_get_info(self->model, &i);
+    return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:O,s:i,s:s}", "n_vocab", i.n_vocab, "n_mels",
+                         i.n_mels, "n_audio_ctx", i.n_audio_ctx, "n_audio_state", i.n_audio_state, "n_audio_layer",
+                         i.n_audio_layer, "n_text_ctx", i.n_text_ctx, "n_text_state", i.n_text_state, "n_text_layer",
+                         i.n_text_layer, "n_audio_head", i.n_audio_head, "n_text_head", i.n_text_head,
+                         "multilingual", i.multilingual ? Py_True : Py_False, "n_languages", i.n_languages,
+                         "source_format", i.source_format);
+}
+
+static PyMethodDef Model_methods[] = {
+    {"info", (PyCFunction)Model_info, METH_NOARGS, "The model's hyper-parameters (sotto_model_get_info)."},
+    {NULL}};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Model",
+    .tp_basicsize = sizeof(ModelObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Model(path): a Whisper model loaded by sotto_model_load; immutable, shared by contexts.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Model_init,
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_methods = Model_methods,
+};
+
+/* ---- Vad -------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    sotto_vad *vad;
+} VadObject;
+
+static int Vad_init(VadObject *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"path", NULL};
+    PyObject *path_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", names, PyUnicode_FSConverter, &path_obj)) return -1;
+    if (self->vad) {
+        Py_DECREF(path_obj);
+        PyErr_SetString(PyExc_RuntimeError, "Vad is already loaded");
+        return -1;
+    }
+    sotto_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_vad_load(PyBytes_AS_STRING(path_obj), &self->vad);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != SOTTO_OK) {
+        raise_status(st, sotto_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+static void Vad_dealloc(VadObject *self)
+{
+    sotto_vad_free(self->vad);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject VadType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Vad",
+    .tp_basicsize = sizeof(VadObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Vad(path): a Silero VAD model (sotto_vad_load); immutable, shared.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Vad_init,
+    .tp_dealloc = (destructor)Vad_dealloc,
+};
+
+/* ---- Context ---------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    sotto_context *ctx;
+    PyObject *model;           /* the ModelObject, kept alive as long as the context */
+    int busy;                  /* a transcription runs (set and cleared under the GIL) */
+    int max_sequences;         /* as created: the most beams or samples a call may use */
+} ContextObject;
+
+static int Context_init(ContextObject *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"model", "n_threads", "device", "max_sequences", NULL};
+    PyObject *model;
+    int n_threads = 0, max_sequences = 5;
+    const char *device = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|izi", names, &ModelType, &model, &n_threads, &device,
+                                     &max_sequences))
+        return -1;
+    if (self->ctx) {
+        PyErr_SetString(PyExc_RuntimeError, "Context is already created");
+        return -1;
+    }
+    if (!((ModelObject *)model)->model) {
+        raise_status(SOTTO_ERR_INVALID_ARG, "Model is not loaded");
+        return -1;
+    }
+    sotto_context_params cp = sotto_context_params_default();
+    cp.n_threads = n_threads, cp.device = device, cp.max_sequences = max_sequences;
+    sotto_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_context_init(((ModelObject *)model)->model, &cp, &self->ctx);
+    Py_END_ALLOW_THREADS
+    if (st != SOTTO_OK) {
+        raise_status(st, sotto_last_error());
+        return -1;
+    }
+    Py_INCREF(model);
+    self->model = model;
+    self->max_sequences = max_sequences;
+    return 0;
+}
+
+static void Context_dealloc(ContextObject *self)
+{
+    sotto_context_free(self->ctx);
+    Py_XDECREF(self->model);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Context_device(ContextObject *self, void *unused)
+{
+    if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
+    return PyUnicode_FromString(sotto_context_device(self->ctx));
+}
+
+/* A float option that may be None (its check off): sets *VALUE and *ENABLED. */
+static int opt_float(PyObject *o, const char *name, float *value, int *enabled)
+{
+    if (o == Py_None) {
+        *enabled = 0;
+        return 0;
+    }
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_TypeError, "%s must be a number or None", name);
+        return -1;
+    }
+    *value = (float)v;
+    *enabled = 1;
+    return 0;
+}
+
+/* TEMPS: None (the library's six), or a sequence of 1..SOTTO_MAX_TEMPERATURES numbers. */
+static int opt_temperatures(PyObject *temps, sotto_transcribe_params *p)
+{
+    if (temps == Py_None) return 0;
+    PyObject *seq = PySequence_Fast(temps, "temperature must be a sequence of numbers");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 1 || n > SOTTO_MAX_TEMPERATURES) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "temperature: 1 to %d values, not %zd", SOTTO_MAX_TEMPERATURES, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double t = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (t == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        p->temperatures[i] = t;
+    }
+    p->n_temperatures = (int)n;
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* One segment as a tuple (id, seek, start, end, text, tokens, temperature, avg_logprob,
+ * compression_ratio, no_speech_prob); NULL with an exception set on failure. */
+static PyObject *segment_to_python(const sotto_segment *s)
+{
+    PyObject *tokens = PyTuple_New(s->n_tokens);
+    if (!tokens) return NULL;
+    for (int k = 0; k < s->n_tokens; k++) {
+        PyObject *id = PyLong_FromLong(s->tokens[k]);
+        if (!id) {
+            Py_DECREF(tokens);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tokens, k, id);
+    }
+    PyObject *text = PyUnicode_DecodeUTF8(s->text, (Py_ssize_t)strlen(s->text), "replace");
+    if (!text) {
+        Py_DECREF(tokens);
+        return NULL;
+    }
+    return Py_BuildValue("(iLddNNdddd)", s->id, (long long)s->seek, s->start, s->end, text, tokens, s->temperature,
+                         s->avg_logprob, s->compression_ratio, s->no_speech_prob);
+}
+
+/* The result as plain Python values: a dict of the transcript's fields and the list of
+ * segment tuples. */
+static PyObject *result_to_python(const sotto_result *r)
+{
+    PyObject *segs = PyList_New(r->n_segments);
+    if (!segs) return NULL;
+    for (int i = 0; i < r->n_segments; i++) {
+        PyObject *t = segment_to_python(&r->segments[i]);
+        if (!t) {
+            Py_DECREF(segs);
+            return NULL;
+        }
+        PyList_SET_ITEM(segs, i, t);
+    }
+    PyObject *text = PyUnicode_DecodeUTF8(r->text, (Py_ssize_t)strlen(r->text), "replace");
+    if (!text) {
+        Py_DECREF(segs);
+        return NULL;
+    }
+    return Py_BuildValue("{s:N,s:s,s:d,s:O,s:d,s:O,s:N}", "text", text, "language", r->language,
+                         "language_probability", (double)r->language_probability, "language_detected",
+                         r->language_detected ? Py_True : Py_False, "duration", r->duration, "stopped",
+                         r->stopped ? Py_True : Py_False, "segments", segs);
+}
+
+/* The engine's callbacks, on the thread that called transcribe, after each window: they
+ * take the GIL for a moment to run pending signal handlers (Ctrl-C in the main thread
+ * raises KeyboardInterrupt there) and the caller's on_segment; an exception stops the
+ * transcription and is raised when it returns. */
+typedef struct callbacks {
+    PyObject *on_segment;      /* callable(segment tuple) -> truthy to stop, or NULL */
+    int failed;                /* an exception is set on this thread */
+} callbacks;
+
+static int cb_segment(const sotto_segment *s, void *user)
+{
+    callbacks *c = user;
+    if (c->failed) return 1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = 0;
+    if (PyErr_CheckSignals() < 0) {
+        stop = c->failed = 1;
+    } else if (c->on_segment) {
+        PyObject *t = segment_to_python(s);
+        PyObject *r = t ? PyObject_CallFunctionObjArgs(c->on_segment, t, NULL) : NULL;
+        Py_XDECREF(t);
+        int truth = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+        if (truth < 0) stop = c->failed = 1;
+        else stop = truth;
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+static int cb_progress(double done_s, double total_s, void *user)
+{
+    callbacks *c = user;
+    if (c->failed) return 1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    if (PyErr_CheckSignals() < 0) c->failed = 1;
+    PyGILState_Release(g);
+    return c->failed;
+}
+
+/* Context.transcribe(audio, **options): AUDIO is a path (str, bytes, os.PathLike) or an
+ * object exporting a 1-D buffer of float32 samples (a numpy array, array('f'), ...). */
+static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"audio", "language", "translate", "timestamps", "beam_size", "best_of", "patience",
+                            "length_penalty", "temperatures", "compression_ratio_threshold", "log_prob_threshold",
+                            "no_speech_threshold", "condition_on_previous_text", "initial_prompt",
+                            "suppress_blank", "max_initial_timestamp", "seed", "sample_len", "vad", "silence_check",
+                            "vad_filter", "vad_threshold", "vad_min_speech_ms", "vad_min_silence_ms",
+                            "vad_speech_pad_ms", "on_segment", NULL};
+    sotto_transcribe_params p = sotto_transcribe_params_default();
+    PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
+    PyObject *crt = NULL, *lpt = NULL, *nst = NULL;
+    unsigned long long seed = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiO", names, &audio, &p.language,
+                                     &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
+                                     &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
+                                     &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
+                                     &p.sample_len, &vad, &p.silence_check, &p.vad_filter, &p.vad_threshold,
+                                     &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms,
+                                     &on_segment))
+        return NULL;
+    p.seed = seed;
+    if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
+    if ((crt && opt_float(crt, "compression_ratio_threshold", &p.compression_ratio_threshold, &p.check_compression)) ||
+        (lpt && opt_float(lpt, "log_prob_threshold", &p.logprob_threshold, &p.check_logprob)) ||
+        (nst && opt_float(nst, "no_speech_threshold", &p.no_speech_threshold, &p.check_no_speech)) ||
+        opt_float(length_penalty, "length_penalty", &p.length_penalty, &p.use_length_penalty) ||
+        opt_temperatures(temps, &p))
+        return NULL;
+    if (vad != Py_None) {
+        if (!PyObject_TypeCheck(vad, &VadType) || !((VadObject *)vad)->vad) {
+            PyErr_SetString(PyExc_TypeError, "vad must be a loaded sotto._sotto.Vad or None");
+            return NULL;
+        }
+        p.vad = ((VadObject *)vad)->vad;
+    }
+    if (on_segment != Py_None && !PyCallable_Check(on_segment)) {
+        PyErr_SetString(PyExc_TypeError, "on_segment must be callable or None");
+        return NULL;
+    }
+    callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment};
+    p.on_segment = cb_segment, p.on_progress = cb_progress, p.user_data = &cbs;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
+        return NULL;
+    }
+
+    PyObject *path = NULL;
+    Py_buffer view = {0};
+    if (PyObject_CheckBuffer(audio) && !PyBytes_Check(audio)) {
+        if (PyObject_GetBuffer(audio, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+        const char *f = view.format ? view.format : "";
+        if (*f == '=' || (*f == '<' && PY_LITTLE_ENDIAN) || (*f == '>' && !PY_LITTLE_ENDIAN)) f++;
+        if (view.ndim != 1 || view.itemsize != 4 || strcmp(f, "f") != 0) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "audio samples must be a 1-D float32 buffer (16 kHz mono)");
+            return NULL;
+        }
+    } else if (!PyUnicode_FSConverter(audio, &path)) {
+        return NULL;
+    }
+    sotto_result *r = NULL;
+    sotto_status st;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    if (path) st = sotto_transcribe_file(self->ctx, PyBytes_AS_STRING(path), &p, &r);
+    else st = sotto_transcribe(self->ctx, view.buf, (int64_t)(view.len / 4), &p, &r);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    if (path) Py_DECREF(path);
+    else PyBuffer_Release(&view);
+    if (cbs.failed) { /* the exception of a callback (KeyboardInterrupt, on_segment's own) */
+        sotto_result_free(r);
+        return NULL;
+    }
+    if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
+    PyObject *out = result_to_python(r);
+    sotto_result_free(r);
+    return out;
+}
+
+static PyMethodDef Context_methods[] = {
+    {"transcribe", (PyCFunction)(void (*)(void))Context_transcribe, METH_VARARGS | METH_KEYWORDS,
+     "transcribe(audio, **options) -> dict: sotto_transcribe_file or sotto_transcribe, the GIL released."},
+    {NULL}};
+
+static PyGetSetDef Context_getset[] = {
+    {"device", (getter)Context_device, NULL, "The device the context runs on (sotto_context_device).", NULL},
+    {NULL}};
+
+static PyMemberDef Context_members[] = {
+    {"max_sequences", T_INT, offsetof(ContextObject, max_sequences), READONLY,
+     "The most beams or best-of samples a transcription on this context may use."},
+    {NULL}};
+
+static PyTypeObject ContextType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Context",
+    .tp_basicsize = sizeof(ContextObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Context(model, n_threads=0, device=None, max_sequences=5): per-stream state; one thread at a time.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Context_init,
+    .tp_dealloc = (destructor)Context_dealloc,
+    .tp_methods = Context_methods,
+    .tp_getset = Context_getset,
+    .tp_members = Context_members,
+};
+
+/* ---- module ----------------------------------------------------------------------- */
+
+static PyObject *audio_formats(PyObject *m, PyObject *unused)
+{
+    return PyUnicode_FromString(sotto_audio_formats());
+}
+
+static PyMethodDef module_methods[] = {
+    {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
+    {NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_sotto",
+                                    .m_doc = "The C engine under the sotto package.", .m_size = -1,
+                                    .m_methods = module_methods};
+
+PyMODINIT_FUNC PyInit__sotto(void)
+{
+    if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&VadType) < 0 || PyType_Ready(&ContextType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    SottoError = PyErr_NewExceptionWithDoc("sotto.SottoError",
+                                           "An error of the sotto engine; str() is its message, .status its kind "
+                                           "(\"invalid argument\", \"I/O error\", ...).",
+                                           PyExc_RuntimeError, NULL);
+    if (!SottoError || PyModule_AddObject(m, "SottoError", SottoError) < 0 ||
+        PyModule_AddStringConstant(m, "VERSION", SOTTO_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_SEQUENCES", SOTTO_MAX_SEQUENCES) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_TEMPERATURES", SOTTO_MAX_TEMPERATURES) < 0 ||
+        PyModule_AddIntConstant(m, "SAMPLE_RATE", SOTTO_SAMPLE_RATE) < 0)
+        goto fail;
+    Py_INCREF(SottoError); /* PyModule_AddObject stole one */
+    PyObject *types[] = {(PyObject *)&ModelType, (PyObject *)&VadType, (PyObject *)&ContextType};
+    const char *type_names[] = {"Model", "Vad", "Context"};
+    for (int i = 0; i < 3; i++) {
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, type_names[i], types[i]) < 0) {
+            Py_DECREF(types[i]);
+            goto fail;
+        }
+    }
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

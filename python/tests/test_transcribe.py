@@ -1,0 +1,216 @@
+"""sotto.Model.transcribe against the sotto tool: file and numpy input, the options, the
+errors, and threads from Python running at once on one model with the GIL released."""
+
+from __future__ import annotations
+
+import array
+import os
+import signal
+import threading
+import time
+from typing import Dict, List, Tuple
+
+import numpy as np
+import pytest
+
+import sotto
+from conftest import assert_same, cli_json, read_wav
+
+
+def test_file_input_equals_cli_defaults(model, cli, model_path, vad_path, clips):
+    # openai's defaults (beam 5, best of 5, temperature fallback)
+    for clip in clips[-1:]:
+        segments, info = model.transcribe(clip)
+        assert_same(segments, info, cli_json(cli, model_path, vad_path, clip))
+        assert info.language == "en" and not info.language_detected
+        assert segments and segments[0].words is None
+
+
+def test_numpy_input_equals_file_input(model, clips):
+    clip = clips[-1]
+    by_file = model.transcribe(clip, beam_size=1)
+    samples = read_wav(clip)
+    assert model.transcribe(samples, beam_size=1) == by_file
+    # float64 is converted; a non-contiguous view is made contiguous; array('f') is a buffer
+    assert model.transcribe(samples.astype(np.float64), beam_size=1) == by_file
+    doubled = np.repeat(samples, 2)[::2]
+    assert not doubled.flags["C_CONTIGUOUS"]
+    assert model.transcribe(doubled, beam_size=1) == by_file
+    assert model.transcribe(array.array("f", samples.tolist()), beam_size=1) == by_file
+    assert by_file[1].duration == pytest.approx(len(samples) / 16000, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "kwargs, flags",
+    [
+        (dict(beam_size=1, temperature=0.0), ["--beam-size", "1", "--no-fallback"]),
+        (dict(beam_size=3, patience=2.0, length_penalty=0.5), ["--beam-size", "3", "--patience", "2",
+                                                                "--length-penalty", "0.5"]),
+        (dict(without_timestamps=True, beam_size=1), ["--no-timestamps", "--beam-size", "1"]),
+        (dict(initial_prompt="Mr. Dashwood, Elinor and Marianne.", condition_on_previous_text=False),
+         ["--prompt", "Mr. Dashwood, Elinor and Marianne.", "--no-condition"]),
+        (dict(temperature=0.5, best_of=2, seed=7, compression_ratio_threshold=None),
+         ["--temperature", "0.5", "--no-fallback", "--best-of", "2", "--seed", "7",
+          "--compression-ratio-threshold", "none"]),
+        (dict(vad_filter=True, vad_parameters={"min_silence_duration_ms": 500, "speech_pad_ms": 200}),
+         ["--vad", "--vad-min-silence-ms", "500", "--vad-speech-pad-ms", "200"]),
+        (dict(language="en", max_initial_timestamp=0.0, sample_len=8, beam_size=1),
+         ["-l", "en", "--max-initial-timestamp", "0", "--sample-len", "8", "--beam-size", "1"]),
+    ],
+)
+def test_options_equal_cli(model, cli, model_path, vad_path, clips, kwargs, flags):
+    clip = [c for c in clips if c.endswith("librivox-0870.wav")][0]
+    segments, info = model.transcribe(clip, **kwargs)
+    assert_same(segments, info, cli_json(cli, model_path, vad_path, clip, *flags))
+
+
+def test_options_change_the_transcript(model, clips):
+    clip = [c for c in clips if c.endswith("librivox-0870.wav")][0]
+    base, _ = model.transcribe(clip, beam_size=1)
+    short, _ = model.transcribe(clip, beam_size=1, sample_len=8)
+    notime, _ = model.transcribe(clip, beam_size=1, without_timestamps=True)
+    assert len(short[0].tokens) < len(base[0].tokens)
+    assert all(t < 50363 for t in notime[0].tokens[1:])  # no timestamp tokens after <|notimestamps|>
+
+
+def test_errors_carry_the_engines_message(model, model_path, tmp_path):
+    with pytest.raises(sotto.SottoError, match="no-such.wav") as e:
+        model.transcribe(str(tmp_path / "no-such.wav"))
+    assert e.value.status == "i/o error"
+    garbage = tmp_path / "garbage.wav"
+    garbage.write_bytes(b"RIFF\x10\x00\x00\x00WAVEjunkjunkjunk")
+    with pytest.raises(sotto.SottoError, match="garbage.wav"):
+        model.transcribe(str(garbage))
+    with pytest.raises(sotto.SottoError, match="no-model.gguf"):
+        sotto.Model(str(tmp_path / "no-model.gguf"))
+    with pytest.raises(sotto.SottoError, match="device"):
+        sotto.Model(model_path, device="vulkan:99")
+    with pytest.raises(TypeError, match="int16"):
+        model.transcribe(np.zeros(16000, dtype=np.int16))
+    with pytest.raises(ValueError, match="1-D"):
+        model.transcribe(np.zeros((2, 16000), dtype=np.float32))
+    with pytest.raises(TypeError, match="float32"):
+        model.transcribe(array.array("d", [0.0] * 100))
+    with pytest.raises(ValueError, match="finite"):
+        model.transcribe(np.full(16000, np.nan, dtype=np.float32))
+    with pytest.raises(TypeError, match="language must be a str"):
+        model.transcribe(str(garbage), language=5)
+    with pytest.raises(ValueError, match="beam_size"):
+        model.transcribe(str(garbage), beam_size=0)
+    with pytest.raises(ValueError, match="task"):
+        model.transcribe(str(garbage), task="summarize")
+    with pytest.raises(ValueError, match="temperature"):
+        model.transcribe(str(garbage), temperature=[0.0] * 17)
+    with pytest.raises(ValueError, match="vad_parameters"):
+        model.transcribe(str(garbage), vad_parameters={"treshold": 0.4})
+    with pytest.raises(NotImplementedError, match="word timestamps"):
+        model.transcribe(str(garbage), word_timestamps=True)
+    with pytest.raises(ValueError, match="Silero VAD"):
+        sotto.Model(model_path, vad_model=False).transcribe(str(garbage), vad_filter=True)
+    with pytest.raises(ValueError, match="threads"):
+        sotto.Model(model_path, threads=-1)
+
+
+def test_default_model_is_the_tools(model_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOTTO_MODEL", model_path)
+    assert sotto.default_model_path() == model_path
+    assert sotto.Model(threads=1).info()["n_mels"] == 80
+    monkeypatch.delenv("SOTTO_MODEL")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert sotto.default_model_path() == str(tmp_path / "sotto" / "models" / "tiny.en.gguf")
+    with pytest.raises(FileNotFoundError, match="SOTTO_MODEL"):
+        sotto.Model()
+
+
+def test_threads_run_at_once(model, clips):
+    # serial references, then 4 threads on one Model (4 contexts, one model)
+    chosen = clips[:4]
+    serial = {c: model.transcribe(c, beam_size=1) for c in chosen}
+    results: Dict[str, Tuple] = {}
+    errors: List[BaseException] = []
+
+    def work(clip: str) -> None:
+        try:
+            results[clip] = model.transcribe(clip, beam_size=1)
+        except BaseException as e:  # surfaced below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(c,)) for c in chosen]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert results == serial
+    assert len(model._free) >= 2  # contexts were made for the threads and returned
+
+
+def test_the_gil_is_released_while_the_engine_runs(model, clips):
+    # one transcription in a thread; this thread ticks every 10 ms meanwhile. Holding the
+    # GIL through the call would leave one gap as long as the call and no tick inside it;
+    # a loaded machine only delays ticks, so the bound is half the call
+    clip = [c for c in clips if c.endswith("librivox-0870.wav")][0]
+    span: List[float] = []
+
+    def work() -> None:
+        span.append(time.monotonic())
+        model.transcribe(clip, beam_size=5)
+        span.append(time.monotonic())
+
+    t = threading.Thread(target=work)
+    ticks = [time.monotonic()]
+    t.start()
+    while t.is_alive():
+        time.sleep(0.01)
+        ticks.append(time.monotonic())
+    t.join()
+    start, end = span
+    inside = [x for x in ticks if start < x < end]
+    gaps = np.diff([start] + inside + [end])
+    assert end - start > 0.2, "the transcription ended too soon to observe the GIL"
+    assert len(inside) >= 5, f"{len(inside)} ticks in a {end - start:.2f} s transcription"
+    assert gaps.max() < 0.5 * (end - start), f"this thread waited {gaps.max():.2f} s of a {end - start:.2f} s call"
+
+
+@pytest.fixture(scope="module")
+def long_audio(model, clips) -> Tuple[np.ndarray, List[sotto.Segment], List[sotto.Segment], bool]:
+    """Every clip one after the other (57 s: two 30 s windows or more), its greedy
+    transcript, the segments on_segment saw meanwhile, and whether it stopped."""
+    samples = np.concatenate([read_wav(c) for c in clips])
+    seen: List[sotto.Segment] = []
+    segments, info = model.transcribe(samples, beam_size=1, on_segment=seen.append)
+    return samples, segments, seen, info.stopped
+
+
+def test_on_segment_streams_and_stops(model, clips, long_audio):
+    samples, segments, seen, stopped = long_audio
+    assert seen == segments and not stopped and segments[-1].end > 30
+    first: List[sotto.Segment] = []
+    part, info = model.transcribe(samples, beam_size=1, on_segment=lambda s: first.append(s) or True)
+    assert info.stopped and len(first) == 1
+    assert part == [s for s in segments if s.seek == 0] and part[-1].end <= 30.0
+
+    class Boom(Exception):
+        pass
+
+    def boom(s: sotto.Segment) -> None:
+        raise Boom(s.text)
+
+    with pytest.raises(Boom):
+        model.transcribe(samples, beam_size=1, on_segment=boom)
+    with pytest.raises(TypeError, match="callable"):
+        model.transcribe(samples, on_segment=42)
+    assert model.transcribe(clips[0], beam_size=1)[1].text  # the context is fine afterwards
+
+
+def test_ctrl_c_interrupts_after_the_window(model, long_audio):
+    samples, segments, _, _ = long_audio
+    seen: List[sotto.Segment] = []
+    timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            model.transcribe(samples, beam_size=1, on_segment=seen.append)
+    finally:
+        timer.cancel()
+    assert len(seen) < len(segments) and seen == segments[: len(seen)]  # stopped at a window's end

@@ -1,0 +1,101 @@
+#!/bin/bash
+# test_batch.sh — `sotto transcribe` over many files: a directory (recursive, by extension,
+# outputs in the same subdirectories) and an @list, -j 2 giving byte for byte the outputs
+# of one file at a time, resuming (files whose outputs all exist are skipped; a missing
+# format, a stale .tmp or --overwrite redoes them), an interrupted run going on where it
+# stopped, failures counted and the rest done, the summary line, and the refusals.
+# usage: test_batch.sh SOTTO MODEL CLIPS_DIR TMP_DIR [few]
+# (few: 4 files instead of 8, for the sanitizer build)
+set -u
+SOTTO=$1 MODEL=$2 CLIPS=$3 TMP=$4 FEW=${5:-}
+rm -rf "$TMP"
+mkdir -p "$TMP/in/sub" "$TMP/ref"
+pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
+check() { # check WHAT CONDITION...
+    local what=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+T=(transcribe -m "$MODEL" --beam-size 1 --no-fallback -t 1 --device cpu -f txt -f json)
+
+if [ "$FEW" = few ]; then
+    cp "$CLIPS"/librivox-08[78]0.wav "$CLIPS"/librivox-0930.wav "$TMP/in/"
+    cp "$CLIPS"/espeak-ng-01.wav "$TMP/in/sub/"
+else
+    cp "$CLIPS"/librivox-08*.wav "$CLIPS"/librivox-09*.wav "$TMP/in/"
+    cp "$CLIPS"/espeak-ng-0[1-3].wav "$TMP/in/sub/"
+fi
+N=$(find "$TMP/in" -name '*.wav' ! -name '.*' | wc -l)
+echo "not audio" >"$TMP/in/notes.txt"
+touch "$TMP/in/.hidden.wav"
+# the reference: each file on its own, as the tool always did
+"$SOTTO" "${T[@]}" --quiet --output-dir "$TMP/ref" "$TMP"/in/*.wav 2>/dev/null
+"$SOTTO" "${T[@]}" --quiet --output-dir "$TMP/ref/sub" "$TMP"/in/sub/*.wav 2>/dev/null
+n_ref=$(find "$TMP/ref" -type f | wc -l)
+check "$N references in 2 formats" test "$n_ref" -eq $((2 * N))
+# the hours of audio the summary must give: the references' durations added up
+hours=$(python3 -c 'import json, sys; print("%.3f" % (sum(json.load(open(f))["duration"] for f in sys.argv[1:]) / 3600))' \
+    $(find "$TMP/ref" -name '*.json'))
+
+# a directory, two files at once: the same bytes, the same tree
+expect 0 "$N files: $N transcribed, 0 skipped (outputs exist), 0 failed; $hours h of audio in" \
+    "$SOTTO" "${T[@]}" -j 2 --output-dir "$TMP/res" "$TMP/in/"
+check "-j 2 says so" grep -q "2 files at once" "$TMP/err"
+check "a line per file" test "$(grep -c "^sotto transcribe: \[[0-9]/$N\] " "$TMP/err")" -eq "$N"
+check "-j 2 writes the outputs of one file at a time" diff -r "$TMP/ref" "$TMP/res"
+check "nothing left behind" test -z "$(find "$TMP/res" -name '*.tmp')"
+
+# resume: all done; one format missing; a stale .tmp is not an output; --overwrite
+touch -d '2001-01-01' "$TMP/res/librivox-0870.txt"
+expect 0 "$N files: 0 transcribed, $N skipped (outputs exist), 0 failed" "$SOTTO" "${T[@]}" -j 2 --output-dir "$TMP/res" "$TMP/in"
+check "a skipped file's outputs are left alone" test "$(date -r "$TMP/res/librivox-0870.txt" +%Y)" = 2001
+rm "$TMP/res/sub/espeak-ng-01.json"
+echo partial >"$TMP/res/librivox-0880.txt.tmp"
+mv "$TMP/res/librivox-0880.txt" "$TMP/res/librivox-0880.txt.tmp"
+expect 0 "$N files: 2 transcribed, $((N - 2)) skipped (outputs exist), 0 failed" "$SOTTO" "${T[@]}" -j 2 --output-dir "$TMP/res" "$TMP/in"
+check "resumed files are complete again" diff -r "$TMP/ref" "$TMP/res" -x '*.tmp'
+
+# @list: comments, blank lines, CRLF; a missing file fails alone
+printf '# clips\n%s\r\n\n%s\n%s\n' "$TMP/in/librivox-0870.wav" "$TMP/in/missing.wav" "$TMP/in/sub/espeak-ng-01.wav" \
+    >"$TMP/list.txt"
+expect 1 "3 files: 2 transcribed, 0 skipped (outputs exist), 1 failed" "$SOTTO" "${T[@]}" -j 2 \
+    --output-dir "$TMP/listed" "@$TMP/list.txt"
+check "the missing file is named" grep -q "missing.wav" "$TMP/err"
+check "@list outputs by base name" cmp -s "$TMP/ref/sub/espeak-ng-01.json" "$TMP/listed/espeak-ng-01.json"
+check "@list outputs by base name" cmp -s "$TMP/ref/librivox-0870.txt" "$TMP/listed/librivox-0870.txt"
+touch -d '2001-01-01' "$TMP/listed/librivox-0870.txt"
+expect 1 "3 files: 2 transcribed, 0 skipped (outputs exist), 1 failed" "$SOTTO" "${T[@]}" --overwrite \
+    --output-dir "$TMP/listed" "@$TMP/list.txt"
+check "--overwrite rewrote them" test "$(date -r "$TMP/listed/librivox-0870.txt" +%Y)" != 2001
+
+# interrupted: what was done is written; the next run goes on from there
+rm -rf "$TMP/int"
+"$SOTTO" "${T[@]}" -j 1 --output-dir "$TMP/int" "$TMP/in" >/dev/null 2>"$TMP/int.err" &
+pid=$!
+for _ in $(seq 3000); do [ -n "$(find "$TMP/int" -name '*.json' 2>/dev/null)" ] && break; sleep 0.01; done
+kill -INT $pid
+wait $pid
+check "SIGINT: exit 130" test $? -eq 130
+check "SIGINT: says how to go on" grep -q "run again to go on" "$TMP/int.err"
+n_int=$(find "$TMP/int" -name '*.json' | wc -l)
+check "SIGINT: some files done, not all" test "$n_int" -ge 1 -a "$n_int" -lt "$N"
+check "SIGINT: no partial output" test -z "$(find "$TMP/int" -name '*.tmp')"
+expect 0 "$N files: $((N - n_int)) transcribed, $n_int skipped" "$SOTTO" "${T[@]}" -j 2 \
+    --output-dir "$TMP/int" "$TMP/in"
+
+# refusals
+mkdir -p "$TMP/clash" "$TMP/empty"
+cp "$TMP/in/librivox-0870.wav" "$TMP/clash/a.wav"
+cp "$TMP/in/librivox-0880.wav" "$TMP/clash/a.WAV"
+expect 1 "would both write" "$SOTTO" "${T[@]}" --output-dir "$TMP/o2" "$TMP/clash"
+expect 1 "no audio files" "$SOTTO" "${T[@]}" --output-dir "$TMP/o2" "$TMP/empty"
+expect 1 "write to --output-dir" "$SOTTO" "${T[@]/json/txt}" "$TMP/in"
+expect 1 "write to --output-dir" "$SOTTO" transcribe -m "$MODEL" -j 2 "$TMP/in/librivox-0870.wav"
+expect 1 "standard input" "$SOTTO" "${T[@]}" -j 2 --output-dir "$TMP/o2" -
+expect 1 "@$TMP/nolist.txt" "$SOTTO" "${T[@]}" --output-dir "$TMP/o2" "@$TMP/nolist.txt"
+expect 1 "-j takes a file count" "$SOTTO" "${T[@]}" -j 0 --output-dir "$TMP/o2" "$TMP/in"
+expect 1 "--overwrite takes no value" "$SOTTO" "${T[@]}" --overwrite=1 --output-dir "$TMP/o2" "$TMP/in"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,36 @@
+/* batch.h — `sotto transcribe` over many files: directories and @lists expanded to audio
+ * files, N files at once on N contexts of one model, outputs under --output-dir, files
+ * whose outputs all exist skipped (they are written whole, through a rename), a summary. */
+#ifndef SOTTO_BATCH_H
+#define SOTTO_BATCH_H
+
+#include <stdbool.h>
+
+#include "sotto.h"
+
+typedef struct batch_job {
+    const sotto_model *model;
+    sotto_context_params cp;     /* of each context (n_threads already chosen) */
+    sotto_transcribe_params tp;  /* the options, the VAD included; callbacks are batch's */
+    int formats;                 /* OUT_* bits */
+    const char *dir;             /* --output-dir (required) */
+    int jobs;                    /* files at once (contexts), >= 1 */
+    bool overwrite, quiet;
+    const char *const *inputs;   /* files, directories, @lists */
+    int n_inputs;
+} batch_job;
+
+/* Whether the inputs ask for batch mode: more than one job, a directory or an @list. */
+bool batch_wanted(const char *const *inputs, int n_inputs, int jobs);
+
+/* Runs the job: expands the inputs (a directory: the audio and video files under it by
+ * extension, recursively, sorted, their outputs in the same subdirectories of DIR; @FILE:
+ * one path per line, blank lines and #comments skipped, outputs as DIR/NAME.EXT), refuses
+ * two inputs with one output name, skips inputs whose every output exists (unless
+ * overwrite), transcribes the rest on JOBS threads, each with a context of its own, and
+ * prints a line per file (unless quiet) and the summary on stderr. Returns the exit
+ * status: 0, 1 (bad input list, or some file failed: the others are done), 2 (no
+ * context, or an output could not be written), 130 (interrupted). */
+int batch_transcribe(const batch_job *job);
+
+#endif
