@@ -35,7 +35,7 @@ test-long: setup
 # LeakSanitizer cannot attribute (the driver is unloaded by then); `make test-vulkan`
 # runs the Vulkan tests.
 ASAN_SKIP := python_|valgrind|quality_weight_types|serve_(load|http|openai)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise
-test-asan: setup
+test-asan: setup-nopython
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DSOTTO_VULKAN=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -43,6 +43,11 @@ test-asan: setup
 
 setup:
 	sh scripts/setup.sh
+
+# the same without the Python package's venv and build (test-asan and test-arm run no Python test)
+.PHONY: setup-nopython
+setup-nopython:
+	SOTTO_SKIP_PYTHON=1 sh scripts/setup.sh
 
 build:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build -j 2
@@ -64,7 +69,7 @@ fuzz-ci:
 
 # the aarch64 build (NEON kernels) under qemu-user: kernels against their references and
 # tiny.en against the eager goldens on two clips (scripts/test-arm.sh; about 7 minutes)
-test-arm: setup
+test-arm: setup-nopython
 	sh scripts/test-arm.sh
 
 # The Vulkan backend in full on whatever Vulkan device the machine has (lavapipe without a
