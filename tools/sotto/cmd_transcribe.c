@@ -58,6 +58,9 @@ static const char help[] =
     "  --max-initial-timestamp S  the first timestamp at most S seconds (default 1.0)\n"
     "  --seed N                 of the sampling at temperature > 0 (default 0)\n"
     "  --sample-len N           at most N tokens per window (default and most: 224)\n"
+    "  --word-timestamps        a time for every word (openai-whisper's word_timestamps: the\n"
+    "                           alignment heads' cross-attention aligned by DTW); segment\n"
+    "                           times and seeking are refined by them; JSON gets \"words\"\n"
     "  --vad                    transcribe only the speech Silero VAD finds (faster-whisper's\n"
     "                           vad_filter; times stay on the file's timeline)\n"
     "  --vad-threshold X, --vad-min-speech-ms N, --vad-min-silence-ms N, --vad-speech-pad-ms N\n"
@@ -215,6 +218,7 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--no-timestamps")) o->tp.timestamps = 0;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
         else if (!strcmp(a, "--vad")) o->tp.vad_filter = 1;
+        else if (!strcmp(a, "--word-timestamps")) o->tp.word_timestamps = 1;
         else if (!strcmp(a, "--no-silence-check")) o->tp.silence_check = 0;
         else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) {

@@ -187,6 +187,22 @@ void out_json(FILE *f, const sotto_result *r)
         put_number(f, s->compression_ratio);
         fputs(", \"no_speech_prob\": ", f);
         put_number(f, s->no_speech_prob);
+        if (r->word_timestamps) {
+            fputs(", \"words\": [", f);
+            for (int w = 0; w < s->n_words; w++) {
+                const sotto_word *x = &s->words[w];
+                fputs(w ? ", {\"word\": " : "{\"word\": ", f);
+                put_string(f, x->word);
+                fputs(", \"start\": ", f);
+                put_number(f, x->start);
+                fputs(", \"end\": ", f);
+                put_number(f, x->end);
+                fputs(", \"probability\": ", f);
+                put_number(f, x->probability);
+                fputc('}', f);
+            }
+            fputc(']', f);
+        }
         fputc('}', f);
     }
     fputs("], \"language\": ", f);
