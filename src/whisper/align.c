@@ -96,9 +96,9 @@ static void softmax_rows(float *qk, int rows, int S, int M)
     for (int r = 0; r < rows; r++) {
         float *p = qk + (size_t)r * S, mx = -INFINITY;
         for (int s = 0; s < M; s++) mx = p[s] > mx ? p[s] : mx;
-        float sum = 0;
+        double sum = 0; /* torch sums in vector lanes; a plain float sum would drop the small terms */
         for (int s = 0; s < M; s++) sum += p[s] = expf(p[s] - mx);
-        const float inv = 1.0f / sum; /* torch's softmax multiplies by the reciprocal */
+        const float inv = (float)(1.0 / sum); /* torch's softmax multiplies by the reciprocal */
         for (int s = 0; s < M; s++) p[s] *= inv;
     }
 }

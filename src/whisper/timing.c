@@ -67,10 +67,11 @@ static sotto_status text_probs(sotto_context *ctx, int n_sot, const int32_t *tex
         }
         for (int r = 0; r < nr; r++) {
             const float *z = lg + (size_t)r * V;
-            float mx = -INFINITY, sum = 0;
+            float mx = -INFINITY;
+            double sum = 0; /* in double: a float sum of 50k terms drops the small ones */
             for (int v = 0; v < eot; v++) mx = z[v] > mx ? z[v] : mx;
             for (int v = 0; v < eot; v++) sum += expf(z[v] - mx);
-            prob[r0 + r] = (double)(expf(z[text[r0 + r]] - mx) * (1.0f / sum));
+            prob[r0 + r] = (double)(expf(z[text[r0 + r]] - mx) * (float)(1.0 / sum));
         }
     }
     free(host);

@@ -15,6 +15,7 @@
 #include "input.h"
 #include "lang.h"
 #include "text.h"
+#include "hallucination.h"
 #include "timing.h"
 
 sotto_transcribe_params sotto_transcribe_params_default(void)
@@ -211,37 +212,34 @@ static void cut_segments(run *r, int64_t seek, int size, const sotto__decode_res
     pend(r, time_offset, time_offset + duration, t, n);
 }
 
-/* utils.py get_end: the end of the last word of the window's segments, else of the last
- * segment; false for no segments. */
-static bool get_end(const run *r, double *end)
-{
-    for (int i = r->n_cur - 1; i >= 0; i--)
-        if (r->cur[i].n_words > 0) return *end = r->cur[i].words[r->cur[i].n_words - 1].end, true;
-    if (r->n_cur == 0) return false;
-    *end = r->cur[r->n_cur - 1].end;
-    return true;
-}
-
-/* Word timestamps of the window at SEEK (SIZE frames), and the seek they refine into
- * *NEXT (transcribe.py, after add_word_timestamps). */
-static sotto_status window_words(run *r, int64_t seek, int size, bool single, int64_t *next)
+/* Word timestamps of the window at SEEK (SIZE frames), the seek they refine in *NEXT
+ * (the one chosen so far) and the hallucination rule (transcribe.py, after
+ * add_word_timestamps); *DROP when that rule drops the whole window. */
+static sotto_status window_words(run *r, int64_t seek, int size, bool single, int64_t *next, bool *drop)
 {
     const sotto_model_info *h = &r->ctx->model->info;
-    const char *lang = r->res->lang;
+    const sotto_transcribe_params *p = r->p;
     static const char *const unicode_langs[] = {"zh", "ja", "th", "lo", "my", "yue"};
     bool unicode_only = false;
     for (size_t i = 0; i < sizeof unicode_langs / sizeof *unicode_langs; i++)
-        unicode_only |= strcmp(lang, unicode_langs[i]) == 0;
+        unicode_only |= strcmp(r->res->lang, unicode_langs[i]) == 0;
     int32_t sot[3] = {h->token_sot, r->sot_seq[1], r->sot_seq[2]};
     sotto__timing_opts o = {.sot_seq = sot, .n_sot = h->multilingual ? 3 : 1, .seek = seek, .num_frames = size,
-                            .prepend = r->p->prepend_punctuations, .append = r->p->append_punctuations,
+                            .prepend = p->prepend_punctuations, .append = p->append_punctuations,
                             .unicode_only = unicode_only};
     sotto_status st = sotto__add_word_timestamps(r->ctx, &o, r->cur, r->n_cur, r->last_speech);
     if (st) return st;
     const double time_offset = (double)(seek * 160) / 16000.0;
     double end;
-    if (!single && get_end(r, &end) && end > time_offset) *next = (int64_t)llrint(end * 100);
-    if (get_end(r, &end)) r->last_speech = end;
+    if (!single && sotto__segments_end(r->cur, r->n_cur, &end) && end > time_offset) *next = (int64_t)llrint(end * 100);
+    *drop = false;
+    if (p->check_hallucination_silence) {
+        sotto__hal_window w = {.threshold = p->hallucination_silence_threshold, .seek = seek, .size = size,
+                               .content_frames = sotto__melfile_content_frames(r->mf),
+                               .last_speech = r->last_speech, .single = single};
+        if ((*drop = sotto__skip_hallucinations(&w, r->cur, &r->n_cur, next))) return SOTTO_OK;
+    }
+    if (sotto__segments_end(r->cur, r->n_cur, &end)) r->last_speech = end;
     return SOTTO_OK;
 }
 
@@ -346,10 +344,12 @@ static sotto_status seek_loop(run *r)
         if (p->check_logprob && d->avg_logprob > p->logprob_threshold) skip = false;
         skip |= silent;
         int first = r->res->pub.n_segments;
-        int64_t advance = size, next = -1;
-        bool single = false;
+        int64_t advance = size, next;
+        bool single = false, drop = false;
         if (!skip) cut_segments(r, seek, size, d, &advance, &single);
-        if (!skip && p->word_timestamps) st = window_words(r, seek, size, single, &next);
+        next = seek + advance;
+        if (!skip && p->word_timestamps) st = window_words(r, seek, size, single, &next, &drop);
+        skip |= drop;
         for (int i = 0; i < r->n_cur && !skip && !st; i++) st = add_segment(r, seek, &r->cur[i], d);
         for (int i = 0; i < r->n_cur; i++) sotto__wseg_free(&r->cur[i]);
         r->n_cur = 0;
@@ -358,7 +358,7 @@ static sotto_status seek_loop(run *r)
             r->prompt_reset_since = r->n_all;
         for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
             if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1;
-        seek = next >= 0 ? next : seek + advance;
+        seek = next;
         if (p->on_progress && p->on_progress((seek < content ? seek : content) * 160 / 16000.0, total_s, p->user_data))
             r->res->pub.stopped = 1;
     }
@@ -376,6 +376,9 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: %d temperatures (1..%d), beam size %d, "
                                "best of %d (both >= 1)", p.n_temperatures, SOTTO_MAX_TEMPERATURES, p.beam_size,
                                p.best_of);
+    if (p.check_hallucination_silence && !(p.hallucination_silence_threshold >= 0))
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: hallucination silence threshold %g (>= 0 s)",
+                               p.hallucination_silence_threshold);
     for (int i = 0; i < p.n_temperatures; i++)
         if (!(p.temperatures[i] >= 0))
             return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: temperature %g", p.temperatures[i]);

@@ -61,6 +61,9 @@ static const char help[] =
     "  --word-timestamps        a time for every word (openai-whisper's word_timestamps: the\n"
     "                           alignment heads' cross-attention aligned by DTW); segment\n"
     "                           times and seeking are refined by them; JSON gets \"words\"\n"
+    "  --hallucination-silence-threshold S\n"
+    "                           with --word-timestamps: skip silences longer than S seconds\n"
+    "                           around segments of anomalous words, and those segments (openai's)\n"
     "  --vad                    transcribe only the speech Silero VAD finds (faster-whisper's\n"
     "                           vad_filter; times stay on the file's timeline)\n"
     "  --vad-threshold X, --vad-min-speech-ms N, --vad-min-silence-ms N, --vad-speech-pad-ms N\n"
@@ -189,6 +192,10 @@ static int value_opt(opts *o, const char *a, const char *v)
         if (!parse_float(v, true, &p->logprob_threshold, &p->check_logprob)) return bad(a, "a number or none", v);
     } else if (!strcmp(a, "--no-speech-threshold")) {
         if (!parse_float(v, true, &p->no_speech_threshold, &p->check_no_speech)) return bad(a, "a number or none", v);
+    } else if (!strcmp(a, "--hallucination-silence-threshold")) {
+        if (!parse_float(v, false, &p->hallucination_silence_threshold, NULL) || p->hallucination_silence_threshold < 0)
+            return bad(a, "seconds >= 0", v);
+        p->check_hallucination_silence = 1;
     } else if (!strcmp(a, "--max-initial-timestamp")) {
         if (!parse_float(v, false, &p->max_initial_timestamp, NULL) || p->max_initial_timestamp < 0)
             return bad(a, "seconds >= 0", v);
@@ -245,6 +252,10 @@ static int parse(int argc, char **argv, opts *o)
             o->tp.temperatures[o->tp.n_temperatures++] = t;
             if (!o->fallback || o->t_inc <= 0) break;
         }
+    }
+    if (o->tp.check_hallucination_silence && !o->tp.word_timestamps) {
+        fprintf(stderr, "sotto transcribe: --hallucination-silence-threshold needs --word-timestamps\n");
+        return EXIT_INPUT;
     }
     if (o->n_files == 0) {
         fprintf(stderr, "sotto transcribe: no AUDIO file given\n%s", help);
