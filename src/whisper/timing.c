@@ -25,9 +25,7 @@ bool sotto__alignment_heads(const sotto_model *m, int **out, int *n)
 {
     const int L = m->info.n_text_layer, H = m->info.n_text_head;
     const sotto__i32list *a = &m->alignment_heads;
-    bool valid = a->n >= 2 && a->n % 2 == 0;
-    for (int i = 0; valid && i < a->n; i += 2)
-        valid = a->v[i] >= 0 && a->v[i] < L && a->v[i + 1] >= 0 && a->v[i + 1] < H;
+    bool valid = a->n >= 2 && a->n % 2 == 0; /* in range: the loader checked (model.c) */
     int count = valid ? a->n / 2 : (L - L / 2) * H;
     int *p = malloc((size_t)(count ? count : 1) * 2 * sizeof *p);
     if (!p) return false;
@@ -103,7 +101,9 @@ static sotto_status head_scores(sotto_context *ctx, const int *heads, int H, con
         }
     }
     free(k), free(qs);
-    return st ? sotto__ctx_fail(ctx, st, "word timestamps: out of memory") : SOTTO_OK;
+    return st ? sotto__ctx_fail(ctx, st, "word timestamps: %s", st == SOTTO_ERR_NOMEM ? "out of memory"
+                                                                                      : "no host copy of these keys")
+              : SOTTO_OK;
 }
 
 /* find_alignment: the words of TEXT [N_TEXT] with their times in the window (seconds)

@@ -31,8 +31,8 @@ typedef struct sotto__timing_opts {
 sotto_status sotto__add_word_timestamps(sotto_context *ctx, const sotto__timing_opts *o, sotto__wseg *segs, int n,
                                         double last_speech);
 
-/* The alignment heads of M as (layer, head) pairs, sorted: the model's own where valid,
- * else every head of layers n_text_layer / 2 .. (openai's default). *OUT: malloc'd, 2 *
+/* The alignment heads of M as (layer, head) pairs, sorted: the model's own, or when it
+ * has none every head of layers n_text_layer / 2 .. (openai's default). *OUT: malloc'd, 2 *
  * *N ints; false when out of memory. */
 bool sotto__alignment_heads(const sotto_model *m, int **out, int *n);
 
