@@ -155,13 +155,19 @@ static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sott
     size_t a, len;
     sotto__strip(text, strlen(text), &a, &len);
     if (c->start == c->end || len == 0) text[0] = 0, n = 0, sotto__wseg_free(c); /* instantaneous or blank */
+    /* on the original timeline (faster-whisper restore_speech_timestamps: a word in the
+     * chunk of its middle, a segment with words from its first and last word) */
+    double start = sotto__input_original_time(r->in, c->start, false);
+    double end = sotto__input_original_time(r->in, c->end, true);
     for (int i = 0; i < c->n_words; i++) {
-        c->words[i].start = sotto__input_original_time(r->in, c->words[i].start, false);
-        c->words[i].end = sotto__input_original_time(r->in, c->words[i].end, true);
+        sotto_word *w = &c->words[i];
+        double middle = (w->start + w->end) / 2;
+        w->start = sotto__input_original_time_at(r->in, w->start, middle);
+        w->end = sotto__input_original_time_at(r->in, w->end, middle);
     }
+    if (c->n_words > 0 && r->p->vad_filter) start = c->words[0].start, end = c->words[c->n_words - 1].end;
     x->seg[x->pub.n_segments] = (sotto_segment){
-        .id = x->pub.n_segments, .seek = seek, .start = sotto__input_original_time(r->in, c->start, false),
-        .end = sotto__input_original_time(r->in, c->end, true), .text = text, .tokens = toks, .n_tokens = n,
+        .id = x->pub.n_segments, .seek = seek, .start = start, .end = end, .text = text, .tokens = toks, .n_tokens = n,
         .temperature = d->temperature, .avg_logprob = d->avg_logprob, .compression_ratio = d->compression_ratio,
         .no_speech_prob = d->no_speech_prob, .words = c->words, .n_words = c->n_words};
     c->words = NULL, c->n_words = 0;
