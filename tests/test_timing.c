@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "model/model.h"
 #include "whisper/align.h"
+#include "whisper/timing.h"
 #include "whisper/words.h"
 
 /* numpy default_rng(7) standard_normal((5, 9)) float32 with x[2,3] = x[2,4] = x[1,3] (a tie) */
@@ -118,8 +120,41 @@ static void test_pipeline(void)
     CHECK(!sotto__align_jumps(qk, H, T, M, M, 7, 2, 4, jump), "rows beyond T accepted");
 }
 
-int main(void)
+/* openai's default for a model without heads (every head of the second half of the
+ * decoder layers), the model's own heads sorted as torch's sparse indices, and tiny.en's
+ * GGUF carrying openai's _ALIGNMENT_HEADS["tiny.en"] (flat indices 6 12 17 18 19 20 21 22
+ * of 4 x 6). */
+static void test_heads(const char *tiny_en)
 {
+    sotto_model *m = sotto__model_new();
+    m->info.n_text_layer = 6, m->info.n_text_head = 8;
+    int *p = NULL, n = 0;
+    CHECK(sotto__alignment_heads(m, &p, &n) && n == 24, "default: %d heads", n);
+    for (int i = 0; i < n && i < 24; i++)
+        CHECK(p[2 * i] == 3 + i / 8 && p[2 * i + 1] == i % 8, "default head %d: (%d, %d)", i, p[2 * i], p[2 * i + 1]);
+    free(p);
+    int32_t given[] = {5, 1, 2, 7, 5, 0};
+    m->alignment_heads = (sotto__i32list){given, 6};
+    CHECK(sotto__alignment_heads(m, &p, &n) && n == 3 && p[0] == 2 && p[1] == 7 && p[2] == 5 && p[3] == 0 &&
+              p[4] == 5 && p[5] == 1, "given heads not sorted: %d", n);
+    free(p);
+    m->alignment_heads = (sotto__i32list){0};
+    sotto_model_free(m);
+    if (!tiny_en) return;
+    CHECK(sotto_model_load(tiny_en, &m) == SOTTO_OK, "%s: %s", tiny_en, sotto_last_error());
+    if (!m) return;
+    static const int flat[] = {6, 12, 17, 18, 19, 20, 21, 22};
+    CHECK(sotto__alignment_heads(m, &p, &n) && n == 8, "tiny.en: %d heads", n);
+    for (int i = 0; i < n && i < 8; i++)
+        CHECK(p[2 * i] * 6 + p[2 * i + 1] == flat[i], "tiny.en head %d: (%d, %d), openai's flat %d", i, p[2 * i],
+              p[2 * i + 1], flat[i]);
+    free(p);
+    sotto_model_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    test_heads(argc > 1 ? argv[1] : NULL);
     test_dtw();
     test_median();
     test_utf8();
