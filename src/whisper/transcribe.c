@@ -3,8 +3,10 @@
  * (segments cut at consecutive timestamps; a single timestamp at the end finishes the
  * window, else the next window starts at the last timestamp), each window decoded with
  * temperature fallback (search.c), skipped as silence by the no-speech rule, and
- * conditioned on the text before it. Each window is encoded once; fallback decodes reuse
- * its resident cross-attention K/V. */
+ * conditioned on the text before it; with word timestamps (timing.c) its segments get
+ * words, the seek moves to the last word's end and hallucination.c may drop segments.
+ * Each window is encoded once; fallback decodes and the word pass reuse its resident
+ * cross-attention K/V. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
