@@ -39,7 +39,7 @@ def main():
                        check=True)
     rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(a.work, "gaps10.tsv"))][1:]
     gaps = [(float(s), float(e)) for s, e, kind, _ in rows if kind != "speech" and float(e) - float(s) >= 10]
-    ref = normalise(open(os.path.join(a.work, "gaps10.txt"), encoding="utf-8").read().replace("mister", "mr")).split()
+    ref = normalise(open(os.path.join(a.work, "gaps10.txt"), encoding="utf-8").read().replace("mister", "mr"))
     print("| run | wall time, s | CPU time, s | segments with text | in a long gap | words | reference words kept |")
     print("|---|---|---|---|---|---|---|")
     for name, extra in (("no VAD (`--no-silence-check`)", ["--no-silence-check"]), ("default (silence check)", []),
@@ -60,7 +60,7 @@ def main():
         segs = [s for s in r["segments"] if s["text"].strip()]
         in_gap = lambda t: any(s + 1 < t < e - 1 for s, e in gaps)
         outside = [s for s in segs if in_gap(s["start"]) or in_gap(s["end"])]
-        hyp = normalise(r["text"]).split()
+        hyp = normalise(r["text"])
         sm = difflib.SequenceMatcher(a=ref, b=hyp, autojunk=False)
         kept = sum(b.size for b in sm.get_matching_blocks())
         print(f"| {name} | {best:.1f} | {cpu:.1f} | {len(segs)} | {len(outside)} | {len(hyp)} | "

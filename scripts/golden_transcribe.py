@@ -80,7 +80,9 @@ RUNS = (  # (model, audio, option set); base is told language="en" (a clip: its 
                                                     "espeak-ng-07")]
     + [("base", f"clip:{c}", "words") for c in ("librivox-0920", "espeak-ng-de")]
     + [("tiny.en", "long2", "words_beam5"), ("tiny.en", "read5", "words")]
-    + [("tiny.en", f, "hallucination") for f in ("long2", "noise10", "gaps10")]
+    # (not noise10: where every window is a hallucination the rule advances 1 s a window,
+    # and the reference takes most of an hour)
+    + [("tiny.en", f, "hallucination") for f in ("long2", "gaps10")]
 )
 MODELS = {"tiny.en": "models/tiny.en-ct2", "base": "models/base-ct2"}
 
