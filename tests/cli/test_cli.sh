@@ -26,6 +26,10 @@ expect 1 "--hallucination-silence-threshold needs --word-timestamps" "$SOTTO" tr
     --hallucination-silence-threshold 2 "$CLIP"
 expect 1 "--max-line-len takes a number of characters" "$SOTTO" transcribe -m "$TINY" --word-timestamps \
     --max-line-len 0 "$CLIP"
+# the punctuation merged into words (librivox-0880 ends "young man.")
+expect 0 'stdout:{"word": " man.", "start"' "$SOTTO" transcribe -m "$TINY" -f json --beam-size 1 --word-timestamps "$CLIP"
+expect 0 'stdout:{"word": ".", "start"' "$SOTTO" transcribe -m "$TINY" -f json --beam-size 1 --word-timestamps \
+    --append-punctuations "" "$CLIP"
 expect 1 "--hallucination-silence-threshold takes seconds >= 0" "$SOTTO" transcribe -m "$TINY" --word-timestamps \
     --hallucination-silence-threshold -1 "$CLIP"
 expect 0 "SOTTO_KERNELS=bogus is not a kernel set" env SOTTO_KERNELS=bogus "$SOTTO" run -m "$TINY" --mel "$MEL" \

@@ -61,6 +61,9 @@ static const char help[] =
     "  --word-timestamps        a time for every word (openai-whisper's word_timestamps: the\n"
     "                           alignment heads' cross-attention aligned by DTW); segment\n"
     "                           times and seeking are refined by them; JSON gets \"words\"\n"
+    "  --prepend-punctuations S, --append-punctuations S\n"
+    "                           with --word-timestamps: the characters merged into the next and\n"
+    "                           the previous word (openai's: \"'“¿([{- and \"'.。,，!！?？:：”)]}、)\n"
     "  --max-line-len N         with --word-timestamps: srt and vtt cues of at most N characters,\n"
     "                           cut between words, each timed by its words (whisper.cpp's -ml)\n"
     "  --split-on-word          cut only before a word that starts with a space (-sow): never\n"
@@ -150,6 +153,8 @@ static int value_opt(opts *o, const char *a, const char *v)
     else if (!strcmp(a, "--prompt")) p->initial_prompt = v;
     else if (!strcmp(a, "--vad-model")) o->vad_model = v;
     else if (!strcmp(a, "--device")) o->device = v;
+    else if (!strcmp(a, "--prepend-punctuations")) p->prepend_punctuations = v;
+    else if (!strcmp(a, "--append-punctuations")) p->append_punctuations = v;
     else if (!strcmp(a, "--vad-threshold")) {
         if (!parse_float(v, false, &p->vad_threshold, NULL) || !(p->vad_threshold > 0 && p->vad_threshold < 1))
             return bad(a, "a probability in (0, 1)", v);
