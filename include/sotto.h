@@ -313,6 +313,15 @@ sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params,
 
 /* ---- transcription -------------------------------------------------------------- */
 
+/* One word of a segment, with word timestamps (openai-whisper's timing.py: the
+ * cross-attention of the model's alignment heads aligned to the audio by DTW). */
+typedef struct sotto_word {
+    const char *word;          /* UTF-8 as the reference makes it: its leading space, the
+                                  punctuation merged into it ("Mr.", " (see") */
+    double start, end;         /* seconds from the start of the audio, rounded to 0.01 s */
+    double probability;        /* the mean probability of its tokens */
+} sotto_word;
+
 /* One segment of a transcript, as openai-whisper's transcribe() makes it: text between
  * two timestamp tokens of a window (or a whole window without timestamps). */
 typedef struct sotto_segment {
@@ -327,6 +336,8 @@ typedef struct sotto_segment {
     double avg_logprob;        /* sum of the sampled tokens' log-probabilities / (n + 1) */
     double compression_ratio;  /* UTF-8 bytes / zlib-compressed bytes of the window's text */
     double no_speech_prob;     /* probability of <|nospeech|> at the first step */
+    const sotto_word *words;   /* with word_timestamps: its words in order (n_words may be 0); */
+    int n_words;               /*   else NULL and 0 */
 } sotto_segment;
 
 /* Returns nonzero to stop after this window (its segments are kept). */
@@ -363,6 +374,18 @@ typedef struct sotto_transcribe_params {
     float max_initial_timestamp; /* seconds; the first timestamp at most this (1.0); < 0: any */
     uint64_t seed;             /* of the sampling at temperature > 0 */
     int sample_len;            /* most tokens sampled per window; 0 (default): n_text_ctx / 2 */
+    int word_timestamps;       /* 1: words with times in every segment, and segment times and
+                                  seeking refined by them, as openai's word_timestamps=True.
+                                  The model's alignment heads (GGUF whisper.alignment_heads,
+                                  CT2/HF config) are used; a model without them uses every
+                                  head of the second half of the decoder layers (openai's
+                                  default for a checkpoint it has no table entry for) */
+    const char *prepend_punctuations; /* merged into the next word; NULL: "\"'“¿([{-" */
+    const char *append_punctuations;  /* into the previous; NULL: "\"'.。,，!！?？:：”)]}、" */
+    int check_hallucination_silence; /* 1, with word_timestamps: openai's
+                                  hallucination_silence_threshold: silences longer than */
+    float hallucination_silence_threshold; /* this (seconds) around a segment of anomalous
+                                  words are skipped, and the segment with them */
     const sotto_vad *vad;      /* a Silero VAD (sotto_vad_load) or NULL; it runs along the audio */
     int silence_check;         /* 1 (default), with VAD: a window the decoder calls silence
                                   (no_speech_prob above no_speech_threshold) in which the VAD
@@ -394,6 +417,7 @@ typedef struct sotto_result {
     const sotto_segment *segments;
     int n_segments;
     int stopped;               /* 1: a callback stopped it early */
+    int word_timestamps;       /* 1: made with word_timestamps (segments carry words) */
 } sotto_result;
 
 void sotto_result_free(sotto_result *result);

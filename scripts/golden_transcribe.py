@@ -56,6 +56,10 @@ OPTION_SETS = {
     "default": dict(temperature=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), beam_size=5, best_of=5,
                     condition_on_previous_text=True),
     "words": dict(temperature=0.0, beam_size=None, best_of=None, word_timestamps=True),
+    "words_beam5": dict(temperature=0.0, beam_size=5, word_timestamps=True),
+    # openai's skip of silences around hallucinations (needs word timestamps)
+    "hallucination": dict(temperature=0.0, beam_size=None, best_of=None, word_timestamps=True,
+                          hallucination_silence_threshold=2.0),
     "prompt": dict(temperature=0.0, beam_size=None, best_of=None, initial_prompt=PROMPT),
     "nocond": dict(temperature=0.0, beam_size=None, best_of=None,
                    condition_on_previous_text=False),
@@ -70,6 +74,15 @@ RUNS = (  # (model, audio, option set); base is told language="en" (a clip: its 
     + [("base", "long2", o) for o in ("greedy", "beam5", "default")]
     + [("tiny.en", f, o) for f in ("silence10", "noise10") for o in ("greedy", "default")]
     + [("base", "clip:espeak-ng-de", "translate")]
+    # word timestamps on single clips (punctuation, numbers, contractions; a multilingual
+    # start sequence and German), beam search, and the long reading
+    + [("tiny.en", f"clip:{c}", "words") for c in ("librivox-0870", "espeak-ng-03", "espeak-ng-05",
+                                                    "espeak-ng-07")]
+    + [("base", f"clip:{c}", "words") for c in ("librivox-0920", "espeak-ng-de")]
+    + [("tiny.en", "long2", "words_beam5"), ("tiny.en", "read5", "words")]
+    # (not noise10: where every window is a hallucination the rule advances 1 s a window,
+    # and the reference takes most of an hour)
+    + [("tiny.en", f, "hallucination") for f in ("long2", "gaps10")]
 )
 MODELS = {"tiny.en": "models/tiny.en-ct2", "base": "models/base-ct2"}
 

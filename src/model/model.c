@@ -411,6 +411,14 @@ static sotto_status check_lists(sotto_model *m, sotto__err *err)
             if (lists[l]->v[i] < 0 || lists[l]->v[i] >= m->info.n_vocab)
                 return sotto__fail(err, SOTTO_ERR_FORMAT, "suppress list holds id %d outside the vocabulary",
                                    lists[l]->v[i]);
+    /* alignment heads: (layer, head) pairs of the decoder (word timestamps read them) */
+    const sotto__i32list *a = &m->alignment_heads;
+    if (a->n % 2)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "alignment heads: %d values, not (layer, head) pairs", a->n);
+    for (int i = 0; i < a->n; i += 2)
+        if (a->v[i] < 0 || a->v[i] >= m->info.n_text_layer || a->v[i + 1] < 0 || a->v[i + 1] >= m->info.n_text_head)
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "alignment head %d is (%d, %d): outside the decoder's %d layers "
+                               "x %d heads", i / 2, a->v[i], a->v[i + 1], m->info.n_text_layer, m->info.n_text_head);
     return SOTTO_OK;
 }
 

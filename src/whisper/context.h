@@ -8,6 +8,8 @@
 #include "decoder.h"
 #include "encoder.h"
 
+enum { SOTTO__WORDS_ROWS = 32 }; /* rows of logits per pass of the word timestamps */
+
 struct sotto_context {
     const sotto_model *model;
     sotto__backend *be;
@@ -18,6 +20,8 @@ struct sotto_context {
     bool encoded;
     bool have_state;           /* dec.h row 0 holds the final state of the last decode */
     bool have_logits;          /* dec.logits holds its projection (made on demand) */
+    sotto__buf words_logits;   /* [SOTTO__WORDS_ROWS, n_vocab]: word timestamps' logits */
+    bool have_words_logits;    /*   (allocated on first use) */
     float *host_enc;           /* host copies of the encoder output and logits, for a */
     float *host_logits;        /* backend whose memory is not the host's (on demand) */
 };

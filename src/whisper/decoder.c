@@ -5,6 +5,8 @@
  * the logits of the last token come from the tied token embedding. */
 #include "decoder.h"
 
+#include "../quant.h"
+
 #include <stdlib.h>
 
 sotto_type sotto__decoder_cross_type(const sotto_model *m)
@@ -85,7 +87,7 @@ static sotto__buf cache_v(const sotto__decoder *dec, int slot, int l)
 
 /* Cross-attention and MLP of layer L over the N rows of x (the same for one sequence's
  * tokens and for one token of several sequences: the window's K/V are shared). */
-static void cross_and_mlp(sotto__decoder *dec, const sotto__blayer *L, int l, int n)
+static void cross_and_mlp(sotto__decoder *dec, const sotto__blayer *L, int l, int n, float *q_out)
 {
     sotto__backend *be = dec->be;
     const sotto__backend_ops *o = be->ops;
@@ -93,6 +95,7 @@ static void cross_and_mlp(sotto__decoder *dec, const sotto__blayer *L, int l, in
     const size_t nd = (size_t)n * d;
     o->layernorm(be, dec->x, n, d, &L->cross_ln, dec->h);
     o->linear(be, dec->h, n, &L->cq, dec->q);
+    if (q_out) o->read(be, q_out, dec->q, nd * sizeof(float));
     o->cross_attention(be, dec->q, (size_t)d, dec->cross_type,
                        sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes),
                        sotto__buf_at(dec->cross_v, (size_t)l * dec->cross_v_bytes), dec->attn, (size_t)d, n,
@@ -107,7 +110,10 @@ static void cross_and_mlp(sotto__decoder *dec, const sotto__blayer *L, int l, in
     o->add(be, dec->x, dec->tmp, nd);
 }
 
-void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_tok, int n_past, int slot, int extra)
+/* The layers over N_TOK tokens at N_PAST.. of cache SLOT, the results in x; layer l's
+ * cross-attention queries read into Q_OUT + l * n_tok * d where Q_OUT and WANT[l]. */
+static void layers(sotto__decoder *dec, const int32_t *tokens, int n_tok, int n_past, int slot, const bool *want,
+                   float *q_out)
 {
     sotto__backend *be = dec->be;
     const sotto__backend_ops *o = be->ops;
@@ -126,8 +132,17 @@ void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_to
                      n_past + n_tok, n_head, dh, n_past);
         o->linear(be, dec->attn, n_tok, &L->o, dec->tmp);
         o->add(be, x, dec->tmp, (size_t)n_tok * d);
-        cross_and_mlp(dec, L, l, n_tok);
+        cross_and_mlp(dec, L, l, n_tok, q_out && want[l] ? q_out + (size_t)l * n_tok * d : NULL);
     }
+}
+
+void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_tok, int n_past, int slot, int extra)
+{
+    const sotto__backend_ops *o = dec->be->ops;
+    sotto__backend *be = dec->be;
+    const int d = dec->d;
+    sotto__buf x = dec->x;
+    layers(dec, tokens, n_tok, n_past, slot, NULL, NULL);
     /* only the last position's logits are needed, prefill and step alike: its final
      * state goes to h row 0, projected by the caller (all logits or just the argmax) */
     o->layernorm(be, sotto__buf_f32(x, (size_t)(n_tok - 1) * d), 1, d, &dec->ln, dec->h);
@@ -159,9 +174,39 @@ void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *
         }
         o->linear(be, dec->attn, n, &L->o, dec->tmp);
         o->add(be, dec->x, dec->tmp, (size_t)n * d);
-        cross_and_mlp(dec, L, l, n);
+        cross_and_mlp(dec, L, l, n, NULL);
     }
     o->layernorm(be, dec->x, n, d, &dec->ln, dec->h);
+}
+
+void sotto__decoder_forward_all(sotto__decoder *dec, const int32_t *tokens, int n, int slot, const bool *want,
+                                float *q)
+{
+    layers(dec, tokens, n, 0, slot, want, q);
+    dec->be->ops->layernorm(dec->be, dec->x, n, dec->d, &dec->ln, dec->h);
+}
+
+void sotto__decoder_logits_rows(sotto__decoder *dec, int row0, int n_rows, sotto__buf out)
+{
+    dec->be->ops->linear(dec->be, sotto__buf_f32(dec->h, (size_t)row0 * dec->d), n_rows, &dec->emb, out);
+}
+
+sotto_status sotto__decoder_cross_keys(sotto__decoder *dec, int l, int h, float *out)
+{
+    const int dh = dec->d / dec->n_head, S = dec->n_audio;
+    size_t head = 0;
+    if (!sotto__type_bytes(dec->cross_type, (int64_t)S * dh, &head)) return SOTTO_ERR_UNSUPPORTED;
+    sotto__buf src = sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes + (size_t)h * head);
+    if (dec->cross_type == SOTTO_TYPE_F32) {
+        dec->be->ops->read(dec->be, out, src, head);
+        return SOTTO_OK;
+    }
+    void *raw = malloc(head);
+    if (!raw) return SOTTO_ERR_NOMEM;
+    dec->be->ops->read(dec->be, raw, src, head);
+    sotto__dequantize(dec->cross_type, raw, out, (int64_t)S * dh);
+    free(raw);
+    return SOTTO_OK;
 }
 
 void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int n_pos)

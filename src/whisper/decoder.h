@@ -55,6 +55,21 @@ void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, i
  * token TOKENS[r] attends cache slot SLOTS[r]; final states in h rows 0 .. N-1. */
 void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past);
 
+/* The alignment pass of word timestamps: N tokens from position 0 of cache SLOT, every
+ * token's final state in h rows 0 .. N-1 (N <= n_ctx), and for each layer l with WANT[l]
+ * its cross-attention queries [N, d] read into host memory Q + l * N * d (waits). */
+void sotto__decoder_forward_all(sotto__decoder *dec, const int32_t *tokens, int n, int slot, const bool *want,
+                                float *q);
+
+/* OUT [N_ROWS, n_vocab] = the final states h rows ROW0 .. ROW0 + N_ROWS - 1 times the tied
+ * embedding (N_ROWS <= n_ctx). */
+void sotto__decoder_logits_rows(sotto__decoder *dec, int row0, int n_rows, sotto__buf out);
+
+/* Layer L's cross-attention keys of head H as f32 host rows OUT [n_audio, d / n_head]
+ * (read back and widened from the cross storage; waits). SOTTO_ERR_NOMEM when the
+ * staging copy cannot be allocated. */
+sotto_status sotto__decoder_cross_keys(sotto__decoder *dec, int l, int h, float *out);
+
 /* Cache positions [0, N_POS) of slot SRC copied into slot DST. */
 void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int n_pos);
 

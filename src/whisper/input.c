@@ -107,22 +107,33 @@ static bool make_map(sotto__input *in)
     return true;
 }
 
+/* bisect.bisect: the first chunk ending after SAMPLE, at most the last. */
+static int64_t chunk_of(const sotto__input *in, int64_t sample)
+{
+    int64_t lo = 0, hi = in->n_speech;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (sample < in->keep_end[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo < in->n_speech - 1 ? lo : in->n_speech - 1;
+}
+
 double sotto__input_original_time(const sotto__input *in, double t, bool is_end)
 {
     if (!in->n_speech) return t;
     int64_t sample = (int64_t)(t * SOTTO_SAMPLE_RATE), idx = -1;
     for (int64_t i = 0; is_end && i < in->n_speech && idx < 0; i++)
         if (in->keep_end[i] == sample) idx = i;
-    if (idx < 0) { /* bisect.bisect: the first chunk ending after the sample */
-        int64_t lo = 0, hi = in->n_speech;
-        while (lo < hi) {
-            int64_t mid = (lo + hi) / 2;
-            if (sample < in->keep_end[mid]) hi = mid;
-            else lo = mid + 1;
-        }
-        idx = lo < in->n_speech - 1 ? lo : in->n_speech - 1;
-    }
+    if (idx < 0) idx = chunk_of(in, sample);
     return nearbyint((in->silence_before[idx] + t) * 100.0) / 100.0; /* round(x, 2) */
+}
+
+double sotto__input_original_time_at(const sotto__input *in, double t, double at)
+{
+    if (!in->n_speech) return t;
+    int64_t idx = chunk_of(in, (int64_t)(at * SOTTO_SAMPLE_RATE));
+    return nearbyint((in->silence_before[idx] + t) * 100.0) / 100.0;
 }
 
 bool sotto__input_has_speech(const sotto__input *in, int64_t from, int64_t to, float threshold)

@@ -27,6 +27,9 @@ void sotto__input_free(sotto__input *in);
 /* A time T (seconds) of the kept signal on the original timeline (faster-whisper's
  * SpeechTimestampsMap.get_original_time, IS_END for an end); T itself without vad_filter. */
 double sotto__input_original_time(const sotto__input *in, double t, bool is_end);
+/* The same in the chunk that holds time AT (faster-whisper maps a word's start and end in
+ * the chunk of its middle). */
+double sotto__input_original_time_at(const sotto__input *in, double t, double at);
 
 /* Whether the VAD gave any 32 ms window of samples [FROM, TO) a probability >= THRESHOLD
  * (true without a VAD). */

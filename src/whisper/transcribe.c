@@ -3,8 +3,10 @@
  * (segments cut at consecutive timestamps; a single timestamp at the end finishes the
  * window, else the next window starts at the last timestamp), each window decoded with
  * temperature fallback (search.c), skipped as silence by the no-speech rule, and
- * conditioned on the text before it. Each window is encoded once; fallback decodes reuse
- * its resident cross-attention K/V. */
+ * conditioned on the text before it; with word timestamps (timing.c) its segments get
+ * words, the seek moves to the last word's end and hallucination.c may drop segments.
+ * Each window is encoded once; fallback decodes and the word pass reuse its resident
+ * cross-attention K/V. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,8 @@
 #include "input.h"
 #include "lang.h"
 #include "text.h"
+#include "hallucination.h"
+#include "timing.h"
 
 sotto_transcribe_params sotto_transcribe_params_default(void)
 {
@@ -24,7 +28,8 @@ sotto_transcribe_params sotto_transcribe_params_default(void)
         .check_compression = 1, .compression_ratio_threshold = 2.4f, .check_logprob = 1, .logprob_threshold = -1.0f,
         .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
         .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,
-        .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400};
+        .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400, .word_timestamps = 0,
+        .check_hallucination_silence = 0, .hallucination_silence_threshold = 0};
 }
 
 /* The result as built: the public struct first, then what it owns. */
@@ -40,7 +45,11 @@ void sotto_result_free(sotto_result *r)
 {
     if (!r) return;
     result *x = (result *)r;
-    for (int i = 0; i < r->n_segments; i++) free((void *)x->seg[i].text), free((void *)x->seg[i].tokens);
+    for (int i = 0; i < r->n_segments; i++) {
+        free((void *)x->seg[i].text), free((void *)x->seg[i].tokens);
+        for (int k = 0; k < x->seg[i].n_words; k++) free((void *)x->seg[i].words[k].word);
+        free((void *)x->seg[i].words);
+    }
     free(x->seg);
     free(x->text);
     free(x);
@@ -61,6 +70,9 @@ typedef struct run {
     int prompt_reset_since;
     uint64_t rng;
     float *mel;                /* [n_mels, 3000] */
+    sotto__wseg *cur;          /* current_segments: the window's, before they are kept */
+    int n_cur;
+    double last_speech;        /* last_speech_timestamp (word timestamps) */
 } run;
 
 static bool push_tokens(run *r, const int32_t *t, int n)
@@ -122,9 +134,9 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
     return SOTTO_OK;
 }
 
-/* Appends a segment of TOKENS[0 .. n) from START to END seconds (new_segment). */
-static sotto_status add_segment(run *r, int64_t seek, double start, double end, const int32_t *tokens, int n,
-                                const sotto__decode_result *d)
+/* Keeps the window's segment C (new_segment, then cleared when instantaneous or blank):
+ * its words move into the result. */
+static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sotto__decode_result *d)
 {
     result *x = r->res;
     if (x->pub.n_segments == x->cap_seg) {
@@ -134,29 +146,47 @@ static sotto_status add_segment(run *r, int64_t seek, double start, double end, 
         x->seg = s, x->cap_seg = cap;
         x->pub.segments = s;
     }
-    char *text = sotto__detok(r->ctx->model, tokens, n, false);
+    int n = c->n_tokens;
+    char *text = sotto__detok(r->ctx->model, c->tokens, n, false);
     int32_t *toks = malloc((size_t)(n ? n : 1) * sizeof *toks);
-    double orig_start = sotto__input_original_time(r->in, start, false);
-    double orig_end = sotto__input_original_time(r->in, end, true);
     if (!text || !toks) {
         free(text), free(toks);
         return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
     }
-    memcpy(toks, tokens, (size_t)n * sizeof *toks);
+    memcpy(toks, c->tokens, (size_t)n * sizeof *toks);
     size_t a, len;
     sotto__strip(text, strlen(text), &a, &len);
-    if (start == end || len == 0) text[0] = 0, n = 0; /* instantaneous or blank: cleared */
+    if (c->start == c->end || len == 0) text[0] = 0, n = 0, sotto__wseg_free(c); /* instantaneous or blank */
+    /* on the original timeline (faster-whisper restore_speech_timestamps: a word in the
+     * chunk of its middle, a segment with words from its first and last word) */
+    double start = sotto__input_original_time(r->in, c->start, false);
+    double end = sotto__input_original_time(r->in, c->end, true);
+    for (int i = 0; i < c->n_words; i++) {
+        sotto_word *w = &c->words[i];
+        double middle = (w->start + w->end) / 2;
+        w->start = sotto__input_original_time_at(r->in, w->start, middle);
+        w->end = sotto__input_original_time_at(r->in, w->end, middle);
+    }
+    if (c->n_words > 0 && r->p->vad_filter) start = c->words[0].start, end = c->words[c->n_words - 1].end;
     x->seg[x->pub.n_segments] = (sotto_segment){
-        .id = x->pub.n_segments, .seek = seek, .start = orig_start, .end = orig_end, .text = text, .tokens = toks,
-        .n_tokens = n, .temperature = d->temperature, .avg_logprob = d->avg_logprob,
-        .compression_ratio = d->compression_ratio, .no_speech_prob = d->no_speech_prob};
+        .id = x->pub.n_segments, .seek = seek, .start = start, .end = end, .text = text, .tokens = toks, .n_tokens = n,
+        .temperature = d->temperature, .avg_logprob = d->avg_logprob, .compression_ratio = d->compression_ratio,
+        .no_speech_prob = d->no_speech_prob, .words = c->words, .n_words = c->n_words};
+    c->words = NULL, c->n_words = 0;
     x->pub.n_segments++;
     return push_tokens(r, toks, n) ? SOTTO_OK : sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
 }
 
-/* The segments of one decoded window starting at frame SEEK of SIZE frames; returns the
- * frames to advance. */
-static sotto_status cut_segments(run *r, int64_t seek, int size, const sotto__decode_result *d, int64_t *advance)
+static void pend(run *r, double start, double end, const int32_t *tokens, int n)
+{
+    r->cur[r->n_cur++] = (sotto__wseg){.start = start, .end = end, .tokens = tokens, .n_tokens = n};
+}
+
+/* The segments of one decoded window starting at frame SEEK of SIZE frames into r->cur;
+ * the frames to advance into *ADVANCE, whether it ends in a single timestamp into
+ * *SINGLE. */
+static void cut_segments(run *r, int64_t seek, int size, const sotto__decode_result *d, int64_t *advance,
+                         bool *single)
 {
     const int32_t tb = r->rules.ts_begin;
     const int32_t *t = d->tokens;
@@ -166,20 +196,20 @@ static sotto_status cut_segments(run *r, int64_t seek, int size, const sotto__de
     int cuts[SOTTO__MAX_TOKENS + 1], n_cuts = 0;
     for (int i = 0; i + 1 < n; i++)
         if (t[i] >= tb && t[i + 1] >= tb) cuts[n_cuts++] = i + 1;
-    sotto_status st = SOTTO_OK;
+    r->n_cur = 0;
+    *single = single_ending;
     if (n_cuts > 0) {
         if (single_ending) cuts[n_cuts++] = n;
         int last = 0;
-        for (int c = 0; c < n_cuts && !st; c++) {
+        for (int c = 0; c < n_cuts; c++) {
             const int32_t *s = t + last;
             int len = cuts[c] - last;
-            st = add_segment(r, seek, time_offset + (s[0] - tb) * precision, time_offset + (s[len - 1] - tb) * precision,
-                             s, len, d);
+            pend(r, time_offset + (s[0] - tb) * precision, time_offset + (s[len - 1] - tb) * precision, s, len);
             last = cuts[c];
         }
         /* a single timestamp at the end: no speech after it; else resume at the last pair */
         *advance = single_ending ? size : (int64_t)(t[last - 1] - tb) * 2;
-        return st;
+        return;
     }
     double duration = size * 160 / 16000.0;
     int32_t last_ts = -1;
@@ -187,7 +217,38 @@ static sotto_status cut_segments(run *r, int64_t seek, int size, const sotto__de
         if (t[i] >= tb) last_ts = t[i];
     if (last_ts >= 0 && last_ts != tb) duration = (last_ts - tb) * precision;
     *advance = size;
-    return add_segment(r, seek, time_offset, time_offset + duration, t, n, d);
+    pend(r, time_offset, time_offset + duration, t, n);
+}
+
+/* Word timestamps of the window at SEEK (SIZE frames), the seek they refine in *NEXT
+ * (the one chosen so far) and the hallucination rule (transcribe.py, after
+ * add_word_timestamps); *DROP when that rule drops the whole window. */
+static sotto_status window_words(run *r, int64_t seek, int size, bool single, int64_t *next, bool *drop)
+{
+    const sotto_model_info *h = &r->ctx->model->info;
+    const sotto_transcribe_params *p = r->p;
+    static const char *const unicode_langs[] = {"zh", "ja", "th", "lo", "my", "yue"};
+    bool unicode_only = false;
+    for (size_t i = 0; i < sizeof unicode_langs / sizeof *unicode_langs; i++)
+        unicode_only |= strcmp(r->res->lang, unicode_langs[i]) == 0;
+    int32_t sot[3] = {h->token_sot, r->sot_seq[1], r->sot_seq[2]};
+    sotto__timing_opts o = {.sot_seq = sot, .n_sot = h->multilingual ? 3 : 1, .seek = seek, .num_frames = size,
+                            .prepend = p->prepend_punctuations, .append = p->append_punctuations,
+                            .unicode_only = unicode_only};
+    sotto_status st = sotto__add_word_timestamps(r->ctx, &o, r->cur, r->n_cur, r->last_speech);
+    if (st) return st;
+    const double time_offset = (double)(seek * 160) / 16000.0;
+    double end;
+    if (!single && sotto__segments_end(r->cur, r->n_cur, &end) && end > time_offset) *next = (int64_t)llrint(end * 100);
+    *drop = false;
+    if (p->check_hallucination_silence) {
+        sotto__hal_window w = {.threshold = p->hallucination_silence_threshold, .seek = seek, .size = size,
+                               .content_frames = sotto__melfile_content_frames(r->mf),
+                               .last_speech = r->last_speech, .single = single};
+        if ((*drop = sotto__skip_hallucinations(&w, r->cur, &r->n_cur, next))) return SOTTO_OK;
+    }
+    if (sotto__segments_end(r->cur, r->n_cur, &end)) r->last_speech = end;
+    return SOTTO_OK;
 }
 
 /* The logit rules and start sequence of this transcription (DecodingTask.__init__). */
@@ -291,14 +352,21 @@ static sotto_status seek_loop(run *r)
         if (p->check_logprob && d->avg_logprob > p->logprob_threshold) skip = false;
         skip |= silent;
         int first = r->res->pub.n_segments;
-        int64_t advance = size;
-        if (!skip) st = cut_segments(r, seek, size, d, &advance);
+        int64_t advance = size, next;
+        bool single = false, drop = false;
+        if (!skip) cut_segments(r, seek, size, d, &advance, &single);
+        next = seek + advance;
+        if (!skip && p->word_timestamps) st = window_words(r, seek, size, single, &next, &drop);
+        skip |= drop;
+        for (int i = 0; i < r->n_cur && !skip && !st; i++) st = add_segment(r, seek, &r->cur[i], d);
+        for (int i = 0; i < r->n_cur; i++) sotto__wseg_free(&r->cur[i]);
+        r->n_cur = 0;
         /* no prompt after a high temperature (a skipped window changes nothing) */
         if (!st && !skip && (!p->condition_on_previous_text || d->temperature > 0.5))
             r->prompt_reset_since = r->n_all;
         for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
             if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1;
-        seek += advance;
+        seek = next;
         if (p->on_progress && p->on_progress((seek < content ? seek : content) * 160 / 16000.0, total_s, p->user_data))
             r->res->pub.stopped = 1;
     }
@@ -316,17 +384,22 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: %d temperatures (1..%d), beam size %d, "
                                "best of %d (both >= 1)", p.n_temperatures, SOTTO_MAX_TEMPERATURES, p.beam_size,
                                p.best_of);
+    if (p.check_hallucination_silence && !(p.hallucination_silence_threshold >= 0))
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: hallucination silence threshold %g (>= 0 s)",
+                               p.hallucination_silence_threshold);
     for (int i = 0; i < p.n_temperatures; i++)
         if (!(p.temperatures[i] >= 0))
             return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: temperature %g", p.temperatures[i]);
     run r = {.ctx = ctx, .p = &p, .mf = in->mf, .in = in, .rng = p.seed};
     r.res = calloc(1, sizeof *r.res);
     r.mel = malloc((size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES * sizeof *r.mel);
-    sotto_status st = r.res && r.mel ? SOTTO_OK : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    r.cur = malloc((SOTTO__MAX_TOKENS + 1) * sizeof *r.cur);
+    sotto_status st = r.res && r.mel && r.cur ? SOTTO_OK : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
     int32_t lang = -1;
     if (!st) {
         r.res->pub.language = r.res->lang;
         r.res->pub.duration = in->n_samples / (double)SOTTO_SAMPLE_RATE;
+        r.res->pub.word_timestamps = p.word_timestamps != 0;
         st = language(&r, &lang);
     }
     if (!st) st = setup(&r, lang);
@@ -339,6 +412,7 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     }
     free(r.mel);
     free(r.all);
+    free(r.cur);
     if (st) {
         sotto_result_free(r.res ? &r.res->pub : NULL);
         return st;

@@ -19,6 +19,19 @@ expect 0 "stdout:$(cat "$TMP/spaced")" "$SOTTO" run --model="$TINY" --mel="$MEL"
 expect 1 "--suppress takes no value" "$SOTTO" run -m "$TINY" --mel "$MEL" --suppress=yes
 expect 1 "--help takes no value" "$SOTTO" transcribe --help=1
 expect 1 "needs a value" "$SOTTO" run -m "$TINY" --mel
+# the word-timestamp options say what they need
+expect 1 "--max-line-len needs --word-timestamps" "$SOTTO" transcribe -m "$TINY" --max-line-len 20 "$CLIP"
+expect 1 "--split-on-word needs --max-line-len" "$SOTTO" transcribe -m "$TINY" --word-timestamps --split-on-word "$CLIP"
+expect 1 "--hallucination-silence-threshold needs --word-timestamps" "$SOTTO" transcribe -m "$TINY" \
+    --hallucination-silence-threshold 2 "$CLIP"
+expect 1 "--max-line-len takes a number of characters" "$SOTTO" transcribe -m "$TINY" --word-timestamps \
+    --max-line-len 0 "$CLIP"
+# the punctuation merged into words (librivox-0880 ends "young man.")
+expect 0 'stdout:{"word": " man.", "start"' "$SOTTO" transcribe -m "$TINY" -f json --beam-size 1 --word-timestamps "$CLIP"
+expect 0 'stdout:{"word": ".", "start"' "$SOTTO" transcribe -m "$TINY" -f json --beam-size 1 --word-timestamps \
+    --append-punctuations "" "$CLIP"
+expect 1 "--hallucination-silence-threshold takes seconds >= 0" "$SOTTO" transcribe -m "$TINY" --word-timestamps \
+    --hallucination-silence-threshold -1 "$CLIP"
 expect 0 "SOTTO_KERNELS=bogus is not a kernel set" env SOTTO_KERNELS=bogus "$SOTTO" run -m "$TINY" --mel "$MEL" \
     --max-new-tokens 2 -t 1
 cores=$(nproc)

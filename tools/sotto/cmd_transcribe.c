@@ -59,6 +59,19 @@ static const char help[] =
     "  --max-initial-timestamp S  the first timestamp at most S seconds (default 1.0)\n"
     "  --seed N                 of the sampling at temperature > 0 (default 0)\n"
     "  --sample-len N           at most N tokens per window (default and most: 224)\n"
+    "  --word-timestamps        a time for every word (openai-whisper's word_timestamps: the\n"
+    "                           alignment heads' cross-attention aligned by DTW); segment\n"
+    "                           times and seeking are refined by them; JSON gets \"words\"\n"
+    "  --prepend-punctuations S, --append-punctuations S\n"
+    "                           with --word-timestamps: the characters merged into the next and\n"
+    "                           the previous word (openai's: \"'“¿([{- and \"'.。,，!！?？:：”)]}、)\n"
+    "  --max-line-len N         with --word-timestamps: srt and vtt cues of at most N characters,\n"
+    "                           cut between words, each timed by its words (whisper.cpp's -ml)\n"
+    "  --split-on-word          cut only before a word that starts with a space (-sow): never\n"
+    "                           inside the words of languages written without spaces\n"
+    "  --hallucination-silence-threshold S\n"
+    "                           with --word-timestamps: skip silences longer than S seconds\n"
+    "                           around segments of anomalous words, and those segments (openai's)\n"
     "  --vad                    transcribe only the speech Silero VAD finds (faster-whisper's\n"
     "                           vad_filter; times stay on the file's timeline)\n"
     "  --vad-threshold X, --vad-min-speech-ms N, --vad-min-silence-ms N, --vad-speech-pad-ms N\n"
@@ -92,6 +105,7 @@ typedef struct opts {
     bool quiet, fallback, temps_given, overwrite;
     double t0, t_inc;
     sotto_transcribe_params tp;
+    out_lines lines;           /* --max-line-len, --split-on-word */
     const char **files;
     int n_files;
 } opts;
@@ -149,6 +163,8 @@ static int value_opt(opts *o, const char *a, const char *v)
     else if (!strcmp(a, "--prompt")) p->initial_prompt = v;
     else if (!strcmp(a, "--vad-model")) o->vad_model = v;
     else if (!strcmp(a, "--device")) o->device = v;
+    else if (!strcmp(a, "--prepend-punctuations")) p->prepend_punctuations = v;
+    else if (!strcmp(a, "--append-punctuations")) p->append_punctuations = v;
     else if (!strcmp(a, "--vad-threshold")) {
         if (!parse_float(v, false, &p->vad_threshold, NULL) || !(p->vad_threshold > 0 && p->vad_threshold < 1))
             return bad(a, "a probability in (0, 1)", v);
@@ -198,6 +214,13 @@ static int value_opt(opts *o, const char *a, const char *v)
         if (!parse_float(v, true, &p->logprob_threshold, &p->check_logprob)) return bad(a, "a number or none", v);
     } else if (!strcmp(a, "--no-speech-threshold")) {
         if (!parse_float(v, true, &p->no_speech_threshold, &p->check_no_speech)) return bad(a, "a number or none", v);
+    } else if (!strcmp(a, "--max-line-len")) {
+        if (!cli_parse_int(v, 1, 100000, &n)) return bad(a, "a number of characters in 1..100000", v);
+        o->lines.max_len = (int)n;
+    } else if (!strcmp(a, "--hallucination-silence-threshold")) {
+        if (!parse_float(v, false, &p->hallucination_silence_threshold, NULL) || p->hallucination_silence_threshold < 0)
+            return bad(a, "seconds >= 0", v);
+        p->check_hallucination_silence = 1;
     } else if (!strcmp(a, "--max-initial-timestamp")) {
         if (!parse_float(v, false, &p->max_initial_timestamp, NULL) || p->max_initial_timestamp < 0)
             return bad(a, "seconds >= 0", v);
@@ -228,6 +251,8 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--quiet")) o->quiet = true;
         else if (!strcmp(a, "--overwrite")) o->overwrite = true;
         else if (!strcmp(a, "--vad")) o->tp.vad_filter = 1;
+        else if (!strcmp(a, "--word-timestamps")) o->tp.word_timestamps = 1;
+        else if (!strcmp(a, "--split-on-word")) o->lines.split_on_word = true;
         else if (!strcmp(a, "--no-silence-check")) o->tp.silence_check = 0;
         else if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) {
@@ -255,6 +280,18 @@ static int parse(int argc, char **argv, opts *o)
             o->tp.temperatures[o->tp.n_temperatures++] = t;
             if (!o->fallback || o->t_inc <= 0) break;
         }
+    }
+    if (o->lines.max_len && !o->tp.word_timestamps) {
+        fprintf(stderr, "sotto transcribe: --max-line-len needs --word-timestamps (cues are cut at word times)\n");
+        return EXIT_INPUT;
+    }
+    if (o->lines.split_on_word && !o->lines.max_len) {
+        fprintf(stderr, "sotto transcribe: --split-on-word needs --max-line-len\n");
+        return EXIT_INPUT;
+    }
+    if (o->tp.check_hallucination_silence && !o->tp.word_timestamps) {
+        fprintf(stderr, "sotto transcribe: --hallucination-silence-threshold needs --word-timestamps\n");
+        return EXIT_INPUT;
     }
     if (o->n_files == 0) {
         fprintf(stderr, "sotto transcribe: no AUDIO file given\n%s", help);
@@ -313,7 +350,10 @@ static int on_segment(const sotto_segment *s, void *user)
 {
     live *l = user;
     if (l->format) {
-        out_segment(stdout, l->format, s, &l->index);
+        if (!out_segment(stdout, l->format, s, &l->o->lines, &l->index)) {
+            fprintf(stderr, "sotto transcribe: out of memory writing a segment\n");
+            return 1;
+        }
     } else if (!l->o->quiet) { /* files go to --output-dir: the segments are shown as they come */
         char a[32], b[32];
         out_timestamp(a, sizeof a, s->start, false, '.');
@@ -348,7 +388,7 @@ static void base_name(const char *path, char *out, size_t n)
 /* Writes every requested format of R for input PATH; false on a write error. */
 static bool write_outputs(const opts *o, const char *path, const sotto_result *r)
 {
-    if (o->output) return out_write_file(o->output, o->formats, r) || (fprintf(stderr, "sotto transcribe: cannot write "
+    if (o->output) return out_write_file(o->output, o->formats, r, &o->lines) || (fprintf(stderr, "sotto transcribe: cannot write "
                                                                                    "%s\n", o->output), false);
     if (!o->dir) return true;
     char name[1024], file[4096];
@@ -356,7 +396,7 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
     for (int f = 1; f <= OUT_JSON; f <<= 1) {
         if (!(o->formats & f)) continue;
         snprintf(file, sizeof file, "%s/%s.%s", o->dir, name, out_ext(f));
-        if (!out_write_file(file, f, r)) {
+        if (!out_write_file(file, f, r, &o->lines)) {
             fprintf(stderr, "sotto transcribe: cannot write %s\n", file);
             return false;
         }

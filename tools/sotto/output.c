@@ -70,9 +70,60 @@ void out_begin(FILE *f, int format)
     if (format == OUT_TSV) fputs("start\tend\ttext\n", f);
 }
 
-void out_segment(FILE *f, int format, const sotto_segment *s, int *index)
+/* One srt/vtt cue from START to END of TEXT (left out when blank). */
+static void put_cue(FILE *f, int format, double start, double end, const char *text, int *index)
 {
     char a[32], b[32];
+    if (blank(text)) return;
+    out_timestamp(a, sizeof a, start, format == OUT_SRT, format == OUT_SRT ? ',' : '.');
+    out_timestamp(b, sizeof b, end, format == OUT_SRT, format == OUT_SRT ? ',' : '.');
+    if (format == OUT_SRT) fprintf(f, "%d\n", ++*index);
+    fprintf(f, "%s --> %s\n", a, b);
+    put_stripped(f, text, "-->", "->");
+    fputs("\n\n", f);
+}
+
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* The cue of words W [N] (their texts joined); false when out of memory. */
+static bool put_words(FILE *f, int format, const sotto_word *w, int n, int *index)
+{
+    size_t len = 1;
+    for (int i = 0; i < n; i++) len += strlen(w[i].word);
+    char *text = malloc(len);
+    if (!text) return false;
+    text[0] = 0;
+    for (int i = 0, o = 0; i < n; i++) o += sprintf(text + o, "%s", w[i].word);
+    put_cue(f, format, w[0].start, w[n - 1].end, text, index);
+    free(text);
+    return true;
+}
+
+/* S's words packed into cues as L says (whisper.cpp whisper_wrap_segment's rule, at word
+ * boundaries); false when out of memory. */
+static bool put_lines(FILE *f, int format, const sotto_segment *s, const out_lines *l, int *index)
+{
+    size_t acc = 0;
+    int first = 0;
+    for (int i = 0; i < s->n_words; i++) {
+        size_t cur = utf8_chars(s->words[i].word);
+        if (acc + cur > (size_t)l->max_len && i > first && (!l->split_on_word || s->words[i].word[0] == ' ')) {
+            if (!put_words(f, format, s->words + first, i - first, index)) return false;
+            first = i, acc = 0;
+        }
+        acc += cur;
+    }
+    return put_words(f, format, s->words + first, s->n_words - first, index);
+}
+
+bool out_segment(FILE *f, int format, const sotto_segment *s, const out_lines *lines, int *index)
+{
+    bool ok = true;
     switch (format) {
     case OUT_TXT:
         put_stripped(f, s->text, NULL, NULL);
@@ -80,13 +131,11 @@ void out_segment(FILE *f, int format, const sotto_segment *s, int *index)
         break;
     case OUT_SRT:
     case OUT_VTT:
-        if (blank(s->text)) break;
-        out_timestamp(a, sizeof a, s->start, format == OUT_SRT, format == OUT_SRT ? ',' : '.');
-        out_timestamp(b, sizeof b, s->end, format == OUT_SRT, format == OUT_SRT ? ',' : '.');
-        if (format == OUT_SRT) fprintf(f, "%d\n", ++*index);
-        fprintf(f, "%s --> %s\n", a, b);
-        put_stripped(f, s->text, "-->", "->");
-        fputs("\n\n", f);
+        if (lines && lines->max_len > 0 && s->n_words > 0 && !blank(s->text)) {
+            ok = put_lines(f, format, s, lines, index);
+            break;
+        }
+        put_cue(f, format, s->start, s->end, s->text, index);
         break;
     case OUT_TSV:
         fprintf(f, "%lld\t%lld\t", llrint(1000 * s->start), llrint(1000 * s->end));
@@ -95,6 +144,7 @@ void out_segment(FILE *f, int format, const sotto_segment *s, int *index)
         break;
     }
     fflush(f);
+    return ok;
 }
 
 /* A double as Python's repr: the shortest digits that read back as the same value,
@@ -187,6 +237,22 @@ void out_json(FILE *f, const sotto_result *r)
         put_number(f, s->compression_ratio);
         fputs(", \"no_speech_prob\": ", f);
         put_number(f, s->no_speech_prob);
+        if (r->word_timestamps) {
+            fputs(", \"words\": [", f);
+            for (int w = 0; w < s->n_words; w++) {
+                const sotto_word *x = &s->words[w];
+                fputs(w ? ", {\"word\": " : "{\"word\": ", f);
+                put_string(f, x->word);
+                fputs(", \"start\": ", f);
+                put_number(f, x->start);
+                fputs(", \"end\": ", f);
+                put_number(f, x->end);
+                fputs(", \"probability\": ", f);
+                put_number(f, x->probability);
+                fputc('}', f);
+            }
+            fputc(']', f);
+        }
         fputc('}', f);
     }
     fputs("], \"language\": ", f);
@@ -200,20 +266,21 @@ void out_json(FILE *f, const sotto_result *r)
     fputs("}\n", f);
 }
 
-bool out_write_file(const char *path, int format, const sotto_result *r)
+bool out_write_file(const char *path, int format, const sotto_result *r, const out_lines *lines)
 {
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return false;
     FILE *f = fopen(tmp, "w");
     if (!f) return false;
+    bool written = true;
     if (format == OUT_JSON) {
         out_json(f, r);
     } else {
         int index = 0;
         out_begin(f, format);
-        for (int i = 0; i < r->n_segments; i++) out_segment(f, format, &r->segments[i], &index);
+        for (int i = 0; i < r->n_segments && written; i++) written = out_segment(f, format, &r->segments[i], lines, &index);
     }
-    bool ok = !ferror(f);
+    bool ok = written && !ferror(f);
     ok = fclose(f) == 0 && ok;
     if (ok) ok = rename(tmp, path) == 0;
     if (!ok) remove(tmp);

@@ -366,6 +366,7 @@ def ct2_inputs():
     s["missing-config"] = ct2_dir(good, config=False)
     s["config-not-json"] = ct2_dir(good, config=b'{"suppress_ids": [1, 2,')
     s["config-suppress-neg"] = ct2_dir(good, config=json.dumps(dict(CT2_CONFIG, suppress_ids=[-5])).encode())
+    s["config-heads-range"] = ct2_dir(good, config=json.dumps(dict(CT2_CONFIG, alignment_heads=[[0, 0], [7, 0]])).encode())
     s["missing-vocabulary"] = ct2_dir(good, vocab=False)
     s["vocabulary-short"] = ct2_dir(good, vocab="".join(t + "\n" for t in ms.vocab()[:50]).encode())
 

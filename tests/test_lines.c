@@ -1,0 +1,78 @@
+/* test_lines.c — srt/vtt cues cut from word times (tools/sotto/output.c, --max-line-len and
+ * --split-on-word): the exact files for synthetic segments, English words (every one with
+ * its leading space) and words of a language written without spaces. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "output.h"
+
+static const sotto_word EN[] = {{" Alice", 0.0, 0.5, 0.9}, {" and", 0.5, 0.7, 0.9}, {" Robert", 0.7, 1.2, 0.9},
+                                {" flew", 1.2, 1.5, 0.9}, {" to", 1.5, 1.6, 0.9},   {" Paris.", 1.6, 2.25, 0.9}};
+static const sotto_word ZH[] = {{"我们", 3.0, 3.4, 0.9}, {"明天", 3.4, 3.9, 0.9}, {"去", 3.9, 4.0, 0.9},
+                                {" 北京", 4.0, 4.6, 0.9}, {"吧", 4.6, 4.8, 0.9}};
+
+/* The srt of the two segments with LINES. */
+static char *srt(const out_lines *lines)
+{
+    sotto_segment seg[2] = {
+        {.id = 0, .start = 0.0, .end = 2.3, .text = " Alice and Robert flew to Paris.", .words = EN, .n_words = 6},
+        {.id = 1, .start = 3.0, .end = 4.8, .text = "我们明天去 北京吧", .words = ZH, .n_words = 5}};
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    int index = 0;
+    out_begin(f, OUT_SRT);
+    for (int i = 0; i < 2; i++) CHECK(out_segment(f, OUT_SRT, &seg[i], lines, &index), "segment %d", i);
+    fclose(f);
+    return buf;
+}
+
+static void expect(const out_lines *lines, const char *want, const char *what)
+{
+    char *got = srt(lines);
+    CHECK(strcmp(got, want) == 0, "%s:\n--- got\n%s--- want\n%s", what, got, want);
+    free(got);
+}
+
+int main(void)
+{
+    expect(NULL,
+           "1\n00:00:00,000 --> 00:00:02,300\nAlice and Robert flew to Paris.\n\n"
+           "2\n00:00:03,000 --> 00:00:04,800\n我们明天去 北京吧\n\n",
+           "whole segments");
+    /* 12 characters: " Alice and" (10) + " Robert" would be 17, " Robert flew" is 12, and
+     * " to Paris." 10; the Chinese segment is 9 characters */
+    expect(&(out_lines){12, false},
+           "1\n00:00:00,000 --> 00:00:00,700\nAlice and\n\n"
+           "2\n00:00:00,700 --> 00:00:01,500\nRobert flew\n\n"
+           "3\n00:00:01,500 --> 00:00:02,250\nto Paris.\n\n"
+           "4\n00:00:03,000 --> 00:00:04,800\n我们明天去 北京吧\n\n",
+           "max 12");
+    /* 4 characters: a word longer than the limit is a cue of its own */
+    expect(&(out_lines){4, false},
+           "1\n00:00:00,000 --> 00:00:00,500\nAlice\n\n"
+           "2\n00:00:00,500 --> 00:00:00,700\nand\n\n"
+           "3\n00:00:00,700 --> 00:00:01,200\nRobert\n\n"
+           "4\n00:00:01,200 --> 00:00:01,500\nflew\n\n"
+           "5\n00:00:01,500 --> 00:00:01,600\nto\n\n"
+           "6\n00:00:01,600 --> 00:00:02,250\nParis.\n\n"
+           "7\n00:00:03,000 --> 00:00:03,900\n我们明天\n\n"
+           "8\n00:00:03,900 --> 00:00:04,600\n去 北京\n\n"
+           "9\n00:00:04,600 --> 00:00:04,800\n吧\n\n",
+           "max 4");
+    /* split on word: the same English cues; the Chinese words only before " 北京" */
+    expect(&(out_lines){4, true},
+           "1\n00:00:00,000 --> 00:00:00,500\nAlice\n\n"
+           "2\n00:00:00,500 --> 00:00:00,700\nand\n\n"
+           "3\n00:00:00,700 --> 00:00:01,200\nRobert\n\n"
+           "4\n00:00:01,200 --> 00:00:01,500\nflew\n\n"
+           "5\n00:00:01,500 --> 00:00:01,600\nto\n\n"
+           "6\n00:00:01,600 --> 00:00:02,250\nParis.\n\n"
+           "7\n00:00:03,000 --> 00:00:04,000\n我们明天去\n\n"
+           "8\n00:00:04,000 --> 00:00:04,800\n北京吧\n\n",
+           "max 4, split on word");
+    return check_summary();
+}
