@@ -244,7 +244,7 @@ static void one(shared *sh, sotto_context *ctx, item *it)
     for (int f = 1; wrote && f <= OUT_JSON; f <<= 1) {
         if (!(job->formats & f)) continue;
         output_path(path, sizeof path, job, it, f);
-        if (!make_parents(path) || !out_write_file(path, f, r)) {
+        if (!make_parents(path) || !out_write_file(path, f, r, &job->lines)) {
             snprintf(err, sizeof err, "cannot write %s", path);
             wrote = false;
         }

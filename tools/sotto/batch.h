@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "output.h"
 #include "sotto.h"
 
 typedef struct batch_job {
@@ -13,6 +14,7 @@ typedef struct batch_job {
     sotto_context_params cp;     /* of each context (n_threads already chosen) */
     sotto_transcribe_params tp;  /* the options, the VAD included; callbacks are batch's */
     int formats;                 /* OUT_* bits */
+    out_lines lines;             /* --max-line-len, --split-on-word (srt, vtt) */
     const char *dir;             /* --output-dir (required) */
     int jobs;                    /* files at once (contexts), >= 1 */
     bool overwrite, quiet;

@@ -477,7 +477,7 @@ int cmd_transcribe(int argc, char **argv)
     cp.device = o.device;
     if (batch_wanted(o.files, o.n_files, (int)o.jobs)) {
         if (!o.threads && o.jobs > 1) cp.n_threads = cp.n_threads / (int)o.jobs > 1 ? cp.n_threads / (int)o.jobs : 1;
-        batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .dir = o.dir,
+        batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .lines = o.lines, .dir = o.dir,
                          .jobs = (int)o.jobs, .overwrite = o.overwrite, .quiet = o.quiet,
                          .inputs = o.files, .n_inputs = o.n_files};
         rc = batch_transcribe(&job);

@@ -36,7 +36,7 @@ char *serve_render(const sotto_result *r, int format, size_t *n)
     } else {
         int index = 0;
         out_begin(f, cli_format[format]);
-        for (int i = 0; i < r->n_segments; i++) out_segment(f, cli_format[format], &r->segments[i], &index);
+        for (int i = 0; i < r->n_segments; i++) out_segment(f, cli_format[format], &r->segments[i], NULL, &index);
     }
     return finish(f, &buf, n);
 }
