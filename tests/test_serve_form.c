@@ -1,11 +1,15 @@
 /* test_serve_form.c — `sotto serve`'s form handling (tools/sotto/serve_form.c, serve_reply.c)
  * without a socket: values arriving in pieces as MHD's post processor hands them over, the
  * limits, every refusal with its param and code, the temperatures as `sotto transcribe
- * --temperature T` makes them, and the error and model-list bodies. */
+ * --temperature T` makes them, word granularity turning word timestamps on, verbose_json
+ * with OpenAI's top-level words, and the error and model-list bodies. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "output.h"
 #include "serve.h"
 
 /* KEY=VALUE fed in pieces of PIECE bytes, as the post processor may split it. */
@@ -99,12 +103,74 @@ int main(void)
         feed(&f, bad[i].key, bad[i].value, 5);
         CHECK(refused(&f, false, bad[i].param, bad[i].code), "%s=%s", bad[i].key, bad[i].value);
     }
-    { /* word timestamps, asked for properly, are refused for what they are */
+    { /* word granularity (with verbose_json) turns word timestamps on; segment alone does not */
+        for (int with_segment = 0; with_segment < 2; with_segment++) {
+            serve_form f = {0};
+            feed(&f, "response_format", "verbose_json", 4);
+            if (with_segment) feed(&f, "timestamp_granularities[]", "segment", 4);
+            feed(&f, "timestamp_granularities[]", "word", 3);
+            serve_form_end(&f);
+            serve_config c = config();
+            sotto_transcribe_params tp;
+            int format = -1;
+            serve_error e = {0};
+            CHECK(serve_form_check(&f, &c, false, &tp, &format, &e) && format == SERVE_FMT_VERBOSE_JSON &&
+                  tp.word_timestamps == 1, "word (with segment: %d): %s", with_segment, e.message);
+        }
+        serve_form g = {0};
+        feed(&g, "response_format", "verbose_json", 4);
+        feed(&g, "timestamp_granularities[]", "segment", 4);
+        serve_form_end(&g);
+        serve_config c = config();
+        sotto_transcribe_params tp;
+        int format = -1;
+        serve_error e = {0};
+        CHECK(serve_form_check(&g, &c, false, &tp, &format, &e) && tp.word_timestamps == 0, "segment only");
+    }
+    { /* verbose_json: the CLI's JSON; with words, OpenAI's top-level words added last */
+        sotto_word w0[] = {{" Hello,", 0.0, 0.5, 0.9}, {" caf\xc3\xa9", 0.5, 1.25, 0.75}};
+        sotto_word w1[] = {{"\"Yes.\"", 1.5, 2.0, 1.0}};
+        sotto_segment segs[] = {{.id = 0, .start = 0, .end = 1.25, .text = " Hello, caf\xc3\xa9", .words = w0,
+                                 .n_words = 2},
+                                {.id = 1, .start = 1.5, .end = 2.0, .text = "\"Yes.\"", .words = w1, .n_words = 1},
+                                {.id = 2, .start = 2.0, .end = 2.0, .text = ""}};
+        sotto_result r = {.text = " Hello, caf\xc3\xa9\"Yes.\"", .language = "en", .duration = 3.0, .segments = segs,
+                          .n_segments = 3, .word_timestamps = 1};
+        char *cli = NULL;
+        size_t n_cli = 0, n = 0;
+        FILE *m = open_memstream(&cli, &n_cli);
+        out_json(m, &r);
+        fclose(m);
+        char *body = serve_render(&r, SERVE_FMT_VERBOSE_JSON, &n);
+        const char *words = ", \"words\": [{\"word\": \"Hello,\", \"start\": 0.0, \"end\": 0.5}, "
+                            "{\"word\": \"caf\\u00e9\", \"start\": 0.5, \"end\": 1.25}, "
+                            "{\"word\": \"\\\"Yes.\\\"\", \"start\": 1.5, \"end\": 2.0}]}\n";
+        CHECK(body && strstr(cli, "\"words\": [{\"word\": \" Hello,\"") && n == n_cli - 2 + strlen(words) &&
+              !memcmp(body, cli, n_cli - 2) && !memcmp(body + n_cli - 2, words, strlen(words)),
+              "verbose_json with words:\n  %s\n  cli: %s", body ? body : "(null)", cli);
+        free(body);
+        r.word_timestamps = 0; /* without: the CLI's bytes alone */
+        for (int i = 0; i < 3; i++) segs[i].words = NULL, segs[i].n_words = 0;
+        free(cli);
+        m = open_memstream(&cli, &n_cli);
+        out_json(m, &r);
+        fclose(m);
+        body = serve_render(&r, SERVE_FMT_VERBOSE_JSON, &n);
+        CHECK(body && n == n_cli && !memcmp(body, cli, n) && !strstr(body, "words"), "verbose_json without words");
+        free(body);
+        free(cli);
+    }
+    { /* MHD's pieces of the openai client's timestamp_granularities[]=word: an empty one at
+       * offset 0, then "wo" at 0 and "rd" at 2 (once taken for an empty value and refused) */
         serve_form f = {0};
         feed(&f, "response_format", "verbose_json", 4);
-        feed(&f, "timestamp_granularities[]", "segment", 4);
-        feed(&f, "timestamp_granularities[]", "word", 4);
-        CHECK(refused(&f, false, "timestamp_granularities[]", "unsupported_value"), "word");
+        feed(&f, "timestamp_granularities[]", "segment", 7);
+        serve_form_field(&f, "timestamp_granularities[]", "", 0, 0);
+        serve_form_field(&f, "timestamp_granularities[]", "wo", 0, 2);
+        serve_form_field(&f, "timestamp_granularities[]", "rd", 2, 2);
+        serve_form_end(&f);
+        CHECK(refused(&f, false, NULL, NULL) && f.granularity_word && f.granularity_segment && !f.granularity_bad[0],
+              "an empty first piece: %s", f.granularity_bad);
     }
     { /* a value longer than its field: refused, naming it, never written past the buffer */
         serve_form f = {0};

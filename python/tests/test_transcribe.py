@@ -8,7 +8,8 @@ import os
 import signal
 import threading
 import time
-from typing import Dict, List, Tuple
+import wave
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 import pytest
@@ -103,12 +104,71 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         model.transcribe(str(garbage), temperature=[0.0] * 17)
     with pytest.raises(ValueError, match="vad_parameters"):
         model.transcribe(str(garbage), vad_parameters={"treshold": 0.4})
-    with pytest.raises(NotImplementedError, match="word timestamps"):
-        model.transcribe(str(garbage), word_timestamps=True)
+    with pytest.raises(TypeError, match="append_punctuations"):
+        model.transcribe(str(garbage), word_timestamps=True, append_punctuations=None)
+    with pytest.raises(ValueError, match="hallucination_silence_threshold"):
+        model.transcribe(str(garbage), word_timestamps=True, hallucination_silence_threshold=-1.0)
     with pytest.raises(ValueError, match="Silero VAD"):
         sotto.Model(model_path, vad_model=False).transcribe(str(garbage), vad_filter=True)
     with pytest.raises(ValueError, match="threads"):
         sotto.Model(model_path, threads=-1)
+
+
+def assert_same_words(segments: List[sotto.Segment], ref: Dict[str, Any]) -> None:
+    """Every segment's words are the tool's (--word-timestamps -f json): the text exactly,
+    the times to the millisecond, the probability to 1e-6."""
+    assert len(segments) == len(ref["segments"])
+    for s, r in zip(segments, ref["segments"]):
+        assert s.words is not None and len(s.words) == len(r["words"]), s.text
+        for w, rw in zip(s.words, r["words"]):
+            assert isinstance(w, sotto.Word)
+            assert w.word == rw["word"]
+            assert w.start == pytest.approx(rw["start"], abs=5e-4) and w.end == pytest.approx(rw["end"], abs=5e-4)
+            assert w.probability == pytest.approx(rw["probability"], abs=1e-6)
+
+
+def test_word_timestamps_equal_cli(model, cli, model_path, vad_path, clips):
+    # openai's defaults (beam 5, fallback) with word_timestamps; numpy input gives the same
+    clip = [c for c in clips if c.endswith("librivox-0870.wav")][0]
+    seen: List[sotto.Segment] = []
+    segments, info = model.transcribe(clip, word_timestamps=True, on_segment=seen.append)
+    ref = cli_json(cli, model_path, vad_path, clip, "--word-timestamps")
+    assert_same(segments, info, ref)
+    assert_same_words(segments, ref)
+    assert sum(len(s.words or []) for s in segments) > 10
+    assert seen == segments  # on_segment's segments carry the words too
+    assert model.transcribe(read_wav(clip), word_timestamps=True) == (segments, info)
+
+
+def test_punctuations_equal_cli(model, cli, model_path, vad_path, clips):
+    # no punctuation merged: the full stops are words of their own, as the tool's
+    clip = [c for c in clips if c.endswith("librivox-0870.wav")][0]
+    segments, info = model.transcribe(clip, beam_size=1, word_timestamps=True, prepend_punctuations="",
+                                      append_punctuations="")
+    ref = cli_json(cli, model_path, vad_path, clip, "--beam-size", "1", "--word-timestamps",
+                   "--prepend-punctuations", "", "--append-punctuations", "")
+    assert_same(segments, info, ref)
+    assert_same_words(segments, ref)
+    assert "." in [w.word for s in segments for w in s.words or []]
+
+
+def test_hallucination_silence_threshold_equals_cli(model, cli, model_path, vad_path, clips, tmp_path):
+    # 2 s of silence, a clip at double speed (tiny.en makes an improbable " I'm going to go
+    # to the next one." of it), 3 s of silence, a clip: with the threshold the anomalous
+    # first segment is skipped, as the tool skips it; numpy input against the tool's WAV
+    fast, tail = [read_wav(c) for c in clips[3:5]]
+    samples = np.concatenate([np.zeros(32000, np.float32), fast[::2], np.zeros(48000, np.float32), tail])
+    path = str(tmp_path / "hallucination.wav")
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+        w.writeframes(np.round(samples * 32768).astype("<i2").tobytes())
+    segments, info = model.transcribe(samples, beam_size=1, temperature=0.0, word_timestamps=True,
+                                      hallucination_silence_threshold=1.0)
+    ref = cli_json(cli, model_path, vad_path, path, "--beam-size", "1", "--no-fallback", "--word-timestamps",
+                   "--hallucination-silence-threshold", "1")
+    assert_same(segments, info, ref)
+    assert_same_words(segments, ref)
+    assert segments and segments[0].start > 8.0  # the hallucination before 8 s is gone
 
 
 def test_default_model_is_the_tools(model_path, tmp_path, monkeypatch):

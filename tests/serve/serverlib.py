@@ -151,6 +151,16 @@ def openai_json(cli_json):
     return ('{"text": %s}\n' % json.dumps(json.loads(cli_json)["text"])).encode()
 
 
+def verbose_with_words(cli_json):
+    """The verbose_json answer to timestamp_granularities[]=word for the output of
+    `sotto transcribe --word-timestamps -f json`: those bytes with OpenAI's top-level
+    "words" ({word, start, end}, the word without its leading space) added last."""
+    assert cli_json.endswith(b"}\n")
+    words = [{"word": w["word"].lstrip(" "), "start": w["start"], "end": w["end"]}
+             for s in json.loads(cli_json)["segments"] for w in s["words"]]
+    return cli_json[:-2] + b', "words": ' + json.dumps(words).encode() + b"}\n"
+
+
 class Checks:
     def __init__(self):
         self.n = 0

@@ -1,8 +1,8 @@
 """The official `openai` Python client (scripts/setup-openai-venv.sh installs it into
 .venv-openai) pointed at `sotto serve` with base_url: transcriptions in every
 response_format equal `sotto transcribe`'s output; the client's typed answers (text,
-verbose_json's segments, duration, language); its exceptions for 401 and 400 answers;
-models.list().
+verbose_json's segments, duration, language; words with timestamp_granularities=["word"]);
+its exceptions for 401 and 400 answers; models.list().
 
 usage: .venv-openai/bin/python test_openai.py SOTTO MODEL CLIPS WORKDIR"""
 import json
@@ -60,12 +60,14 @@ try:
     check(False, "a wrong key raises AuthenticationError")
 except openai.AuthenticationError as e:
     check(e.status_code == 401 and e.code == "invalid_api_key", "a wrong key raises AuthenticationError", str(e))
-try:
-    transcribe("verbose_json", timestamp_granularities=["word"])
-    check(False, "word timestamps raise BadRequestError")
-except openai.BadRequestError as e:
-    check(e.param == "timestamp_granularities[]" and "word" in e.message, "word timestamps raise BadRequestError",
-          str(e))
+# timestamp_granularities=["word"]: TranscriptionVerbose.words, the CLI's --word-timestamps words
+ref_w = json.loads(cli(sotto, model, "json", clip, [*DECODE, "--word-timestamps"]))
+words = [(w["word"].lstrip(" "), w["start"], w["end"]) for s in ref_w["segments"] for w in s["words"]]
+v = transcribe("verbose_json", timestamp_granularities=["word"])
+check(len(words) > 3 and v.words is not None and [(w.word, w.start, w.end) for w in v.words] == words,
+      "verbose_json, word granularity: TranscriptionVerbose.words", "%s vs %s" % (str(v.words)[:300], words[:5]))
+check(v.text == ref_w["text"] and [(s.start, s.end, s.text) for s in v.segments] ==
+      [(s["start"], s["end"], s["text"]) for s in ref_w["segments"]], "word granularity: text and segments")
 try:
     with open(clip, "rb") as f:
         client.audio.transcriptions.create(model="whisper-1", file=f, stream=True)

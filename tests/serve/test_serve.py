@@ -1,5 +1,5 @@
 """`sotto serve` with curl and raw HTTP: every response_format equals `sotto transcribe`'s
-output for the same file and options; the 401, 413 (declared and streamed), 400 (audio
+output for the same file and options (timestamp_granularities[]=word: --word-timestamps); the 401, 413 (declared and streamed), 400 (audio
 FFmpeg cannot decode, malformed forms), 404/405, 503 (+ Retry-After) and 408 answers in
 OpenAI's error shape; a SIGTERM while a request is in flight still answers it, exit 0.
 
@@ -13,7 +13,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Checks, Server, cli, curl, exchange, multipart, openai_json, read_response, request_bytes
+from serverlib import (Checks, Server, cli, curl, exchange, multipart, openai_json, read_response, request_bytes,
+                       verbose_with_words)
 
 sotto, model, clips, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
@@ -49,6 +50,14 @@ for f in ["json", "text", "srt", "vtt", "verbose_json"]:
     check(f not in ("json", "verbose_json") or "content-type: application/json" in head.lower(), f + " is JSON", head)
     check(status == 200 and body == cli_out[f], "format %s equals sotto transcribe -f %s" % (f, fmts.get(f, "json")),
           "(status %d)\n  server: %r\n  cli:    %r" % (status, body[:200], cli_out[f][:200]))
+# timestamp_granularities[]=word: the CLI's --word-timestamps -f json, OpenAI's top-level words added
+words_cli = cli(sotto, model, "json", clip, [*DECODE, "--word-timestamps"])
+want = verbose_with_words(words_cli)
+status, body, _ = curl(T, [("response_format", "verbose_json"), ("timestamp_granularities[]", "segment"),
+                           ("timestamp_granularities[]", "word")], clip, KEY)
+check(len(json.loads(want)["words"]) > 3 and status == 200 and body == want,
+      "verbose_json with word granularity equals sotto transcribe --word-timestamps -f json + words",
+      "(status %d)\n  server: %r\n  want:   %r" % (status, body[-300:], want[-300:]))
 # options: prompt, temperature, language, the model's own name, timestamp_granularities[]=segment
 prompt = "Mr. Dashwood, Elinor and Marianne."
 want = cli(sotto, model, "srt", clip, [*DECODE, "--prompt", prompt, "--temperature", "0.4", "-l", "en"])
@@ -103,8 +112,8 @@ bad_forms = [
     ([("temperature", "warm")], clip, "invalid_value", "temperature not a number"),
     ([("model", "gpt-4o-transcribe")], clip, "model_not_found", "a model not served"),
     ([("language", "de")], clip, "unsupported_language", "German on an English-only model"),
-    ([("response_format", "verbose_json"), ("timestamp_granularities[]", "word")], clip, "unsupported_value",
-     "word timestamps"),
+    ([("response_format", "srt"), ("timestamp_granularities[]", "word")], clip, "invalid_value",
+     "word timestamps without verbose_json"),
     ([("timestamp_granularities[]", "segment")], clip, "invalid_value", "granularities without verbose_json"),
     ([("prompt", "x" * 5000)], clip, "field_too_long", "a prompt over the field limit"),
     ([("model", "whisper-1")], None, "missing_file", "no file part"),

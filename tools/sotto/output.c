@@ -291,3 +291,8 @@ void out_json_string(FILE *f, const char *s)
 {
     put_string(f, s);
 }
+
+void out_json_number(FILE *f, double x)
+{
+    put_number(f, x);
+}

@@ -35,6 +35,8 @@ bool out_segment(FILE *f, int format, const sotto_segment *s, const out_lines *l
 void out_json(FILE *f, const sotto_result *r);
 /* S as a JSON string the way out_json writes strings (Python's json.dump, ensure_ascii). */
 void out_json_string(FILE *f, const char *s);
+/* X as out_json writes numbers (Python's repr of a float). */
+void out_json_number(FILE *f, double x);
 
 /* FORMAT of R (srt and vtt cut as LINES says; NULL: a cue per segment) into PATH through PATH.tmp and a rename: never a half-written file. */
 bool out_write_file(const char *path, int format, const sotto_result *r, const out_lines *lines);

@@ -100,17 +100,21 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
 /* The body has ended: the last value is complete. */
 void serve_form_end(serve_form *f);
 
-/* The request's transcription parameters and response format from F over CFG's defaults:
- * false with E filled (400) for a value out of range, an unknown format, a model that is not
- * the one served, a language the model lacks, translation on an English-only model, or word
- * timestamps. TP's string pointers point into F. */
+/* The request's transcription parameters and response format from F over CFG's defaults
+ * (timestamp_granularities[]=word turns word timestamps on): false with E filled (400) for
+ * a value out of range, an unknown format, a model that is not the one served, a language
+ * the model lacks, translation on an English-only model, or timestamp granularities with
+ * another format than verbose_json. TP's string pointers point into F. */
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
                       int *format, serve_error *e);
 
 /* ---- response bodies (malloc'd, *n bytes; NULL when out of memory) ---- */
 
 /* R in FORMAT: text/srt/vtt/verbose_json exactly as `sotto transcribe -f txt/srt/vtt/json`
- * writes them, json as OpenAI's {"text": ...}. */
+ * writes them, json as OpenAI's {"text": ...}. A verbose_json of R made with word
+ * timestamps (timestamp_granularities[]=word) is `-f json --word-timestamps`'s with
+ * OpenAI's top-level "words" ([{"word", "start", "end"}], each word without its leading
+ * space) added as its last member. */
 char *serve_render(const sotto_result *r, int format, size_t *n);
 const char *serve_content_type(int format);
 char *serve_error_json(const serve_error *e, size_t *n);

@@ -51,7 +51,10 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
         return;
     }
     if (strcmp(key, "timestamp_granularities[]") == 0 || strcmp(key, "timestamp_granularities") == 0) {
-        if (off == 0) serve_form_end(f); /* a new value: the one before is complete */
+        /* a new value: the one before is complete; but MHD may hand a value's start over as
+         * an empty piece at offset 0 and then its bytes from offset 0 (seen with the openai
+         * client's bodies): a value open with no bytes yet goes on */
+        if (off == 0 && !(f->gran_open && f->n_gran == 0 && !f->gran_overflow)) serve_form_end(f);
         f->gran_open = true;
         if (!append(f->gran, sizeof f->gran, &f->n_gran, data, off, size)) f->gran_overflow = true;
     }
@@ -145,11 +148,7 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
                         "timestamp_granularities[] needs response_format verbose_json");
         return false;
     }
-    if (f->granularity_word) {
-        serve_error_set(e, 400, "invalid_request_error", "timestamp_granularities[]", "unsupported_value",
-                        "word timestamps are not available in this version of sotto: ask for segment");
-        return false;
-    }
+    if (f->granularity_word) tp->word_timestamps = 1; /* OpenAI's words: openai-whisper's word_timestamps */
     if (!check_temperature(f, cfg, tp, e)) return false;
     if (translate && !cfg->multilingual) {
         serve_error_set(e, 400, "invalid_request_error", "model", "unsupported_model",

@@ -2,6 +2,7 @@
  * response_format, written by the writers of `sotto transcribe` (output.c) into memory so
  * the bytes are the CLI's; OpenAI's error object; the model list. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,6 +21,54 @@ static char *finish(FILE *f, char **buf, size_t *n)
     return *buf;
 }
 
+/* R's words over all its segments as OpenAI's verbose_json has them at the top level:
+ * , "words": [{"word": ..., "start": ..., "end": ...}, ...] (the word without the leading
+ * space openai-whisper's words carry). */
+static void put_top_words(FILE *f, const sotto_result *r)
+{
+    fputs(", \"words\": [", f);
+    bool first = true;
+    for (int i = 0; i < r->n_segments; i++)
+        for (int k = 0; k < r->segments[i].n_words; k++) {
+            const sotto_word *w = &r->segments[i].words[k];
+            const char *text = w->word;
+            while (*text == ' ') text++;
+            fputs(first ? "{\"word\": " : ", {\"word\": ", f);
+            out_json_string(f, text);
+            fputs(", \"start\": ", f);
+            out_json_number(f, w->start);
+            fputs(", \"end\": ", f);
+            out_json_number(f, w->end);
+            fputc('}', f);
+            first = false;
+        }
+    fputc(']', f);
+}
+
+/* verbose_json: the CLI's -f json, and with word timestamps OpenAI's top-level words
+ * after its last member. */
+static bool put_verbose(FILE *f, const sotto_result *r)
+{
+    if (!r->word_timestamps) {
+        out_json(f, r);
+        return true;
+    }
+    char *cli = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&cli, &n);
+    if (!m) return false;
+    out_json(m, r);
+    if (!finish(m, &cli, &n)) return false;
+    bool ok = n >= 2 && cli[n - 2] == '}' && cli[n - 1] == '\n'; /* out_json's end */
+    if (ok) {
+        fwrite(cli, 1, n - 2, f);
+        put_top_words(f, r);
+        fputs("}\n", f);
+    }
+    free(cli);
+    return ok;
+}
+
 char *serve_render(const sotto_result *r, int format, size_t *n)
 {
     char *buf = NULL;
@@ -32,7 +81,11 @@ char *serve_render(const sotto_result *r, int format, size_t *n)
         out_json_string(f, r->text);
         fputs("}\n", f);
     } else if (format == SERVE_FMT_VERBOSE_JSON) {
-        out_json(f, r);
+        if (!put_verbose(f, r)) {
+            fclose(f);
+            free(buf);
+            return NULL;
+        }
     } else {
         int index = 0;
         out_begin(f, cli_format[format]);

@@ -10,11 +10,14 @@
 """
 
 from ._model import (
+    DEFAULT_APPEND_PUNCTUATIONS,
+    DEFAULT_PREPEND_PUNCTUATIONS,
     DEFAULT_TEMPERATURES,
     Model,
     Segment,
     SottoError,
     TranscriptionInfo,
+    Word,
     default_model_path,
     default_vad_path,
 )
@@ -22,11 +25,14 @@ from ._sotto import VERSION as __version__
 from ._sotto import audio_formats
 
 __all__ = [
+    "DEFAULT_APPEND_PUNCTUATIONS",
+    "DEFAULT_PREPEND_PUNCTUATIONS",
     "DEFAULT_TEMPERATURES",
     "Model",
     "Segment",
     "SottoError",
     "TranscriptionInfo",
+    "Word",
     "audio_formats",
     "default_model_path",
     "default_vad_path",

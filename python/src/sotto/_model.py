@@ -19,7 +19,24 @@ SottoError = _sotto.SottoError
 #: openai-whisper's temperatures, tried in order while a window fails its checks
 DEFAULT_TEMPERATURES: Tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
+#: openai-whisper's (and faster-whisper's) punctuation merged into the next word
+DEFAULT_PREPEND_PUNCTUATIONS = "\"'“¿([{-"
+#: ... and into the previous word
+DEFAULT_APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
+
 AudioInput = Union[str, "os.PathLike[str]", bytes, Any]
+
+
+class Word(NamedTuple):
+    """One word of a segment, with ``word_timestamps=True`` (faster-whisper's Word)."""
+
+    start: float
+    """seconds from the start of the audio (rounded to 0.01 s, as openai's)"""
+    end: float
+    word: str
+    """as openai-whisper makes it: with its leading space, punctuation merged into it"""
+    probability: float
+    """the mean probability of its tokens"""
 
 
 class Segment(NamedTuple):
@@ -38,8 +55,8 @@ class Segment(NamedTuple):
     avg_logprob: float
     compression_ratio: float
     no_speech_prob: float
-    words: None
-    """word timestamps: not in this version of the engine (always None)"""
+    words: Optional[List[Word]]
+    """its words with ``word_timestamps=True`` (a list, maybe empty), else None"""
     temperature: float
 
 
@@ -61,8 +78,10 @@ class TranscriptionInfo(NamedTuple):
 
 def _segment(t: Tuple[Any, ...]) -> Segment:
     """A Segment from the extension's tuple (id, seek, start, end, text, tokens,
-    temperature, avg_logprob, compression_ratio, no_speech_prob)."""
-    return Segment(t[0], t[1], t[2], t[3], t[4], t[5], t[7], t[8], t[9], None, t[6])
+    temperature, avg_logprob, compression_ratio, no_speech_prob, words), WORDS a list of
+    (word, start, end, probability) tuples or None."""
+    words = None if t[10] is None else [Word(w[1], w[2], w[0], w[3]) for w in t[10]]
+    return Segment(t[0], t[1], t[2], t[3], t[4], t[5], t[7], t[8], t[9], words, t[6])
 
 
 def _data_home() -> str:
@@ -196,6 +215,9 @@ class Model:
         without_timestamps: bool = False,
         max_initial_timestamp: float = 1.0,
         word_timestamps: bool = False,
+        prepend_punctuations: str = DEFAULT_PREPEND_PUNCTUATIONS,
+        append_punctuations: str = DEFAULT_APPEND_PUNCTUATIONS,
+        hallucination_silence_threshold: Optional[float] = None,
         vad_filter: bool = False,
         vad_parameters: Optional[Mapping[str, float]] = None,
         silence_check: bool = True,
@@ -222,7 +244,16 @@ class Model:
             suppress_blank: no blank or end of text as the first token.
             without_timestamps: one segment per 30 s window, no timestamp tokens.
             max_initial_timestamp: the first timestamp at most this many seconds.
-            word_timestamps: not supported by this version of the engine (raises).
+            word_timestamps: a time for every word (openai-whisper's method: the
+                cross-attention of the alignment heads, DTW); each Segment's ``words``
+                is then a list of :class:`Word`, and segment times and seeking are
+                refined by them, as ``sotto transcribe --word-timestamps``.
+            prepend_punctuations, append_punctuations: with word timestamps, the
+                punctuation merged into the next word and into the previous one.
+            hallucination_silence_threshold: with word timestamps, silences longer than
+                this many seconds around a segment of anomalous words are skipped, and
+                the segment with them (openai's option); None: no such skip. Ignored
+                without word timestamps, as openai's and faster-whisper's.
             vad_filter: transcribe only the speech Silero VAD finds (needs a VAD model).
             vad_parameters: {"threshold", "min_speech_duration_ms",
                 "min_silence_duration_ms", "speech_pad_ms"} (faster-whisper's names).
@@ -240,16 +271,19 @@ class Model:
 
         Raises:
             SottoError: the engine failed (unreadable audio, ...), with its message.
-            NotImplementedError: word_timestamps=True.
             ValueError, TypeError: an option or the samples are invalid.
         """
-        if word_timestamps:
-            raise NotImplementedError(
-                f"word_timestamps: this build of the sotto engine ({_sotto.VERSION}) has no word timestamps"
-            )
         for name, text in (("language", language), ("initial_prompt", initial_prompt)):
             if text is not None and not isinstance(text, str):
                 raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
+        puncts = (("prepend_punctuations", prepend_punctuations), ("append_punctuations", append_punctuations))
+        for name, punct in puncts:
+            if not isinstance(punct, str):
+                raise TypeError(f"{name} must be a str, not {type(punct).__name__}")
+        if hallucination_silence_threshold is not None and not hallucination_silence_threshold >= 0:
+            raise ValueError(
+                f"hallucination_silence_threshold must be seconds >= 0 or None, not {hallucination_silence_threshold!r}"
+            )
         if task not in ("transcribe", "translate"):
             raise ValueError(f"task must be 'transcribe' or 'translate', not {task!r}")
         for name, n in (("beam_size", beam_size), ("best_of", best_of)):
@@ -296,6 +330,10 @@ class Model:
             vad_min_speech_ms=int(vp.get("min_speech_duration_ms", 0)),
             vad_min_silence_ms=int(vp.get("min_silence_duration_ms", 2000)),
             vad_speech_pad_ms=int(vp.get("speech_pad_ms", 400)),
+            word_timestamps=bool(word_timestamps),
+            prepend_punctuations=prepend_punctuations,
+            append_punctuations=append_punctuations,
+            hallucination_silence_threshold=hallucination_silence_threshold if word_timestamps else None,
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)

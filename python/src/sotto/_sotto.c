@@ -230,9 +230,29 @@ static int opt_temperatures(PyObject *temps, sotto_transcribe_params *p)
     return 0;
 }
 
+/* A segment's words as a list of (word, start, end, probability) tuples. */
+static PyObject *words_to_python(const sotto_segment *s)
+{
+    PyObject *words = PyList_New(s->n_words);
+    if (!words) return NULL;
+    for (int k = 0; k < s->n_words; k++) {
+        const sotto_word *w = &s->words[k];
+        PyObject *text = PyUnicode_DecodeUTF8(w->word, (Py_ssize_t)strlen(w->word), "replace");
+        PyObject *t = text ? Py_BuildValue("(Nddd)", text, w->start, w->end, w->probability) : NULL;
+        if (!t) {
+            Py_DECREF(words);
+            return NULL;
+        }
+        PyList_SET_ITEM(words, k, t);
+    }
+    return words;
+}
+
 /* One segment as a tuple (id, seek, start, end, text, tokens, temperature, avg_logprob,
- * compression_ratio, no_speech_prob); NULL with an exception set on failure. */
-static PyObject *segment_to_python(const sotto_segment *s)
+ * compression_ratio, no_speech_prob, words): WORDS is the list of its words when the
+ * transcription has word timestamps (WITH_WORDS), else None. NULL with an exception set
+ * on failure. */
+static PyObject *segment_to_python(const sotto_segment *s, int with_words)
 {
     PyObject *tokens = PyTuple_New(s->n_tokens);
     if (!tokens) return NULL;
@@ -249,8 +269,16 @@ static PyObject *segment_to_python(const sotto_segment *s)
         Py_DECREF(tokens);
         return NULL;
     }
-    return Py_BuildValue("(iLddNNdddd)", s->id, (long long)s->seek, s->start, s->end, text, tokens, s->temperature,
-                         s->avg_logprob, s->compression_ratio, s->no_speech_prob);
+    PyObject *words = Py_None;
+    if (with_words) words = words_to_python(s);
+    else Py_INCREF(words);
+    if (!words) {
+        Py_DECREF(tokens);
+        Py_DECREF(text);
+        return NULL;
+    }
+    return Py_BuildValue("(iLddNNddddN)", s->id, (long long)s->seek, s->start, s->end, text, tokens, s->temperature,
+                         s->avg_logprob, s->compression_ratio, s->no_speech_prob, words);
 }
 
 /* The result as plain Python values: a dict of the transcript's fields and the list of
@@ -260,7 +288,7 @@ static PyObject *result_to_python(const sotto_result *r)
     PyObject *segs = PyList_New(r->n_segments);
     if (!segs) return NULL;
     for (int i = 0; i < r->n_segments; i++) {
-        PyObject *t = segment_to_python(&r->segments[i]);
+        PyObject *t = segment_to_python(&r->segments[i], r->word_timestamps);
         if (!t) {
             Py_DECREF(segs);
             return NULL;
@@ -284,6 +312,7 @@ static PyObject *result_to_python(const sotto_result *r)
  * transcription and is raised when it returns. */
 typedef struct callbacks {
     PyObject *on_segment;      /* callable(segment tuple) -> truthy to stop, or NULL */
+    int words;                 /* the segments carry words (word_timestamps) */
     int failed;                /* an exception is set on this thread */
 } callbacks;
 
@@ -296,7 +325,7 @@ static int cb_segment(const sotto_segment *s, void *user)
     if (PyErr_CheckSignals() < 0) {
         stop = c->failed = 1;
     } else if (c->on_segment) {
-        PyObject *t = segment_to_python(s);
+        PyObject *t = segment_to_python(s, c->words);
         PyObject *r = t ? PyObject_CallFunctionObjArgs(c->on_segment, t, NULL) : NULL;
         Py_XDECREF(t);
         int truth = r ? PyObject_IsTrue(r) : -1;
@@ -327,18 +356,20 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "no_speech_threshold", "condition_on_previous_text", "initial_prompt",
                             "suppress_blank", "max_initial_timestamp", "seed", "sample_len", "vad", "silence_check",
                             "vad_filter", "vad_threshold", "vad_min_speech_ms", "vad_min_silence_ms",
-                            "vad_speech_pad_ms", "on_segment", NULL};
+                            "vad_speech_pad_ms", "on_segment", "word_timestamps", "prepend_punctuations",
+                            "append_punctuations", "hallucination_silence_threshold", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
-    PyObject *crt = NULL, *lpt = NULL, *nst = NULL;
+    PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiO", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzO", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
                                      &p.sample_len, &vad, &p.silence_check, &p.vad_filter, &p.vad_threshold,
                                      &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms,
-                                     &on_segment))
+                                     &on_segment, &p.word_timestamps, &p.prepend_punctuations,
+                                     &p.append_punctuations, &hst))
         return NULL;
     p.seed = seed;
     if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
@@ -346,6 +377,8 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         (lpt && opt_float(lpt, "log_prob_threshold", &p.logprob_threshold, &p.check_logprob)) ||
         (nst && opt_float(nst, "no_speech_threshold", &p.no_speech_threshold, &p.check_no_speech)) ||
         opt_float(length_penalty, "length_penalty", &p.length_penalty, &p.use_length_penalty) ||
+        opt_float(hst, "hallucination_silence_threshold", &p.hallucination_silence_threshold,
+                  &p.check_hallucination_silence) ||
         opt_temperatures(temps, &p))
         return NULL;
     if (vad != Py_None) {
@@ -359,7 +392,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         PyErr_SetString(PyExc_TypeError, "on_segment must be callable or None");
         return NULL;
     }
-    callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment};
+    callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment, .words = p.word_timestamps};
     p.on_segment = cb_segment, p.on_progress = cb_progress, p.user_data = &cbs;
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
