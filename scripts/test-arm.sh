@@ -22,24 +22,32 @@ if ! command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || ! command -v qemu-aarch
     $SUDO apt-get install -y $pkgs >/dev/null || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y $pkgs >/dev/null; }
 fi
 
-# zlib for arm64 (the fallback's compression ratio), from Debian's arm64 archive beside the
-# host's (multiarch: dpkg --add-architecture); linked statically, so qemu needs no arm64 libz.so
-ZLIB_A=/usr/lib/aarch64-linux-gnu/libz.a
+# zlib for arm64 (the fallback's compression ratio): Debian's zlib1g-dev:arm64 package
+# downloaded and unpacked into .cache/zlib-arm64, never installed: installing it would
+# install libc6:arm64 beside the cross libc, and qemu's loader would then take that libc
+# (another build) and hang in pthread_create. Linked statically, so qemu needs no libz.so.
+ZDIR=.cache/zlib-arm64
+ZLIB_A=$ZDIR/usr/lib/aarch64-linux-gnu/libz.a
 if [ ! -f $ZLIB_A ]; then
     if ! command -v apt-get >/dev/null 2>&1; then
-        echo "test-arm: needs zlib for arm64 ($ZLIB_A; Debian: zlib1g-dev:arm64)" >&2
+        echo "test-arm: needs zlib for arm64 (Debian's zlib1g-dev:arm64 unpacked into $ZDIR)" >&2
         exit 1
     fi
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-    export DEBIAN_FRONTEND=noninteractive
-    echo "test-arm: installing zlib1g-dev:arm64"
-    $SUDO dpkg --add-architecture arm64
-    $SUDO apt-get update >/dev/null && $SUDO apt-get install -y zlib1g-dev:arm64 >/dev/null
+    echo "test-arm: fetching zlib1g-dev:arm64 (unpacked into $ZDIR)"
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        $SUDO dpkg --add-architecture arm64
+        $SUDO apt-get update >/dev/null
+    fi
+    rm -rf $ZDIR && mkdir -p $ZDIR
+    (cd $ZDIR && apt-get download zlib1g-dev:arm64 >/dev/null 2>&1) ||
+        { $SUDO apt-get update >/dev/null && (cd $ZDIR && apt-get download zlib1g-dev:arm64 >/dev/null); }
+    dpkg-deb -x $ZDIR/zlib1g-dev_*_arm64.deb $ZDIR
 fi
 
 cmake -S . -B build-arm -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
-    -DSOTTO_WERROR=ON -DZLIB_LIBRARY=$ZLIB_A -DZLIB_INCLUDE_DIR=/usr/include >/dev/null
+    -DSOTTO_WERROR=ON -DZLIB_LIBRARY=$PWD/$ZLIB_A -DZLIB_INCLUDE_DIR=$PWD/$ZDIR/usr/include >/dev/null
 cmake --build build-arm -j 2 --target test_units test_kernels test_header test_golden >/dev/null
 
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
