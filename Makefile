@@ -47,7 +47,8 @@ test-asan: setup-nopython
 setup:
 	sh scripts/setup.sh
 
-# the same without the Python package's venv and build (test-asan and test-arm run no Python test)
+# the same without the Python venvs and the package's build (test-asan and test-arm run no
+# Python-venv test)
 .PHONY: setup-nopython
 setup-nopython:
 	SOTTO_SKIP_PYTHON=1 sh scripts/setup.sh

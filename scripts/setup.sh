@@ -11,7 +11,8 @@
 # ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models/tiny.en.gguf; fetches the Silero VAD (PyPI package
 # silero-vad 6.2.3, sha256-pinned: scripts/fetch-silero-vad.sh), converts it to models/silero-vad.gguf
 # (scripts/silero_vad_to_gguf.py) and installs that next to it as silero-vad.gguf; makes the
-# Python package's venv .venv-python (scripts/setup-python.sh; SOTTO_SKIP_PYTHON=1 skips it). Idempotent.
+# Python package's venv .venv-python (scripts/setup-python.sh) and the openai client's .venv-openai
+# (SOTTO_SKIP_PYTHON=1 skips both). Idempotent.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -66,7 +67,8 @@ if [ -n "$need" ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need
 fi
 
-sh scripts/setup-openai-venv.sh
+# the openai client for the server's tests (.venv-openai); skipped with the Python package
+if [ "${SOTTO_SKIP_PYTHON:-0}" != 1 ]; then sh scripts/setup-openai-venv.sh; fi
 
 echo "setup: building"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${SOTTO_CMAKE_FLAGS:-} >/dev/null
