@@ -34,7 +34,10 @@ check 0 "$SOTTO" convert "$SMALL" "$TMP/small-q8.gguf" --type q8_0
 check 0 "$SOTTO" info "$TMP/small-q8.gguf"
 check 1 "$SOTTO" run -m "$SMALL" --mel "$TMP/clip.mel" --prefix 1,,2
 check 2 "$SOTTO" info "$TMP/clip.mel"
-check 1 "$SOTTO" transcribe -m "$SMALL" "$TMP/clip.mel"
+# a log-mel file is not audio: refused (2000 bytes of it: FFmpeg takes the whole 960 kB file
+# for 600 s of some raw codec and decodes it all before it fails, minutes under valgrind)
+head -c 2000 "$TMP/clip.mel" >"$TMP/short.mel"
+check 1 "$SOTTO" transcribe -m "$SMALL" "$TMP/short.mel"
 # the FFmpeg path (a build with it): a stereo 44.1 kHz FLAC from a file and from a pipe,
 # and a damaged one refused
 if "$SOTTO" --version | grep -q "FFmpeg reads" && command -v ffmpeg >/dev/null; then
