@@ -11,21 +11,8 @@ mkdir -p "$TMP"
 pass=0 fail=0
 unset SOTTO_DEVICE
 
-expect() { # expect CODE NEEDLE CMD...: exit code and NEEDLE in stderr (stdout: prefix: in stdout)
-    local code=$1 needle=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$? where=$TMP/err text=$needle
-    if [[ $needle == stdout:* ]]; then where=$TMP/out text=${needle#stdout:}; fi
-    if [[ $rc -eq $code ]] && grep -qF -- "$text" "$where"; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: expected exit $code and '$text' from: $*"
-        echo "  got exit $rc; stdout: $(head -c 300 "$TMP/out")"
-        echo "  stderr: $(head -c 300 "$TMP/err")"
-    fi
-}
+
+. "$(dirname "$0")/lib.sh"
 
 "$SOTTO" mel "$CLIP" "$TMP/clip.mel" || { echo "FAIL: sotto mel"; exit 1; }
 RUN=("$SOTTO" run -m "$SMALL" --mel "$TMP/clip.mel" --max-new-tokens 2)
