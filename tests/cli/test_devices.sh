@@ -10,8 +10,6 @@ SOTTO=$1 SMALL=$2 CLIP=$3 TMP=$4
 mkdir -p "$TMP"
 pass=0 fail=0
 unset SOTTO_DEVICE
-
-
 . "$(dirname "$0")/lib.sh"
 
 "$SOTTO" mel "$CLIP" "$TMP/clip.mel" || { echo "FAIL: sotto mel"; exit 1; }
