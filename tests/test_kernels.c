@@ -291,6 +291,36 @@ static void test_row_independent(const sotto__kernels *k)
     }
 }
 
+/* Rows of A batched (the beams of a decoder step): each row's outputs equal those of
+ * the same row alone, bit for bit, for every count of rows below the GEMM's, an odd and
+ * an even number of blocks, and a bias. */
+static void test_rows_batched(const sotto__kernels *k)
+{
+    static const int sizes[][2] = {{37, 384}, {21, 96}, {19, 1504}};
+    unsigned seed = 17;
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int N = sizes[t][0], K = sizes[t][1], nb = K / 32, MM = SOTTO__GEMM_MIN_M - 1;
+        float *A = malloc((size_t)MM * K * sizeof *A), *Bf = malloc((size_t)N * K * sizeof *Bf);
+        float *bias = malloc(N * sizeof *bias), *C = malloc((size_t)MM * N * sizeof *C), *C1 = malloc(N * sizeof *C1);
+        sotto__block_q8_0 *Aq = malloc((size_t)MM * nb * sizeof *Aq), *Bq = malloc((size_t)N * nb * sizeof *Bq);
+        for (int i = 0; i < MM * K; i++) A[i] = 4 * rnd(&seed);
+        for (int i = 0; i < N * K; i++) Bf[i] = rnd(&seed);
+        for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+        sotto__quantize(SOTTO_TYPE_Q8_0, A, Aq, (int64_t)MM * K);
+        sotto__quantize(SOTTO_TYPE_Q8_0, Bf, Bq, (int64_t)N * K);
+        bool same = true;
+        for (int M = 1; M <= MM; M++) {
+            k->matmul_q8(Aq, nb, Bq, nb, bias, C, N, M, N, K);
+            for (int m = 0; m < M; m++) {
+                k->matmul_q8(Aq + (size_t)m * nb, nb, Bq, nb, bias, C1, N, 1, N, K);
+                same &= memcmp(C + (size_t)m * N, C1, N * sizeof *C1) == 0;
+            }
+        }
+        CHECK(same, "%s matmul_q8 N=%d K=%d: a row's values depend on the rows beside it", k->name, N, K);
+        free(A), free(Bf), free(bias), free(C), free(C1), free(Aq), free(Bq);
+    }
+}
+
 /* The 5-bit proxy: every kernel's records decode within their own bounds, and the scores
  * kernels agree with the reference. */
 static void test_proxy_kernels(const sotto__kernels *k)
@@ -565,13 +595,14 @@ int main(void)
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
     const sotto__kernels *neon = sotto__kernels_by_name("neon");
     if (neon) test_matmul(neon), test_matmul_large(neon), test_typed(neon), test_nn_and_elementwise(neon),
-        test_q8_extremes(neon), test_row_independent(neon), test_proxy_kernels(neon), test_argmax_proxy(neon, 2);
+        test_q8_extremes(neon), test_row_independent(neon), test_rows_batched(neon), test_proxy_kernels(neon), test_argmax_proxy(neon, 2);
     test_threaded();
     test_cross_attention();
     test_row_independent(sotto__kernels_by_name("scalar"));
     test_proxy_kernels(sotto__kernels_by_name("scalar"));
     test_argmax_proxy(sotto__kernels_by_name("scalar"), 1);
-    if (avx2) test_row_independent(avx2), test_proxy_kernels(avx2), test_argmax_proxy(avx2, 2);
-    if (avx512) test_row_independent(avx512), test_proxy_kernels(avx512), test_argmax_proxy(avx512, 3);
+    test_rows_batched(sotto__kernels_by_name("scalar"));
+    if (avx2) test_row_independent(avx2), test_rows_batched(avx2), test_proxy_kernels(avx2), test_argmax_proxy(avx2, 2);
+    if (avx512) test_row_independent(avx512), test_rows_batched(avx512), test_proxy_kernels(avx512), test_argmax_proxy(avx512, 3);
     return check_summary();
 }
