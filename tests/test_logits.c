@@ -2,6 +2,7 @@
  * case as openai/whisper decoding.py states them, and the vectorised log-sum-exp against
  * libm in double. Vocabulary: text 0..9, <|endoftext|> 10, <|notimestamps|> 11,
  * timestamps 12..19. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,45 @@ int main(void)
     CHECK(sotto__argmax(x, N) == 17, "argmax");
     x[40] = 2.5f;
     CHECK(sotto__argmax(x, N) == 17, "argmax: the first of equal maxima");
+
+    /* the 16-lane paths (the avx512 kernel set) and the 4-lane ones give the same bits:
+     * log-sum-exp, argmax (NaN, zeros of both signs, maxima in the tails) and the weights */
+    float *w4 = malloc(N * sizeof *w4), *w16 = malloc(N * sizeof *w16);
+    bool same = true, weights_ok = true;
+    int cases = 0;
+    for (int t = 0; t < 24; t++) {
+        int n = N - t * 7;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            x[i] = (float)((seed >> 8) / 16777216.0 * 60 - 40);
+            if (i % 13 == t) x[i] = -INFINITY;
+        }
+        if (t % 4 == 1) x[n - 1 - t] = 30.0f;                 /* the maximum in the tail */
+        if (t % 4 == 2) x[t] = NAN;                           /* NaN is never the maximum */
+        if (t % 4 == 3) for (int i = 0; i < n; i++) x[i] = (i + t) % 3 ? -0.0f : 0.0f;
+        if (t == 8) x[0] = NAN;                               /* the scalar loop keeps index 0 */
+        double l[2], sw[2];
+        int a[2];
+        for (int k = 0; k < 2; k++) {
+            setenv("SOTTO_KERNELS", k ? "avx512" : "avx2", 1);
+            l[k] = sotto__logsumexp(x, n);
+            a[k] = sotto__argmax(x, n);
+            sw[k] = sotto__exp_weights(x, n, 1.0f / 0.6f, k ? w16 : w4);
+        }
+        unsetenv("SOTTO_KERNELS");
+        int ref = 0;
+        for (int i = 1; i < n; i++)
+            if (x[i] > x[ref]) ref = i;
+        same &= memcmp(&l[0], &l[1], sizeof l[0]) == 0 && a[0] == a[1] && a[0] == ref &&
+                memcmp(&sw[0], &sw[1], sizeof sw[0]) == 0 && memcmp(w4, w16, n * sizeof *w4) == 0;
+        double s = 0;
+        for (int i = 0; i < n; i++) s += w4[i];
+        if (t % 4 != 2 && t != 8) weights_ok &= fabs(s - sw[0]) <= 1e-6 * sw[0]; /* the terms' rounding */
+        cases++;
+    }
+    CHECK(same, "16 and 4 lanes give the same log-sum-exp, argmax and weights in %d cases", cases);
+    CHECK(weights_ok, "the weights sum to what exp_weights returns");
+    free(w4), free(w16);
     free(x);
     return check_summary();
 }

@@ -9,11 +9,28 @@ weights (tests/golden/transcribe/, made by scripts/golden_transcribe.py). Modes:
            temperature 0, up to the first window that was not, are identical; after it the
            prompts differ and nothing is compared (the rest is reported)
 
-usage: test_longform.py SOTTO MODEL AUDIO GOLDEN.json MODE [SOTTO OPTIONS...]
+With --min-kept=PCT:TEXT it also demands that PCT % of the words of TEXT (the reading's
+reference text) are kept: matched in order (difflib over tests/wer.py's normalisation,
+"Mr." read as "mister"), and prints the share the reference kept beside sotto's.
+
+usage: test_longform.py SOTTO MODEL AUDIO GOLDEN.json MODE [--min-kept=PCT:TEXT] [SOTTO OPTIONS...]
 """
+import difflib
 import json
+import os
+import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wer import normalise  # noqa: E402
+
+
+def kept(ref_words, text):
+    """How many of REF_WORDS TEXT keeps, in order."""
+    hyp = normalise(re.sub(r"\bMr\.", "mister", text))
+    sm = difflib.SequenceMatcher(a=ref_words, b=hyp, autojunk=False)
+    return sum(b.size for b in sm.get_matching_blocks())
 
 
 def seg_key(s):
@@ -23,6 +40,11 @@ def seg_key(s):
 def main():
     sotto, model, audio, golden, mode = sys.argv[1:6]
     extra = sys.argv[6:]
+    min_kept = None
+    if extra and extra[0].startswith("--min-kept="):
+        pct, text = extra.pop(0).split("=", 1)[1].split(":", 1)
+        with open(text, encoding="utf-8") as f:
+            min_kept = (float(pct), normalise(re.sub(r"\bMr\.", "mister", f.read())))
     out = subprocess.run([sotto, "transcribe", "-m", model, "--quiet", "-f", "json"] + extra + [audio],
                          check=True, capture_output=True, text=True).stdout
     got = json.loads(out)
@@ -54,6 +76,12 @@ def main():
     print(f"{limit} segments compared, {bad} differ; max |avg_logprob - ref| {dl:.2e}, "
           f"max |no_speech_prob - ref| {dn:.2e}; language {got['language']} (ref {ref['language']})")
     ok = bad == 0 and got["language"] == ref["language"]
+    if min_kept:
+        pct, words = min_kept
+        k, kr = kept(words, got["text"]), kept(words, ref["text"])
+        print(f"words kept: {k} / {len(words)} ({100 * k / len(words):.1f} %, at least {pct} % wanted); "
+              f"the reference keeps {kr} ({100 * kr / len(words):.1f} %)")
+        ok &= 100 * k >= pct * len(words)
     return 0 if ok else 1
 
 

@@ -28,6 +28,10 @@ void sotto__rules_apply(const sotto__rules *r, const int32_t *sampled, int n, fl
 /* log(sum exp X[i]) over N values, in double; -inf when all are -inf. */
 double sotto__logsumexp(const float *x, int n);
 
+/* W[i] = e^((X[i] - max X) SCALE) (float, about 2 ulp; 0 below e^-87) for i < N, and
+ * their sum in double (sampling at temperature 1 / SCALE > 0); all 0 when every X is -inf. */
+double sotto__exp_weights(const float *x, int n, float scale, float *w);
+
 /* The index of the largest of X[0 .. n), the first of equal maxima (0 when all are -inf
  * or N is 0). */
 int sotto__argmax(const float *x, int n);

@@ -123,6 +123,7 @@ typedef struct group {
     const sotto__decode_opts *o;
     int V, G, n_init;          /* vocabulary, sequences, prompt + start sequence */
     float *logits;             /* [G][V] host copies, filtered in place */
+    float *weights;            /* [V] sampling's scratch */
     seq *s;                    /* [G] live sequences */
     seq *fin;                  /* beam search: finished candidates */
     int n_fin, cap_fin;
@@ -138,17 +139,17 @@ static double uniform(uint64_t *state)
     return (double)((x * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-53;
 }
 
-/* A draw from softmax(LOGITS / T) (Categorical(logits=logits / T).sample()). */
-static int sample(const float *logits, int V, double T, uint64_t *rng)
+/* A draw from softmax(LOGITS / T) (Categorical(logits=logits / T).sample()): the weights
+ * e^((l - max) / T) once into W, then the first id whose running sum passes a uniform
+ * draw of their total. */
+static int sample(const float *logits, int V, double T, uint64_t *rng, float *w)
 {
-    float m = logits[sotto__argmax(logits, V)];
-    double total = 0;
-    for (int i = 0; i < V; i++) total += logits[i] == -INFINITY ? 0 : exp(((double)logits[i] - m) / T);
+    double total = sotto__exp_weights(logits, V, (float)(1.0 / T), w);
     double u = uniform(rng) * total, c = 0;
     int last = 0;
     for (int i = 0; i < V; i++) {
-        if (logits[i] == -INFINITY) continue;
-        c += exp(((double)logits[i] - m) / T);
+        if (w[i] == 0) continue;
+        c += w[i];
         last = i;
         if (c > u) return i;
     }
@@ -166,7 +167,8 @@ static bool greedy_update(group *g)
         seq *q = &g->s[r];
         if (q->done) continue;
         const float *L = g->logits + (size_t)r * g->V;
-        int t = g->o->temperature == 0 ? sotto__argmax(L, g->V) : sample(L, g->V, g->o->temperature, g->o->rng);
+        int t = g->o->temperature == 0 ? sotto__argmax(L, g->V)
+                                       : sample(L, g->V, g->o->temperature, g->o->rng, g->weights);
         q->sum += logprob(L, sotto__logsumexp(L, g->V), t);
         q->tok[q->n++] = t;
         q->done = t == g->o->rules->eot;
@@ -374,12 +376,13 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
     if (max_candidates < 1) max_candidates = 1;
     group g = {.ctx = ctx, .o = o, .V = h->n_vocab, .G = G, .n_init = n_init};
     g.logits = malloc((size_t)G * g.V * sizeof *g.logits + sizeof(float) * g.V); /* + row 1 for G = 1 */
+    g.weights = malloc((size_t)g.V * sizeof *g.weights);
     g.s = malloc((size_t)G * sizeof *g.s);
     g.next = malloc((size_t)G * sizeof *g.next);
     g.cap_fin = max_candidates + G;
     g.fin = malloc((size_t)g.cap_fin * sizeof *g.fin);
-    if (!g.logits || !g.s || !g.next || !g.fin) {
-        free(g.logits), free(g.s), free(g.next), free(g.fin);
+    if (!g.logits || !g.weights || !g.s || !g.next || !g.fin) {
+        free(g.logits), free(g.weights), free(g.s), free(g.next), free(g.fin);
         return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
     }
     prefill(&g, init, sot_index, res);
@@ -407,6 +410,6 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
     res->sum_logprob = best->sum;
     res->avg_logprob = (double)best->sum / (res->n_tokens + 1);
     res->temperature = o->temperature;
-    free(g.logits), free(g.s), free(g.next), free(g.fin);
+    free(g.logits), free(g.weights), free(g.s), free(g.next), free(g.fin);
     return SOTTO_OK;
 }
