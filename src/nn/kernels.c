@@ -6,6 +6,7 @@
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <stdatomic.h>
 
 /* F16C through CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports lacks it. */
 static int has_f16c(void)
@@ -26,6 +27,24 @@ static int has_avx512_vnni(void)
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
     unsigned need_b = 1u << 16 | 1u << 30 | 1u << 31; /* F, BW, VL */
     return (b & need_b) == need_b && (c & (1u << 11));
+}
+
+enum { X86_AVX2 = 1, X86_AVX512 = 2 };
+
+/* The sets this CPU runs, asked once (CPUID traps to the hypervisor in a VM: the logit
+ * code asks for every row). */
+static int x86_sets(void)
+{
+    static atomic_int cached = -1;
+    int f = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (f < 0) {
+        __builtin_cpu_init();
+        f = 0;
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
+            f = X86_AVX2 | (has_avx512_vnni() ? X86_AVX512 : 0);
+        atomic_store_explicit(&cached, f, memory_order_relaxed);
+    }
+    return f;
 }
 #endif
 
@@ -68,10 +87,9 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
     if (strcmp(name, "scalar") == 0) return &scalar;
 #if defined(__x86_64__) || defined(__i386__)
     if (strcmp(name, "avx2") == 0 || strcmp(name, "avx512") == 0) {
-        __builtin_cpu_init();
-        if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !has_f16c()) return NULL;
-        if (strcmp(name, "avx2") == 0) return &avx2;
-        return has_avx512_vnni() ? &avx512 : NULL;
+        int f = x86_sets();
+        if (strcmp(name, "avx2") == 0) return f & X86_AVX2 ? &avx2 : NULL;
+        return f & X86_AVX512 ? &avx512 : NULL;
     }
 #endif
 #if defined(__aarch64__)
