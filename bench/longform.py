@@ -121,8 +121,12 @@ def main():
 
 def write_doc(rows, audio_s):
     load = os.getloadavg()[0]
+    try:
+        rev = sh(["git", "describe", "--always", "--dirty"]).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        rev = "unknown"
     L = ["## Long-form transcription", "",
-         f"`make bench-longform` (bench/longform.py), {time.strftime('%Y-%m-%d')}, {THREADS} threads, "
+         f"`make bench-longform` (bench/longform.py), {time.strftime('%Y-%m-%d')}, sotto at {rev}, {THREADS} threads, "
          f"`tests/data/make_long.py libri5` ({audio_s:.1f} s: the 5 LibriVox clips over and over with 0.3–1.2 s "
          f"pauses), one run per cell, engines one after the other (load average at the end {load:.1f}). "
          "`default`: each engine's own defaults (beam 5, best of 5, temperature fallback, timestamps, previous "
