@@ -2,6 +2,7 @@
 """Long-form transcription, end to end, against the peers (issue "Long-form"): wall time
 and word error rate of each engine on the same 5-minute reading (tests/data/make_long.py
 libri5: the LibriVox clips over and over, with pauses; its reference text is theirs),
+BENCH_LF_RUNS times each (default 3; the median run is reported, with the range),
 with each engine's defaults (beam 5, best of 5, temperature fallback, timestamps,
 conditioning on previous text) and greedy (beam 1, temperature 0 only), tiny.en and base,
 on BENCH_LF_THREADS threads (default 2), one engine after the other. Writes the section
@@ -30,6 +31,7 @@ THREADS = int(os.environ.get("BENCH_LF_THREADS", 2))
 MODELS = os.environ.get("BENCH_LF_MODELS", "tiny.en base").split()
 MODES = os.environ.get("BENCH_LF_MODES", "default greedy").split()
 TIMEOUT = int(os.environ.get("BENCH_LF_TIMEOUT", 900))
+RUNS = int(os.environ.get("BENCH_LF_RUNS", 3))  # per cell: the median run is reported
 CT2 = {"tiny.en": "models/tiny.en-ct2", "base": "models/base-ct2"}
 
 
@@ -102,16 +104,24 @@ def main():
     for m in MODELS:
         for mode in MODES:
             for eng, wt, cmd, text_of in configs(m, mode):
+                runs = []
                 try:
-                    wall, cpu, rss, out = timed(cmd)
+                    for _ in range(RUNS):
+                        wall, cpu, rss, out = timed(cmd)
+                        hyp = norm(text_of(out))
+                        runs.append((wall, cpu, rss, 100.0 * edits(ref, hyp) / len(ref), len(hyp)))
                 except Exception as e:
                     log(f"FAILED {m} {mode} {eng} {wt}: {e}")
                     continue
-                hyp = norm(text_of(out))
-                wer = 100.0 * edits(ref, hyp) / len(ref)
+                runs.sort()
+                wall, cpu, rss, wer, words = runs[len(runs) // 2]  # the median run by wall time
                 rows.append({"model": m, "mode": mode, "engine": eng, "weights": wt, "wall_s": round(wall, 2),
-                             "cpu_s": round(cpu, 2), "rss_mb": round(rss, 1), "wer": round(wer, 2), "words": len(hyp)})
-                log(f"{m} {mode} {eng} {wt}: {wall:.1f} s ({cpu:.1f} s CPU), WER {wer:.2f} %, {rss:.0f} MB")
+                             "wall_min": round(runs[0][0], 2), "wall_max": round(runs[-1][0], 2),
+                             "cpu_s": round(cpu, 2), "rss_mb": round(rss, 1), "wer": round(wer, 2),
+                             "wer_min": round(min(r[3] for r in runs), 2), "wer_max": round(max(r[3] for r in runs), 2),
+                             "words": words})
+                log(f"{m} {mode} {eng} {wt}: {wall:.1f} s ({cpu:.1f} s CPU; runs {runs[0][0]:.1f}-{runs[-1][0]:.1f} s), "
+                    f"WER {wer:.2f} %, {rss:.0f} MB")
     os.makedirs(BB + "/results", exist_ok=True)
     with open(BB + "/results/longform.jsonl", "w") as f:
         for r in rows:
@@ -128,16 +138,20 @@ def write_doc(rows, audio_s):
     L = ["## Long-form transcription", "",
          f"`make bench-longform` (bench/longform.py), {time.strftime('%Y-%m-%d')}, sotto at {rev}, {THREADS} threads, "
          f"`tests/data/make_long.py libri5` ({audio_s:.1f} s: the 5 LibriVox clips over and over with 0.3–1.2 s "
-         f"pauses), one run per cell, engines one after the other (load average at the end {load:.1f}). "
+         f"pauses), {RUNS} runs per cell (the median run by wall time; its range beside it, and the range "
+         f"of the WER where sampling made the runs differ), engines one after the other (load average at the end "
+         f"{load:.1f}). "
          "`default`: each engine's own defaults (beam 5, best of 5, temperature fallback, timestamps, previous "
          "text as prompt); `greedy`: beam 1, temperature 0 only. WER against the clips' transcripts, "
          "normalised as tests/wer.py (plus Mr. → mister). All engines read the same weights (CTranslate2 "
          "f16 → GGUF / ggml / CTranslate2).", "",
-         "| model | mode | engine | weights | wall s | CPU s | × real time | WER % | peak RSS MB |",
-         "|---|---|---|---|---|---|---|---|---|"]
+         "| model | mode | engine | weights | wall s | (range) | CPU s | × real time | WER % | peak RSS MB |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        L.append(f"| {r['model']} | {r['mode']} | {r['engine']} | {r['weights']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
-                 f"{audio_s / r['wall_s']:.1f} | {r['wer']:.2f} | {r['rss_mb']:.0f} |")
+        spread = f" ({r['wer_min']:.2f}–{r['wer_max']:.2f})" if r["wer_min"] != r["wer_max"] else ""
+        L.append(f"| {r['model']} | {r['mode']} | {r['engine']} | {r['weights']} | {r['wall_s']:.1f} | "
+                 f"{r['wall_min']:.1f}–{r['wall_max']:.1f} | {r['cpu_s']:.1f} | {audio_s / r['wall_s']:.1f} | "
+                 f"{r['wer']:.2f}{spread} | {r['rss_mb']:.0f} |")
     L += ["", "Target (issue Long-form): sotto ≤ 0.5 × the fastest peer with defaults.", ""]
     for m in sorted({r["model"] for r in rows}):
         for mode in ("default", "greedy"):
