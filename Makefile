@@ -37,7 +37,7 @@ test-long: setup
 # Without the Vulkan backend: Mesa's lavapipe leaks a block of its own at exit, which
 # LeakSanitizer cannot attribute (the driver is unloaded by then); `make test-vulkan`
 # runs the Vulkan tests.
-ASAN_SKIP := python_|valgrind|quality_weight_types|serve_(load|http|openai)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt)|longform_base_|language_detection|silence_and_noise|words_tiny_en_long2|words_tiny_en_gaps10_hallucination|words_base_|words_tiny_en_espeak-ng-0[57]
+ASAN_SKIP := python_|valgrind|quality_weight_types|serve_(load|http|openai)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt|libri5)|longform_base_|language_detection|silence_and_noise|words_tiny_en_long2|words_tiny_en_gaps10_hallucination|words_base_|words_tiny_en_espeak-ng-0[57]
 test-asan: setup-nopython
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DSOTTO_VULKAN=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null
