@@ -20,7 +20,13 @@
 #define CPU_RELAX() ((void)0)
 #endif
 
-enum { SPIN_ROUNDS = 4000 }; /* tens of microseconds of pause instructions */
+/* Pause instructions before a worker sleeps (and the caller yields): a few microseconds.
+ * 4000 cost nothing on an idle machine but, with the cores shared by other busy
+ * processes, a worker spun away the time slices the thread that feeds it needed: tiny.en
+ * q8_0 defaults on the 5-minute reading, 2 threads beside 2 busy loops on 2 cores, took
+ * 16.6-22.2 s with 4000, 13.2-15.2 with 500, 9.7-10.9 with 50; idle, 4000 and 500 gave the
+ * same (5.4-6.6 s, 4 runs each) and 50 woke the sleeping worker too often (6.0-7.0 s). */
+enum { SPIN_ROUNDS = 500 };
 
 struct sotto__pool {
     int n_threads;
