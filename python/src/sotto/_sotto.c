@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include <structmember.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "sotto.h"
@@ -24,6 +25,30 @@ static PyObject *raise_status(sotto_status st, const char *message)
     return NULL;
 }
 
+/* The one argument of Model(path) and Vad(path) as bytes (a new reference), or NULL with
+ * the error set (also when this object WHAT was loaded already). */
+static PyObject *path_arg(PyObject *args, PyObject *kw, bool loaded, const char *what)
+{
+    static char *names[] = {"path", NULL};
+    PyObject *path_obj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", names, PyUnicode_FSConverter, &path_obj)) return NULL;
+    if (loaded) {
+        Py_DECREF(path_obj);
+        PyErr_Format(PyExc_RuntimeError, "%s is already loaded", what);
+        return NULL;
+    }
+    return path_obj;
+}
+
+/* After a load from PATH_OBJ (released here): 0, or -1 with SottoError set. */
+static int loaded(sotto_status st, PyObject *path_obj)
+{
+    Py_DECREF(path_obj);
+    if (st == SOTTO_OK) return 0;
+    raise_status(st, sotto_last_error());
+    return -1;
+}
+
 /* ---- Model ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -33,24 +58,13 @@ typedef struct {
 
 static int Model_init(ModelObject *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"path", NULL};
-    PyObject *path_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", names, PyUnicode_FSConverter, &path_obj)) return -1;
-    if (self->model) {
-        Py_DECREF(path_obj);
-        PyErr_SetString(PyExc_RuntimeError, "Model is already loaded");
-        return -1;
-    }
+    PyObject *path_obj = path_arg(args, kw, self->model != NULL, "Model");
+    if (!path_obj) return -1;
     sotto_status st;
     Py_BEGIN_ALLOW_THREADS
     st = sotto_model_load(PyBytes_AS_STRING(path_obj), &self->model);
     Py_END_ALLOW_THREADS
-    Py_DECREF(path_obj);
-    if (st != SOTTO_OK) {
-        raise_status(st, sotto_last_error());
-        return -1;
-    }
-    return 0;
+    return loaded(st, path_obj);
 }
 
 static void Model_dealloc(ModelObject *self)
@@ -96,24 +110,13 @@ typedef struct {
 
 static int Vad_init(VadObject *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"path", NULL};
-    PyObject *path_obj;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&", names, PyUnicode_FSConverter, &path_obj)) return -1;
-    if (self->vad) {
-        Py_DECREF(path_obj);
-        PyErr_SetString(PyExc_RuntimeError, "Vad is already loaded");
-        return -1;
-    }
+    PyObject *path_obj = path_arg(args, kw, self->vad != NULL, "Vad");
+    if (!path_obj) return -1;
     sotto_status st;
     Py_BEGIN_ALLOW_THREADS
     st = sotto_vad_load(PyBytes_AS_STRING(path_obj), &self->vad);
     Py_END_ALLOW_THREADS
-    Py_DECREF(path_obj);
-    if (st != SOTTO_OK) {
-        raise_status(st, sotto_last_error());
-        return -1;
-    }
-    return 0;
+    return loaded(st, path_obj);
 }
 
 static void Vad_dealloc(VadObject *self)
