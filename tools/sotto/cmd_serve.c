@@ -79,7 +79,8 @@ static int bad(const char *opt, const char *what, const char *value)
 static int value_opt(serve_opts *o, const char *a, const char *v)
 {
     sotto_transcribe_params *p = &o->cfg.tp;
-    long n;
+    int r = cli_search_opt("sotto serve", a, v, p);
+    if (r) return r < 0 ? EXIT_INPUT : EXIT_OK;
     if (!strcmp(a, "-m") || !strcmp(a, "--model")) o->model = v;
     else if (!strcmp(a, "--host")) o->cfg.host = v;
     else if (!strcmp(a, "--api-key")) o->cfg.api_key = v;
@@ -97,15 +98,6 @@ static int value_opt(serve_opts *o, const char *a, const char *v)
         if (!cli_parse_int(v, 1, 1 << 20, &o->max_mb)) return bad(a, "megabytes, at least 1", v);
     } else if (!strcmp(a, "--timeout")) {
         if (!cli_parse_int(v, 1, 86400, &o->timeout)) return bad(a, "seconds in 1..86400", v);
-    } else if (!strcmp(a, "--beam-size")) {
-        if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a beam count in 1..16", v);
-        p->beam_size = (int)n;
-    } else if (!strcmp(a, "--best-of")) {
-        if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a sample count in 1..16", v);
-        p->best_of = (int)n;
-    } else if (!strcmp(a, "--sample-len")) {
-        if (!cli_parse_int(v, 1, 448, &n)) return bad(a, "a token count in 1..448", v);
-        p->sample_len = (int)n;
     } else {
         fprintf(stderr, "sotto serve: unknown option '%s' (see sotto serve --help)\n", a);
         return EXIT_INPUT;

@@ -156,6 +156,8 @@ static int value_opt(opts *o, const char *a, const char *v)
 {
     sotto_transcribe_params *p = &o->tp;
     long n;
+    int r = cli_search_opt("sotto transcribe", a, v, p);
+    if (r) return r < 0 ? EXIT_INPUT : EXIT_OK;
     if (!strcmp(a, "-m") || !strcmp(a, "--model")) o->model = v;
     else if (!strcmp(a, "-l") || !strcmp(a, "--language")) o->lang = v;
     else if (!strcmp(a, "--task")) o->task = v;
@@ -184,18 +186,9 @@ static int value_opt(opts *o, const char *a, const char *v)
         if (!cli_parse_int(v, 1, 256, &o->threads)) return bad(a, "a thread count in 1..256", v);
     } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
         if (!cli_parse_int(v, 1, 256, &o->jobs)) return bad(a, "a file count in 1..256", v);
-    } else if (!strcmp(a, "--beam-size")) {
-        if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a beam count in 1..16", v);
-        p->beam_size = (int)n;
-    } else if (!strcmp(a, "--best-of")) {
-        if (!cli_parse_int(v, 1, SOTTO_MAX_SEQUENCES, &n)) return bad(a, "a sample count in 1..16", v);
-        p->best_of = (int)n;
     } else if (!strcmp(a, "--seed")) {
         if (!cli_parse_int(v, 0, 2147483647L, &n)) return bad(a, "a decimal integer", v);
         p->seed = (uint64_t)n;
-    } else if (!strcmp(a, "--sample-len")) {
-        if (!cli_parse_int(v, 1, 448, &n)) return bad(a, "a token count in 1..448", v);
-        p->sample_len = (int)n;
     } else if (!strcmp(a, "--patience")) {
         if (!parse_float(v, false, &p->patience, NULL) || p->patience <= 0) return bad(a, "a number > 0", v);
     } else if (!strcmp(a, "--length-penalty")) {

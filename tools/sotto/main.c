@@ -203,6 +203,29 @@ bool cli_parse_int(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+int cli_search_opt(const char *cmd, const char *a, const char *v, sotto_transcribe_params *p)
+{
+    static const struct {
+        const char *name, *what;
+        long hi;
+    } opts[] = {{"--beam-size", "a beam count in 1..16", SOTTO_MAX_SEQUENCES},
+                {"--best-of", "a sample count in 1..16", SOTTO_MAX_SEQUENCES},
+                {"--sample-len", "a token count in 1..448", 448}};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(a, opts[i].name)) continue;
+        long n;
+        if (!cli_parse_int(v, 1, opts[i].hi, &n)) {
+            fprintf(stderr, "%s: %s takes %s, not '%s'\n", cmd, a, opts[i].what, v);
+            return -1;
+        }
+        if (i == 0) p->beam_size = (int)n;
+        else if (i == 1) p->best_of = (int)n;
+        else p->sample_len = (int)n;
+        return 1;
+    }
+    return 0;
+}
+
 sotto_model *cli_load_model(const char *path)
 {
     sotto_model *m = NULL;
