@@ -1,4 +1,4 @@
-/* backend.h — the seam between the engine (src/whisper/) and a compute backend (src/nn/
+/* backend.h — the seam between the engine (src/whisper/) and a compute backend (src/cpu/
  * for the CPU; a GPU backend implements the same table): buffer handles, memory, and the
  * ops the encoder, decoder and search call. The engine never sees a kernel, a thread or
  * a device; a backend never sees a model or an engine struct. docs/ARCHITECTURE.md says

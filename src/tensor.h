@@ -1,6 +1,6 @@
 /* tensor.h — the weight views every layer shares, below the model, the kernels and the
  * engine: linear layers, layer norms, id lists and the vocabulary proxy, all as host
- * pointers with their shapes. Loaders (src/model/) fill them; ops (src/nn/) read them. */
+ * pointers with their shapes. Loaders (src/model/) fill them; ops (src/cpu/) read them. */
 #ifndef SOTTO_TENSOR_H
 #define SOTTO_TENSOR_H
 
@@ -26,7 +26,7 @@ typedef struct sotto__i32list {
     int n;
 } sotto__i32list;
 
-/* A 5-bit copy of a matrix for the greedy search's argmax (nn/vocab.c), with bounds on
+/* A 5-bit copy of a matrix for the greedy search's argmax (cpu/vocab.c), with bounds on
  * how far each row is from the matrix row and how long it is. Per row of K values (K a
  * multiple of 128) the record holds K / 2 bytes of low nibbles, K / 8 bytes of high bits
  * and K / 32 f16 block scales: value ~= s * (v - 16), v = nibble + 16 * bit in 0..31.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The dependency rule of docs/ARCHITECTURE.md, checked on the tree: every #include "..."
 of a source file must point into a layer that file's layer may use. Arrows run one way:
-tools (and python/) -> include -> whisper -> {nn | gpu} -> base; whisper -> model, whisper -> audio;
-model, audio -> base. Base is src/*.{c,h} (common, quant, tensor, backend).
+tools (and python/) -> include -> whisper -> {cpu | vulkan} -> base; whisper -> model, audio, vad;
+vad -> model, cpu; model, audio -> base. Base is src/*.{c,h} (common, quant, tensor, backend).
 
 usage: check_layers.py SRC_ROOT        (exit 1 and one line per violation)
 """
@@ -15,9 +15,10 @@ ALLOWED = {
     "base": set(),
     "model": {"base"},
     "audio": {"base"},
-    "nn": {"base"},
-    "gpu": {"base"},
-    "whisper": {"base", "model", "audio", "nn", "gpu"},
+    "cpu": {"base"},
+    "vulkan": {"base"},
+    "vad": {"base", "model", "cpu"},
+    "whisper": {"base", "model", "audio", "vad", "cpu", "vulkan"},
     "tools": {"include"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

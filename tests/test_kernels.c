@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "nn/backend_cpu.h"
-#include "nn/kernels.h"
-#include "nn/ops.h"
+#include "cpu/backend_cpu.h"
+#include "cpu/kernels.h"
+#include "cpu/ops.h"
 #include "quant.h"
 
 static float rnd(unsigned *s)

@@ -16,9 +16,9 @@
 #include <time.h>
 
 #include "check.h"
-#include "gpu/backend_vulkan.h"
-#include "nn/backend_cpu.h"
-#include "nn/kernels.h"
+#include "vulkan/backend_vulkan.h"
+#include "cpu/backend_cpu.h"
+#include "cpu/kernels.h"
 #include "quant.h"
 
 static sotto__backend *cpu, *gpu;

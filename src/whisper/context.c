@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/backend_vulkan.h"
-#include "../nn/backend_cpu.h"
-#include "../nn/threadpool.h"
+#include "../vulkan/backend_vulkan.h"
+#include "../cpu/backend_cpu.h"
+#include "../cpu/threadpool.h"
 
 enum { SLOT_VOCAB_PROXY = 0 }; /* model.h sotto__model_derived slots */
 

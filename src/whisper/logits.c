@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../nn/kernels.h"
+#include "../cpu/kernels.h"
 
 static void mask(float *logits, int from, int to)
 {

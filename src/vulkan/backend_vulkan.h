@@ -1,5 +1,5 @@
 /* backend_vulkan.h — the Vulkan compute backend: the op table of backend.h on a Vulkan
- * device (src/gpu/), and the listing of the devices a machine has. The Vulkan loader is
+ * device (src/vulkan/), and the listing of the devices a machine has. The Vulkan loader is
  * opened at run time (dlopen), so a build with this backend still runs, on the CPU, where
  * there is none. Nothing here prints. */
 #ifndef SOTTO_BACKEND_VULKAN_H

@@ -1,7 +1,7 @@
 /* vk.h — what the files of the Vulkan backend share: the Vulkan functions the backend
  * calls (loaded through vkGetInstanceProcAddr from the loader opened at run time; the
  * headers are used without prototypes), the device it runs on, its memory and its
- * recording state. Internal to src/gpu/. */
+ * recording state. Internal to src/vulkan/. */
 #ifndef SOTTO_GPU_VK_H
 #define SOTTO_GPU_VK_H
 

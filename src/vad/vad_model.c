@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguf.h"
+#include "../model/gguf.h"
 #include "vad_model.h"
 
 enum { MAX_TENSORS = 64, MAX_KEYS = 256, N_VAD_TENSORS = 15 };

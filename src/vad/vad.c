@@ -3,7 +3,7 @@
  * last 64 samples in front, reflect-padded by 64 on the right, an STFT as a convolution
  * (n_fft 256, hop 128: 4 frames) and its magnitude, four conv1d + ReLU (kernel 3, pad 1,
  * strides 1, 2, 2, 1), an LSTM cell whose (h, c) carries over to the next window, and
- * sigmoid(conv1x1(ReLU(h))). Weights come from model/vad_model.c. The windows of a push
+ * sigmoid(conv1x1(ReLU(h))). Weights come from vad/vad_model.c. The windows of a push
  * are batched: the STFT, the convolutions and the LSTM's input projection are matrix
  * products on a CPU backend of the stream's own (backend.h linear); the recurrence, which
  * must go window by window, and the element-wise steps are plain C on host memory. */
@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "../backend.h"
-#include "../model/vad_model.h"
-#include "../nn/backend_cpu.h"
-#include "../nn/threadpool.h"
+#include "vad_model.h"
+#include "../cpu/backend_cpu.h"
+#include "../cpu/threadpool.h"
 
 enum {
     BATCH = 64,                /* windows per batch of matrix products */
