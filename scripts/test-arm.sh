@@ -48,7 +48,7 @@ fi
 
 cmake -S . -B build-arm -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
     -DSOTTO_WERROR=ON -DZLIB_LIBRARY=$PWD/$ZLIB_A -DZLIB_INCLUDE_DIR=$PWD/$ZDIR/usr/include >/dev/null
-cmake --build build-arm -j 2 --target test_units test_kernels test_header test_golden >/dev/null
+cmake --build build-arm -j 2 --target test_quant test_json test_bytelevel test_idlist test_pretok test_kernels test_header test_golden >/dev/null
 
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
 # one test program, its summary line shown, the whole log when it fails
@@ -57,7 +57,7 @@ quiet() {
     if run "$@" >"$log" 2>&1; then tail -1 "$log"; else cat "$log"; echo "test-arm: $1 failed" >&2; exit 1; fi
 }
 echo "== units, kernels, header (aarch64, qemu-user)"
-quiet build-arm/tests/test_units
+for unit in quant json bytelevel idlist pretok; do quiet build-arm/tests/test_$unit; done
 quiet build-arm/tests/test_kernels
 quiet build-arm/tests/test_header
 
