@@ -406,6 +406,27 @@ typedef struct sotto_transcribe_params {
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
 sotto_transcribe_params sotto_transcribe_params_default(void);
 
+/* Sets P's temperatures as openai-whisper's command line makes them from --temperature
+ * T0 and --temperature_increment_on_fallback INCREMENT: np.arange(T0, 1.0 + 1e-6,
+ * INCREMENT), that is T0, T0 + INCREMENT, ... (each T0 + i * INCREMENT in double) up to
+ * 1.0, at most SOTTO_MAX_TEMPERATURES of them; T0 alone when INCREMENT is 0 (no
+ * fallback). The default six are floats (0.2f, ...), so the schedule from 0 with 0.2 is
+ * not bit for bit sotto_transcribe_params_default's. Fails with SOTTO_ERR_INVALID_ARG
+ * (P untouched, message in sotto_last_error()) unless T0 is in [0, 1] and INCREMENT a
+ * finite number >= 0. */
+sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, double t0, double increment);
+
+/* Checks every value of P that does not depend on a model or a context, as
+ * sotto_transcribe and sotto_transcribe_file do before they read a sample: 1 to
+ * SOTTO_MAX_TEMPERATURES temperatures, each finite and >= 0; beam_size and best_of >= 1
+ * (the context's max_sequences bounds them when transcribing); patience finite and > 0;
+ * length_penalty finite when used; sample_len >= 0; the compression, logprob and
+ * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
+ * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0.
+ * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
+ * sotto_last_error(). The language is checked against the model when transcribing. */
+sotto_status sotto_transcribe_params_check(const sotto_transcribe_params *p);
+
 /* A transcript: owned by the caller, freed with sotto_result_free; every pointer in it
  * lives as long as the result. */
 typedef struct sotto_result {

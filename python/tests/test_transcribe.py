@@ -102,6 +102,10 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         model.transcribe(str(garbage), task="summarize")
     with pytest.raises(ValueError, match="temperature"):
         model.transcribe(str(garbage), temperature=[0.0] * 17)
+    with pytest.raises(ValueError, match="patience"):  # the library's check, before the audio is read
+        model.transcribe(str(garbage), patience=0.0)
+    with pytest.raises(ValueError, match="temperature"):
+        model.transcribe(str(garbage), temperature=float("nan"))
     with pytest.raises(ValueError, match="vad_parameters"):
         model.transcribe(str(garbage), vad_parameters={"treshold": 0.4})
     with pytest.raises(TypeError, match="append_punctuations"):

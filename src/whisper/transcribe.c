@@ -18,19 +18,8 @@
 #include "lang.h"
 #include "text.h"
 #include "hallucination.h"
+#include "params.h"
 #include "timing.h"
-
-sotto_transcribe_params sotto_transcribe_params_default(void)
-{
-    return (sotto_transcribe_params){
-        .language = NULL, .translate = 0, .timestamps = 1, .beam_size = 5, .best_of = 5, .patience = 1.0f,
-        .temperatures = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f}, .n_temperatures = 6,
-        .check_compression = 1, .compression_ratio_threshold = 2.4f, .check_logprob = 1, .logprob_threshold = -1.0f,
-        .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
-        .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,
-        .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400, .word_timestamps = 0,
-        .check_hallucination_silence = 0, .hallucination_silence_threshold = 0};
-}
 
 /* The result as built: the public struct first, then what it owns. */
 typedef struct result {
@@ -380,16 +369,6 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
 {
     *out = NULL;
     sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
-    if (p.n_temperatures < 1 || p.n_temperatures > SOTTO_MAX_TEMPERATURES || p.beam_size < 1 || p.best_of < 1)
-        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: %d temperatures (1..%d), beam size %d, "
-                               "best of %d (both >= 1)", p.n_temperatures, SOTTO_MAX_TEMPERATURES, p.beam_size,
-                               p.best_of);
-    if (p.check_hallucination_silence && !(p.hallucination_silence_threshold >= 0))
-        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: hallucination silence threshold %g (>= 0 s)",
-                               p.hallucination_silence_threshold);
-    for (int i = 0; i < p.n_temperatures; i++)
-        if (!(p.temperatures[i] >= 0))
-            return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: temperature %g", p.temperatures[i]);
     run r = {.ctx = ctx, .p = &p, .mf = in->mf, .in = in, .rng = p.seed};
     r.res = calloc(1, sizeof *r.res);
     r.mel = malloc((size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES * sizeof *r.mel);
@@ -429,6 +408,8 @@ static sotto_status transcribe_source(sotto_context *ctx, const char *path, cons
     sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
     sotto__input in;
     sotto__err err = {0};
+    if (sotto__transcribe_params_check(&p, &err)) /* before a sample is read */
+        return sotto__ctx_fail(ctx, err.status, "transcribe: %s", err.msg);
     sotto_status st = sotto__input_read(path, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
     if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
     st = transcribe_input(ctx, &in, &p, out);

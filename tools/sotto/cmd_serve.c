@@ -128,9 +128,11 @@ static int parse(int argc, char **argv, serve_opts *o)
             return EXIT_INPUT;
         }
     }
-    if (!o->cfg.fallback) { /* one temperature, 0, unless a request names one */
-        o->cfg.tp.n_temperatures = 1;
-        o->cfg.tp.temperatures[0] = 0;
+    if (!o->cfg.fallback) /* one temperature, 0, unless a request names one */
+        sotto_transcribe_params_temperatures(&o->cfg.tp, 0, 0);
+    if (sotto_transcribe_params_check(&o->cfg.tp)) { /* once, before a model is loaded */
+        fprintf(stderr, "sotto serve: %s\n", sotto_last_error());
+        return EXIT_INPUT;
     }
     if (!o->cfg.api_key) {
         const char *env = getenv("SOTTO_API_KEY");

@@ -265,15 +265,15 @@ static int parse(int argc, char **argv, opts *o)
     if (!o->jobs) o->jobs = 1;
     o->tp.language = o->lang;
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
-     * command line makes them: np.arange(t0, 1.0 + 1e-6, increment), t0 + i increment */
-    if (o->temps_given || !o->fallback) {
-        o->tp.n_temperatures = 0;
-        for (int i = 0; o->tp.n_temperatures < SOTTO_MAX_TEMPERATURES; i++) {
-            double t = o->t0 + i * o->t_inc;
-            if (t > 1.0 + 1e-6 && i > 0) break;
-            o->tp.temperatures[o->tp.n_temperatures++] = t;
-            if (!o->fallback || o->t_inc <= 0) break;
-        }
+     * command line makes them (t0, t0 + increment, ... up to 1.0) */
+    if ((o->temps_given || !o->fallback) &&
+        sotto_transcribe_params_temperatures(&o->tp, o->t0, o->fallback ? o->t_inc : 0)) {
+        fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
+        return EXIT_INPUT;
+    }
+    if (sotto_transcribe_params_check(&o->tp)) { /* once, before a model is loaded */
+        fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
+        return EXIT_INPUT;
     }
     if (o->lines.max_len && !o->tp.word_timestamps) {
         fprintf(stderr, "sotto transcribe: --max-line-len needs --word-timestamps (cues are cut at word times)\n");

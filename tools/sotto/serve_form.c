@@ -90,8 +90,8 @@ static bool check_format(const serve_form *f, int *format, serve_error *e)
     return false;
 }
 
-/* The temperatures `sotto transcribe --temperature T` tries (cmd_transcribe.c, as openai's
- * command line: T, T + 0.2, ... up to 1.0, or T alone without fallback). */
+/* The temperatures `sotto transcribe --temperature T` tries (the library's schedule, as
+ * openai's command line: T, T + 0.2, ... up to 1.0, or T alone without fallback). */
 static bool check_temperature(const serve_form *f, const serve_config *cfg, sotto_transcribe_params *tp,
                               serve_error *e)
 {
@@ -107,13 +107,7 @@ static bool check_temperature(const serve_form *f, const serve_config *cfg, sott
             return false;
         }
     }
-    tp->n_temperatures = 0;
-    for (int i = 0; tp->n_temperatures < SOTTO_MAX_TEMPERATURES; i++) {
-        double t = t0 + i * 0.2;
-        if (t > 1.0 + 1e-6 && i > 0) break;
-        tp->temperatures[tp->n_temperatures++] = t;
-        if (!cfg->fallback) break;
-    }
+    sotto_transcribe_params_temperatures(tp, t0, cfg->fallback ? 0.2 : 0); /* t0 was checked */
     return true;
 }
 
@@ -169,5 +163,9 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         tp->language = f->language;
     }
     if (f->n_prompt) tp->initial_prompt = f->prompt;
+    if (sotto_transcribe_params_check(tp)) { /* the library's rules, over what the request set */
+        serve_error_set(e, 400, "invalid_request_error", NULL, "invalid_value", "%s", sotto_last_error());
+        return false;
+    }
     return true;
 }

@@ -395,6 +395,10 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         PyErr_SetString(PyExc_TypeError, "on_segment must be callable or None");
         return NULL;
     }
+    if (sotto_transcribe_params_check(&p) != SOTTO_OK) { /* the library's rules, before any audio is read */
+        PyErr_SetString(PyExc_ValueError, sotto_last_error());
+        return NULL;
+    }
     callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment, .words = p.word_timestamps};
     p.on_segment = cb_segment, p.on_progress = cb_progress, p.user_data = &cbs;
     if (self->busy) {

@@ -1,0 +1,97 @@
+/* params.c — the transcription parameters: openai-whisper's defaults, the command line's
+ * temperature schedule, and the one check of every value, which sotto_transcribe runs and
+ * the tool, the server and the Python package run before they load or decode anything. */
+#include <math.h>
+#include <stdio.h>
+
+#include "../common.h"
+
+sotto_transcribe_params sotto_transcribe_params_default(void)
+{
+    return (sotto_transcribe_params){
+        .language = NULL, .translate = 0, .timestamps = 1, .beam_size = 5, .best_of = 5, .patience = 1.0f,
+        .temperatures = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f}, .n_temperatures = 6,
+        .check_compression = 1, .compression_ratio_threshold = 2.4f, .check_logprob = 1, .logprob_threshold = -1.0f,
+        .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
+        .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,
+        .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400, .word_timestamps = 0,
+        .check_hallucination_silence = 0, .hallucination_silence_threshold = 0};
+}
+
+/* openai-whisper cli(): np.arange(t0, 1.0 + 1e-6, increment), whose i-th value is
+ * t0 + i * increment, computed in double as numpy does. */
+sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, double t0, double increment)
+{
+    if (!p) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "temperatures: no parameters"});
+    if (!(t0 >= 0 && t0 <= 1) || !(increment >= 0 && isfinite(increment))) {
+        sotto__err err;
+        sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "temperature %g with increment %g: the first must be in 0..1, "
+                    "the increment a number >= 0", t0, increment);
+        return sotto__publish(&err);
+    }
+    p->n_temperatures = 0;
+    for (int i = 0; p->n_temperatures < SOTTO_MAX_TEMPERATURES; i++) {
+        double t = t0 + i * increment;
+        if (t > 1.0 + 1e-6 && i > 0) break;
+        p->temperatures[p->n_temperatures++] = t;
+        if (increment <= 0) break;
+    }
+    return SOTTO_OK;
+}
+
+/* A threshold that is on must be a number (NaN would turn its check silently off). */
+static sotto_status check_threshold(int on, float v, const char *name, sotto__err *err)
+{
+    if (on && isnan(v)) return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "%s is not a number", name);
+    return SOTTO_OK;
+}
+
+static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *err)
+{
+    if (p->n_temperatures < 1 || p->n_temperatures > SOTTO_MAX_TEMPERATURES)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "%d temperatures (1..%d)", p->n_temperatures,
+                           SOTTO_MAX_TEMPERATURES);
+    for (int i = 0; i < p->n_temperatures; i++)
+        if (!(p->temperatures[i] >= 0 && isfinite(p->temperatures[i])))
+            return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "temperature %g (each a number >= 0)", p->temperatures[i]);
+    if (p->beam_size < 1 || p->best_of < 1)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "beam size %d, best of %d (both >= 1)", p->beam_size,
+                           p->best_of);
+    if (!(p->patience > 0 && isfinite(p->patience)))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "patience %g (a number > 0)", p->patience);
+    if (p->use_length_penalty && !isfinite(p->length_penalty))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "length penalty %g (a finite number)", p->length_penalty);
+    if (p->sample_len < 0)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "sample length %d (0: the model's default, else >= 1)",
+                           p->sample_len);
+    if (isnan(p->max_initial_timestamp))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "max initial timestamp is not a number");
+    return SOTTO_OK;
+}
+
+sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, sotto__err *err)
+{
+    sotto_status st = check_search(p, err);
+    if (!st) st = check_threshold(p->check_compression, p->compression_ratio_threshold,
+                                  "the compression ratio threshold", err);
+    if (!st) st = check_threshold(p->check_logprob, p->logprob_threshold, "the logprob threshold", err);
+    if (!st) st = check_threshold(p->check_no_speech, p->no_speech_threshold, "the no-speech threshold", err);
+    if (st) return st;
+    if (p->check_hallucination_silence && !(p->hallucination_silence_threshold >= 0))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "hallucination silence threshold %g (>= 0 s)",
+                           p->hallucination_silence_threshold);
+    if (p->vad && !(p->vad_threshold > 0 && p->vad_threshold < 1))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD threshold %g (a probability in (0, 1))", p->vad_threshold);
+    if (p->vad && (p->vad_min_speech_ms < 0 || p->vad_min_silence_ms < 0 || p->vad_speech_pad_ms < 0))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD durations %d, %d, %d ms (each >= 0)",
+                           p->vad_min_speech_ms, p->vad_min_silence_ms, p->vad_speech_pad_ms);
+    return SOTTO_OK;
+}
+
+sotto_status sotto_transcribe_params_check(const sotto_transcribe_params *p)
+{
+    sotto__err err = {0};
+    if (!p) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "no transcription parameters"});
+    sotto_status st = sotto__transcribe_params_check(p, &err);
+    return st ? sotto__publish(&err) : SOTTO_OK;
+}

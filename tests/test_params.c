@@ -1,0 +1,84 @@
+/* test_params.c — the transcription parameters (src/whisper/params.c): the command line's
+ * temperature schedule (openai cli(): np.arange(t0, 1.0 + 1e-6, increment)) and
+ * sotto_transcribe_params_check on every rule it states, with the value named.
+ * usage: test_params */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "sotto.h"
+
+static void test_schedule(void)
+{
+    sotto_transcribe_params p = sotto_transcribe_params_default();
+    CHECK(sotto_transcribe_params_temperatures(&p, 0, 0.2) == SOTTO_OK && p.n_temperatures == 6, "0 by 0.2: %d",
+          p.n_temperatures);
+    for (int i = 0; i < p.n_temperatures; i++) /* double arithmetic, as numpy's */
+        CHECK(p.temperatures[i] == 0 + i * 0.2, "temperature %d: %.17g", i, p.temperatures[i]);
+    CHECK(p.temperatures[3] != (double)0.6f, "0.6 in double, not the default's float");
+    CHECK(sotto_transcribe_params_temperatures(&p, 0.4, 0.2) == SOTTO_OK && p.n_temperatures == 4 &&
+          p.temperatures[0] == 0.4 && p.temperatures[3] == 0.4 + 3 * 0.2, "0.4 by 0.2: %d", p.n_temperatures);
+    CHECK(sotto_transcribe_params_temperatures(&p, 0.5, 0) == SOTTO_OK && p.n_temperatures == 1 &&
+          p.temperatures[0] == 0.5, "no increment: one");
+    CHECK(sotto_transcribe_params_temperatures(&p, 1, 0.5) == SOTTO_OK && p.n_temperatures == 1, "1.0 is last");
+    CHECK(sotto_transcribe_params_temperatures(&p, 0, 0.01) == SOTTO_OK && p.n_temperatures == SOTTO_MAX_TEMPERATURES,
+          "capped at %d: %d", SOTTO_MAX_TEMPERATURES, p.n_temperatures);
+    CHECK(sotto_transcribe_params_temperatures(&p, 0.9, 0.2) == SOTTO_OK && p.n_temperatures == 1, "0.9 + 0.2 > 1");
+    sotto_transcribe_params keep = p;
+    const double bad[][2] = {{-0.1, 0.2}, {1.5, 0.2}, {NAN, 0.2}, {0, -0.2}, {0, INFINITY}, {0, NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(sotto_transcribe_params_temperatures(&p, bad[i][0], bad[i][1]) == SOTTO_ERR_INVALID_ARG &&
+              strstr(sotto_last_error(), "temperature"), "t0 %g, increment %g refused: %s", bad[i][0], bad[i][1],
+              sotto_last_error());
+        CHECK(memcmp(&p, &keep, sizeof p) == 0, "a refused schedule leaves the parameters");
+    }
+    CHECK(sotto_transcribe_params_temperatures(NULL, 0, 0) == SOTTO_ERR_INVALID_ARG, "NULL");
+}
+
+/* P with one value changed is refused with a message holding WORD. */
+static void refused(const sotto_transcribe_params *p, const char *what, const char *word)
+{
+    sotto_status st = sotto_transcribe_params_check(p);
+    CHECK(st == SOTTO_ERR_INVALID_ARG && strstr(sotto_last_error(), word), "%s: %s (%s)", what,
+          sotto_status_str(st), sotto_last_error());
+}
+
+static void test_check(void)
+{
+    sotto_transcribe_params d = sotto_transcribe_params_default(), p;
+    CHECK(sotto_transcribe_params_check(&d) == SOTTO_OK, "the defaults pass: %s", sotto_last_error());
+    CHECK(sotto_transcribe_params_check(NULL) == SOTTO_ERR_INVALID_ARG, "NULL");
+    p = d, p.n_temperatures = 0, refused(&p, "no temperature", "temperatures");
+    p = d, p.n_temperatures = SOTTO_MAX_TEMPERATURES + 1, refused(&p, "17 temperatures", "temperatures");
+    p = d, p.temperatures[2] = -0.2, refused(&p, "negative temperature", "temperature -0.2");
+    p = d, p.temperatures[5] = NAN, refused(&p, "NaN temperature", "temperature");
+    p = d, p.temperatures[5] = INFINITY, refused(&p, "infinite temperature", "temperature");
+    p = d, p.beam_size = 0, refused(&p, "beam 0", "beam size 0");
+    p = d, p.best_of = -1, refused(&p, "best of -1", "best of -1");
+    p = d, p.patience = 0, refused(&p, "patience 0", "patience");
+    p = d, p.patience = NAN, refused(&p, "patience NaN", "patience");
+    p = d, p.use_length_penalty = 1, p.length_penalty = INFINITY, refused(&p, "length penalty inf", "length penalty");
+    p = d, p.sample_len = -1, refused(&p, "sample_len -1", "sample length");
+    p = d, p.compression_ratio_threshold = NAN, refused(&p, "compression NaN", "compression");
+    p = d, p.logprob_threshold = NAN, refused(&p, "logprob NaN", "logprob");
+    p = d, p.no_speech_threshold = NAN, refused(&p, "no-speech NaN", "no-speech");
+    p = d, p.max_initial_timestamp = NAN, refused(&p, "max initial timestamp NaN", "initial timestamp");
+    p = d, p.check_hallucination_silence = 1, p.hallucination_silence_threshold = -1,
+    refused(&p, "hallucination -1", "hallucination");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_threshold = 1, refused(&p, "VAD threshold 1", "VAD threshold");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_speech_pad_ms = -5, refused(&p, "VAD pad -5", "VAD durations");
+    /* what is off is not checked: a NaN threshold whose check is off, a VAD value without a VAD */
+    p = d, p.check_compression = 0, p.compression_ratio_threshold = NAN;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "compression check off: %s", sotto_last_error());
+    p = d, p.vad_threshold = 7, p.length_penalty = NAN, p.hallucination_silence_threshold = -1;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "unused values: %s", sotto_last_error());
+    p = d, p.max_initial_timestamp = -1, p.sample_len = 0;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "any initial timestamp: %s", sotto_last_error());
+}
+
+int main(void)
+{
+    test_schedule();
+    test_check();
+    return check_summary();
+}
