@@ -1,8 +1,8 @@
 #!/bin/bash
 # test_cli.sh — what every subcommand shares, as a new user meets it: `--opt=value` as
 # well as `--opt value`, value-less flags refusing a value, warnings for a SOTTO_KERNELS
-# set the CPU does not run and for more threads than cores, `sotto bench` reporting the
-# thread count it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind
+# set the CPU does not run and for more threads than cores, every option --help lists
+# known to the parser (one table drives both), `sotto bench` reporting the thread count it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind
 # when interrupted.
 # usage: test_cli.sh SOTTO TINY_EN.gguf BIG_MODEL CLIP.wav TMP_DIR
 set -u
@@ -41,6 +41,34 @@ expect 0 "$((cores + 1)) threads on $cores cores" "$SOTTO" run -m "$TINY" --mel 
 if grep -q "threads on" "$TMP/err"; then fail=$((fail + 1)); echo "FAIL: warned at -t $cores"; else pass=$((pass + 1)); fi
 expect 0 "stdout:\"threads\": $cores," "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2
 expect 0 "stdout:\"threads\": 1," "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2 -t 1
+
+# help and parsing come from one option table: every option a subcommand's --help lists
+# is one its parser knows, a value option asking for its value, a flag refusing one
+for cmd in transcribe run mel convert info bench vad serve; do
+    "$SOTTO" $cmd --help >"$TMP/help" || { fail=$((fail + 1)); echo "FAIL: sotto $cmd --help"; continue; }
+    grep -oE '^  (-[a-z], )?--[a-z0-9-]+( [A-Z][A-Z.]*)?' "$TMP/help" | sed 's/^  //' >"$TMP/listed"
+    [ -s "$TMP/listed" ] || { fail=$((fail + 1)); echo "FAIL: sotto $cmd --help lists no option"; }
+    while IFS= read -r line; do
+        short= long= arg=
+        if [[ $line =~ ^(-[a-z]),\ (--[a-z0-9-]+)(\ (.+))?$ ]]; then
+            short=${BASH_REMATCH[1]} long=${BASH_REMATCH[2]} arg=${BASH_REMATCH[4]}
+        elif [[ $line =~ ^(--[a-z0-9-]+)(\ (.+))?$ ]]; then
+            long=${BASH_REMATCH[1]} arg=${BASH_REMATCH[3]}
+        fi
+        if [ -n "$arg" ]; then
+            expect 1 "$long needs a value" "$SOTTO" $cmd "$long"
+            [ -n "$short" ] && expect 1 "$short needs a value" "$SOTTO" $cmd "$short"
+        else
+            expect 1 "$long takes no value (in '$long=1')" "$SOTTO" $cmd "$long=1"
+        fi
+    done <"$TMP/listed"
+done
+expect 1 "unknown option '--bogus' (see sotto vad --help)" "$SOTTO" vad --bogus
+expect 1 "--beam-size takes a beam count in 1..16, not '17'" "$SOTTO" transcribe --beam-size=17 x.wav
+expect 1 "--vad-threshold takes a probability in (0, 1), not '1'" "$SOTTO" transcribe --vad-threshold 1 x.wav
+expect 1 "--task takes transcribe or translate, not 'x'" "$SOTTO" transcribe --task x x.wav
+# a value is taken whole, even one that looks like --name=value
+expect 1 "--x=y: cannot open" "$SOTTO" run -m "$TINY" --mel --x=y
 
 # convert: a summary on success; no OUT.tmp after SIGTERM/SIGINT in the middle of writing
 OUT=$TMP/out.gguf

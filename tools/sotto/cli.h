@@ -1,5 +1,5 @@
-/* cli.h — helpers shared by the subcommands of the sotto tool: exit codes, argument
- * parsing, model resolution. The tool uses only the public header. */
+/* cli.h — helpers shared by the subcommands of the sotto tool: exit codes, model
+ * resolution, files (option parsing: cli_opt.h). The tool uses only the public header. */
 #ifndef SOTTO_CLI_H
 #define SOTTO_CLI_H
 
@@ -41,15 +41,6 @@ const char *cli_device(const char *cmd, const char *flag);
 /* Creates the context on P's device and says on stderr which device it runs on; NULL
  * (message printed, naming CMD) when that fails. */
 sotto_context *cli_context(const char *cmd, const sotto_model *model, const sotto_context_params *p);
-
-/* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
-bool cli_parse_int(const char *s, long lo, long hi, long *out);
-
-/* The search options transcribe and serve share, A with its value V, into P:
- * --beam-size and --best-of (1..SOTTO_MAX_SEQUENCES) and --sample-len (1..448). 1 when
- * A was one of them and V fits, 0 when A is none of them, -1 (message naming CMD
- * printed) for a value out of range. */
-int cli_search_opt(const char *cmd, const char *a, const char *v, sotto_transcribe_params *p);
 
 /* Loads a model and prints a message on failure. */
 sotto_model *cli_load_model(const char *path);

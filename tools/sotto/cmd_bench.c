@@ -1,21 +1,47 @@
 /* cmd_bench.c — `sotto bench`: machine-readable timings of the engine alone (model load,
  * encoder per 30 s window, decoder prefill and per-step cost, peak RSS), medians over
  * repeated runs, as one JSON object on stdout. bench/ compares them with peers. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 
-static const char help[] =
-    "usage: sotto bench [-m MODEL] [-t N] [--runs N] [--tokens N] [--audio FILE.wav] [--device DEV]\n"
-    "\n"
-    "Times the engine alone and prints one JSON object: model load, encoder per 30 s\n"
-    "window, decoder prefill (the 4-token multilingual or 2-token English prefix) and\n"
-    "per-token step cost (plain argmax over N tokens, EOS ignored), each the median of\n"
-    "--runs runs (default 5), and the peak resident set size. The window is the first\n"
-    "30 s of --audio, or silence. --device as for sotto run (the JSON names it).\n";
+typedef struct bench_opts {
+    cli_common c;
+    const char *audio;
+    int runs, tokens;
+} bench_opts;
+
+static const cli_opt options[] = {
+    {.kind = OPT_INCLUDE, .sub = cli_opt_model, .offset = offsetof(bench_opts, c)},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_threads, .offset = offsetof(bench_opts, c)},
+    {"--runs", 0, OPT_INT, offsetof(bench_opts, runs), 1, 1000, "N", "a run count in 1..1000",
+     .help = "runs of each measure; the median is printed (default 5)"},
+    {"--tokens", 0, OPT_INT, offsetof(bench_opts, tokens), 2, 400, "N", "a token count in 2..400",
+     .help = "tokens decoded per run (default 32)"},
+    {"--audio", 0, OPT_STR, offsetof(bench_opts, audio), 0, 0, "FILE.wav", "a path",
+     .help = "the window is its first 30 s (default: silence)"},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = offsetof(bench_opts, c),
+     .help = "as for sotto run (the JSON names it)"},
+    {0},
+};
+
+static const cli_cmd command = {
+    .name = "bench",
+    .usage = "usage: sotto bench [-m MODEL] [-t N] [--runs N] [--tokens N] [--audio FILE.wav] [--device DEV]\n"
+             "\n"
+             "Times the engine alone and prints one JSON object: model load, encoder per 30 s\n"
+             "window, decoder prefill (the 4-token multilingual or 2-token English prefix) and\n"
+             "per-token step cost (plain argmax over N tokens, EOS ignored), each the median of\n"
+             "--runs runs (default 5), and the peak resident set size. The window is the first\n"
+             "30 s of --audio, or silence.\n"
+             "\n",
+    .opts = options,
+};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -31,29 +57,18 @@ static double median(double *v, int n)
 
 int cmd_bench(int argc, char **argv)
 {
-    const char *model_flag = NULL, *audio = NULL, *device = NULL;
-    long threads = 0, runs = 5, tokens = 32;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        bool has = i + 1 < argc;
-        if ((strcmp(a, "-m") == 0 || strcmp(a, "--model") == 0) && has) model_flag = argv[++i];
-        else if (strcmp(a, "--audio") == 0 && has) audio = argv[++i];
-        else if (strcmp(a, "--device") == 0 && has) device = argv[++i];
-        else if ((strcmp(a, "-t") == 0 || strcmp(a, "--threads") == 0) && has && cli_parse_int(argv[i + 1], 1, 256, &threads)) i++;
-        else if (strcmp(a, "--runs") == 0 && has && cli_parse_int(argv[i + 1], 1, 1000, &runs)) i++;
-        else if (strcmp(a, "--tokens") == 0 && has && cli_parse_int(argv[i + 1], 2, 400, &tokens)) i++;
-        else {
-            fprintf(stderr, "sotto bench: bad option or value '%s' (see sotto bench --help)\n", a);
-            return EXIT_INPUT;
-        }
+    bench_opts o = {.runs = 5, .tokens = 32};
+    int n_pos;
+    int rc = cli_parse(&command, argc, argv, &o, &n_pos);
+    if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
+    if (n_pos) {
+        fprintf(stderr, "sotto bench: unexpected argument '%s' (see sotto bench --help)\n", argv[1]);
+        return EXIT_INPUT;
     }
+    const char *device = cli_device("bench", o.c.device);
+    long threads = o.c.threads, runs = o.runs, tokens = o.tokens;
     char path[4096];
-    if (!(device = cli_device("bench", device))) return EXIT_INPUT;
-    if (!cli_model_path(model_flag, path, sizeof path)) return EXIT_INPUT;
+    if (!device || !cli_model_path(o.c.model, path, sizeof path)) return EXIT_INPUT;
     double t0 = cli_now_ms();
     sotto_model *model = cli_load_model(path);
     if (!model) return EXIT_EXEC;
@@ -71,13 +86,13 @@ int cmd_bench(int argc, char **argv)
     double *enc = malloc((size_t)runs * sizeof *enc), *pre = malloc((size_t)runs * sizeof *pre),
            *step = malloc((size_t)runs * sizeof *step);
     int32_t *ids = malloc((size_t)h.n_text_ctx * sizeof *ids);
-    int rc = EXIT_EXEC;
+    rc = EXIT_EXEC;
     if (!mel || !enc || !pre || !step || !ids) {
         fprintf(stderr, "sotto bench: out of memory\n");
         goto done;
     }
     if (!(ctx = cli_context("bench", model, &cp))) goto done;
-    if (audio && sotto_wav_read(audio, &pcm, &n_pcm) != SOTTO_OK) {
+    if (o.audio && sotto_wav_read(o.audio, &pcm, &n_pcm) != SOTTO_OK) {
         fprintf(stderr, "sotto bench: %s\n", sotto_last_error());
         rc = EXIT_INPUT;
         goto done;

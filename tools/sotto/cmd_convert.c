@@ -2,12 +2,14 @@
  * self-contained GGUF file with the chosen weight types per half. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 
 /* The library writes OUT.tmp and renames it when complete; an interrupt in between must
  * not leave the partial file behind (hundreds of MB for a large model). */
@@ -20,15 +22,6 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-static const char help[] =
-    "usage: sotto convert IN OUT.gguf [--type T] [--encoder-type T] [--decoder-type T]\n"
-    "\n"
-    "Reads IN (a CTranslate2 or Hugging Face Whisper directory, or a .gguf file) and\n"
-    "writes one self-contained GGUF file: hyper-parameters, tokenizer, special ids,\n"
-    "suppress lists and tensors. T is f32 (default), f16 or q8_0; --type sets both halves,\n"
-    "--encoder-type and --decoder-type set one (the tied token embedding follows the\n"
-    "decoder). LayerNorm parameters, biases and position tables stay f32.\n";
-
 static bool parse_type(const char *s, sotto_type *t)
 {
     if (strcmp(s, "f32") == 0) *t = SOTTO_TYPE_F32;
@@ -38,52 +31,69 @@ static bool parse_type(const char *s, sotto_type *t)
     return true;
 }
 
+static bool set_type(void *field, const char *v, const char **what)
+{
+    *what = "f32, f16 or q8_0";
+    return parse_type(v, field);
+}
+
+/* --type: both halves (FIELD is the whole sotto_convert_params). */
+static bool set_both(void *field, const char *v, const char **what)
+{
+    sotto_convert_params *p = field;
+    *what = "f32, f16 or q8_0";
+    if (!parse_type(v, &p->encoder_type)) return false;
+    p->decoder_type = p->encoder_type;
+    return true;
+}
+
+static const cli_opt options[] = {
+    {"--type", 0, OPT_CALL, 0, 0, 0, "T", .call = set_both,
+     .help = "the matrices' type, both halves: f32 (default), f16 or q8_0"},
+    {"--encoder-type", 0, OPT_CALL, offsetof(sotto_convert_params, encoder_type), 0, 0, "T", .call = set_type,
+     .help = "the encoder's alone"},
+    {"--decoder-type", 0, OPT_CALL, offsetof(sotto_convert_params, decoder_type), 0, 0, "T", .call = set_type,
+     .help = "the decoder's alone (the tied token embedding follows it)"},
+    {0},
+};
+
+static const cli_cmd command = {
+    .name = "convert",
+    .usage = "usage: sotto convert IN OUT.gguf [--type T] [--encoder-type T] [--decoder-type T]\n"
+             "\n"
+             "Reads IN (a CTranslate2 or Hugging Face Whisper directory, or a .gguf file) and\n"
+             "writes one self-contained GGUF file: hyper-parameters, tokenizer, special ids,\n"
+             "suppress lists and tensors. T is f32 (default), f16 or q8_0; --type sets both halves,\n"
+             "--encoder-type and --decoder-type set one (the tied token embedding follows the\n"
+             "decoder). LayerNorm parameters, biases and position tables stay f32.\n"
+             "\n",
+    .opts = options,
+};
+
 int cmd_convert(int argc, char **argv)
 {
-    const char *pos[2];
-    int n_pos = 0;
     sotto_convert_params p = sotto_convert_params_default();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "--type") == 0 || strcmp(a, "--encoder-type") == 0 || strcmp(a, "--decoder-type") == 0) {
-            sotto_type t;
-            if (i + 1 >= argc || !parse_type(argv[++i], &t)) {
-                fprintf(stderr, "sotto convert: %s takes f32, f16 or q8_0\n", a);
-                return EXIT_INPUT;
-            }
-            if (strcmp(a, "--decoder-type") != 0) p.encoder_type = t;
-            if (strcmp(a, "--encoder-type") != 0) p.decoder_type = t;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "sotto convert: unknown option '%s'\n%s", a, help);
-            return EXIT_INPUT;
-        } else if (n_pos < 2) {
-            pos[n_pos++] = a;
-        } else {
-            fprintf(stderr, "sotto convert: too many arguments\n%s", help);
-            return EXIT_INPUT;
-        }
-    }
+    int n_pos;
+    int rc = cli_parse(&command, argc, argv, &p, &n_pos);
+    if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     if (n_pos != 2) {
-        fprintf(stderr, "sotto convert: expected IN and OUT.gguf\n%s", help);
+        fprintf(stderr, "sotto convert: %s\n", n_pos < 2 ? "expected IN and OUT.gguf" : "too many arguments");
+        cli_help(&command, stderr);
+        return EXIT_INPUT;
+    }
+    const char *pos[2] = {argv[1], argv[2]};
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp", pos[1]) >= (int)sizeof tmp_path) {
+        fprintf(stderr, "sotto convert: output path too long\n");
         return EXIT_INPUT;
     }
     sotto_model *m = cli_load_model(pos[0]);
     if (!m) return EXIT_EXEC;
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp", pos[1]) >= (int)sizeof tmp_path) {
-        fprintf(stderr, "sotto convert: output path too long\n");
-        sotto_model_free(m);
-        return EXIT_INPUT;
-    }
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    int rc = EXIT_OK;
+    rc = EXIT_OK;
     if (sotto_model_save_gguf(m, pos[1], &p) != SOTTO_OK) {
         fprintf(stderr, "sotto convert: %s\n", sotto_last_error());
         rc = EXIT_EXEC;

@@ -1,9 +1,11 @@
 /* cmd_info.c — `sotto info MODEL`: hyper-parameters, tokenizer facts and the bytes each
  * component takes, in the types it is stored in. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 
 static const char *type_name(sotto_type t)
 {
@@ -41,16 +43,35 @@ static int show_devices(void)
     return EXIT_OK;
 }
 
+typedef struct info_opts {
+    int devices;
+} info_opts;
+
+static const cli_opt options[] = {
+    {"--devices", 0, OPT_TRUE, offsetof(info_opts, devices),
+     .help = "the devices --device can name (cpu, vulkan:N) instead"},
+    {0},
+};
+
+static const cli_cmd command = {
+    .name = "info",
+    .usage = "usage: sotto info MODEL\n"
+             "       sotto info --devices\n"
+             "\n"
+             "Prints a model's hyper-parameters, tokenizer facts and its size per component (encoder,\n"
+             "decoder, token embedding) and weight type.\n"
+             "\n",
+    .opts = options,
+};
+
 int cmd_info(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        puts("usage: sotto info MODEL\n       sotto info --devices\n\nPrints a model's hyper-parameters, "
-             "tokenizer facts and its size per component (encoder, decoder, token embedding) and weight type;\n"
-             "with --devices, the devices --device can name (cpu, vulkan:N) instead.");
-        return EXIT_OK;
-    }
-    if (argc == 2 && strcmp(argv[1], "--devices") == 0) return show_devices();
-    if (argc != 2) {
+    info_opts o = {0};
+    int n_pos;
+    int rc = cli_parse(&command, argc, argv, &o, &n_pos);
+    if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
+    if (o.devices && n_pos == 0) return show_devices();
+    if (o.devices || n_pos != 1) {
         fprintf(stderr, "usage: sotto info MODEL | --devices\n");
         return EXIT_INPUT;
     }

@@ -1,20 +1,43 @@
 /* cmd_mel.c — `sotto mel AUDIO OUT`: the first 30 s window's log-mel, raw little-endian
  * fp32 [n_mels, 3000], the input of `sotto run`. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 
-static const char help[] =
-    "usage: sotto mel [--n-mels 80|128] AUDIO OUT\n"
-    "\n"
-    "Writes the log-mel spectrogram of the first 30 s of AUDIO (padded with silence when\n"
-    "shorter) to OUT as raw little-endian float32 [n_mels, 3000], bin-major: the --mel\n"
-    "input of `sotto run`. AUDIO is any audio or video file FFmpeg reads, or - for\n"
-    "standard input, decoded to 16 kHz mono as `sotto transcribe` does (a build without\n"
-    "FFmpeg reads 16 kHz mono WAV only). Only the first 30 s are decoded. Use --n-mels 128\n"
-    "for large-v3 models.\n";
+typedef struct mel_opts {
+    int n_mels;
+} mel_opts;
+
+static bool set_n_mels(void *field, const char *v, const char **what)
+{
+    *what = "80 or 128";
+    if (strcmp(v, "80") && strcmp(v, "128")) return false;
+    *(int *)field = atoi(v);
+    return true;
+}
+
+static const cli_opt options[] = {
+    {"--n-mels", 0, OPT_CALL, offsetof(mel_opts, n_mels), 0, 0, "N", .call = set_n_mels,
+     .help = "mel bins: 80 (default), 128 for large-v3 models"},
+    {0},
+};
+
+static const cli_cmd command = {
+    .name = "mel",
+    .usage = "usage: sotto mel [--n-mels 80|128] AUDIO OUT\n"
+             "\n"
+             "Writes the log-mel spectrogram of the first 30 s of AUDIO (padded with silence when\n"
+             "shorter) to OUT as raw little-endian float32 [n_mels, 3000], bin-major: the --mel\n"
+             "input of `sotto run`. AUDIO is any audio or video file FFmpeg reads, or - for\n"
+             "standard input, decoded to 16 kHz mono as `sotto transcribe` does (a build without\n"
+             "FFmpeg reads 16 kHz mono WAV only). Only the first 30 s are decoded.\n"
+             "\n",
+    .opts = options,
+};
 
 /* The first 30 s window of PATH (the rest is not decoded): *pcm (malloc'd) holds *n
  * samples. Prints the message and returns false on failure. */
@@ -47,50 +70,35 @@ static bool read_window(const char *path, float **pcm, int64_t *n)
 
 int cmd_mel(int argc, char **argv)
 {
-    long n_mels = 80;
-    const char *pos[2];
-    int n_pos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(help, stdout);
-            return EXIT_OK;
-        } else if (strcmp(argv[i], "--n-mels") == 0) {
-            if (i + 1 >= argc || !cli_parse_int(argv[++i], 80, 128, &n_mels) || (n_mels != 80 && n_mels != 128)) {
-                fprintf(stderr, "sotto mel: --n-mels takes 80 or 128\n");
-                return EXIT_INPUT;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "sotto mel: unknown option '%s'\n%s", argv[i], help);
-            return EXIT_INPUT;
-        } else if (n_pos < 2) {
-            pos[n_pos++] = argv[i];
-        } else {
-            fprintf(stderr, "sotto mel: too many arguments\n%s", help);
-            return EXIT_INPUT;
-        }
-    }
+    mel_opts o = {.n_mels = 80};
+    int n_pos;
+    int rc = cli_parse(&command, argc, argv, &o, &n_pos);
+    if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     if (n_pos != 2) {
-        fprintf(stderr, "sotto mel: expected AUDIO and OUT\n%s", help);
+        fprintf(stderr, "sotto mel: %s\n", n_pos < 2 ? "expected AUDIO and OUT" : "too many arguments");
+        cli_help(&command, stderr);
         return EXIT_INPUT;
     }
-    float *pcm;
+    float *pcm = NULL, *mel = NULL;
     int64_t n;
-    if (!read_window(pos[0], &pcm, &n)) return EXIT_INPUT;
-    size_t count = (size_t)n_mels * SOTTO_N_FRAMES;
-    float *mel = malloc(count * sizeof *mel);
-    sotto_status st = mel ? sotto_mel_window(pcm, n, (int)n_mels, mel) : SOTTO_ERR_NOMEM;
-    free(pcm);
+    size_t count = (size_t)o.n_mels * SOTTO_N_FRAMES;
+    rc = EXIT_INPUT;
+    if (!read_window(argv[1], &pcm, &n)) goto done;
+    rc = EXIT_EXEC;
+    mel = malloc(count * sizeof *mel);
+    sotto_status st = mel ? sotto_mel_window(pcm, n, o.n_mels, mel) : SOTTO_ERR_NOMEM;
     if (st != SOTTO_OK) {
         fprintf(stderr, "sotto mel: %s\n", mel ? sotto_last_error() : "out of memory");
-        free(mel);
-        return EXIT_EXEC;
+        goto done;
     }
     /* raw little-endian floats: this tool only builds on little-endian hosts */
-    bool ok = cli_write_file(pos[1], mel, count * sizeof *mel);
-    free(mel);
-    if (!ok) {
-        fprintf(stderr, "sotto mel: cannot write %s\n", pos[1]);
-        return EXIT_EXEC;
+    if (!cli_write_file(argv[2], mel, count * sizeof *mel)) {
+        fprintf(stderr, "sotto mel: cannot write %s\n", argv[2]);
+        goto done;
     }
-    return EXIT_OK;
+    rc = EXIT_OK;
+done:
+    free(pcm);
+    free(mel);
+    return rc;
 }

@@ -1,92 +1,76 @@
 /* cmd_run.c — `sotto run`, the token-level runner (shared/DESIGN.md §4): raw fp32
  * log-mel in, the complete token-id sequence out, optionally checked against a
  * reference sequence. Every list is validated before the model executes. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 
-static const char help[] =
-    "usage: sotto run [-m MODEL] --mel FILE [--prefix IDS | --prefix-file FILE] [--eos IDS]\n"
-    "                 [--max-new-tokens N] [--expected FILE] [--suppress] [-t N] [--device DEV]\n"
-    "\n"
-    "Encodes one raw log-mel window, projects the cross-attention K/V once, prefills the\n"
-    "prefix into the static KV cache in one pass and decodes greedily (plain argmax),\n"
-    "printing the complete sequence (prefix, generated ids, the EOS if produced) on one\n"
-    "line. A line on stderr reports the forward passes and timings.\n"
-    "\n"
-    "  -m MODEL             .gguf, CTranslate2 or Hugging Face model (default: see sotto --help)\n"
-    "  --mel FILE           raw little-endian float32 [n_mels, 3000], e.g. from `sotto mel`\n"
-    "  --prefix IDS         comma-separated ids; default: the model's start sequence\n"
-    "                       (<|startoftranscript|> [language, task] <|notimestamps|>)\n"
-    "  --prefix-file FILE   the prefix as whitespace- or comma-separated ids\n"
-    "  --eos IDS            comma-separated stop ids (default <|endoftext|>)\n"
-    "  --max-new-tokens N   at most N generated ids (default 32), capped by the context left\n"
-    "                       after the prefix; G ids cost 1 prefill + G-1 decoder steps\n"
-    "  --expected FILE      reference sequence; the first difference exits 3\n"
-    "  --suppress           apply the reference decoder's suppress rules (blank and EOT at\n"
-    "                       the first step, non-speech and special tokens always)\n"
-    "  -t, --threads N      worker threads (default: all cores)\n"
-    "  --device DEV         cpu, vulkan, vulkan:N or auto (default: $SOTTO_DEVICE, else auto:\n"
-    "                       a GPU when the machine has one, else the CPU); stderr names it\n"
-    "\n"
-    "Ids are decimal; items may carry spaces or tabs; files may end lines in LF or CRLF.\n"
-    "exit: 0 ok, 1 invalid arguments or input, 2 execution error, 3 mismatch\n"
-    "\n"
-    "example:\n"
-    "  sotto mel clip.wav clip.mel\n"
-    "  sotto run -m tiny.en.gguf --mel clip.mel --max-new-tokens 32\n";
+#define OFF(field) offsetof(opts, field)
 
 typedef struct opts {
-    const char *model, *mel, *prefix, *prefix_file, *eos, *expected, *device;
-    long max_new, threads;
-    bool suppress;
+    cli_common c;
+    const char *mel, *prefix, *prefix_file, *eos, *expected;
+    int max_new;
+    int suppress;
 } opts;
+
+static const cli_opt options[] = {
+    {.kind = OPT_INCLUDE, .sub = cli_opt_model, .offset = OFF(c)},
+    {"--mel", 0, OPT_STR, OFF(mel), 0, 0, "FILE", "a path",
+     .help = "raw little-endian float32 [n_mels, 3000], e.g. from `sotto mel`"},
+    {"--prefix", 0, OPT_STR, OFF(prefix), 0, 0, "IDS", "ids",
+     .help = "comma-separated ids; default: the model's start sequence\n"
+             "(<|startoftranscript|> [language, task] <|notimestamps|>)"},
+    {"--prefix-file", 0, OPT_STR, OFF(prefix_file), 0, 0, "FILE", "a path",
+     .help = "the prefix as whitespace- or comma-separated ids"},
+    {"--eos", 0, OPT_STR, OFF(eos), 0, 0, "IDS", "ids", .help = "comma-separated stop ids (default <|endoftext|>)"},
+    {"--max-new-tokens", 0, OPT_INT, OFF(max_new), 0, 1000000, "N", "a decimal integer in 0..1000000",
+     .help = "at most N generated ids (default 32), capped by the context left\n"
+             "after the prefix; G ids cost 1 prefill + G-1 decoder steps"},
+    {"--expected", 0, OPT_STR, OFF(expected), 0, 0, "FILE", "a path",
+     .help = "reference sequence; the first difference exits 3"},
+    {"--suppress", 0, OPT_TRUE, OFF(suppress),
+     .help = "apply the reference decoder's suppress rules (blank and EOT at\n"
+             "the first step, non-speech and special tokens always)"},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_threads, .offset = OFF(c)},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
+    {0},
+};
+
+static const cli_cmd command = {
+    .name = "run",
+    .usage = "usage: sotto run [-m MODEL] --mel FILE [--prefix IDS | --prefix-file FILE] [--eos IDS]\n"
+             "                 [--max-new-tokens N] [--expected FILE] [--suppress] [-t N] [--device DEV]\n"
+             "\n"
+             "Encodes one raw log-mel window, projects the cross-attention K/V once, prefills the\n"
+             "prefix into the static KV cache in one pass and decodes greedily (plain argmax),\n"
+             "printing the complete sequence (prefix, generated ids, the EOS if produced) on one\n"
+             "line. A line on stderr reports the forward passes and timings.\n"
+             "\n",
+    .opts = options,
+    .footer = "\n"
+              "Ids are decimal; items may carry spaces or tabs; files may end lines in LF or CRLF.\n"
+              "exit: 0 ok, 1 invalid arguments or input, 2 execution error, 3 mismatch\n"
+              "\n"
+              "example:\n"
+              "  sotto mel clip.wav clip.mel\n"
+              "  sotto run -m tiny.en.gguf --mel clip.mel --max-new-tokens 32\n",
+    .strings_once = true,
+};
 
 static int parse_args(int argc, char **argv, opts *o)
 {
     o->max_new = 32;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return -1;
-        }
-        if (strcmp(a, "--suppress") == 0) {
-            o->suppress = true;
-            continue;
-        }
-        const char **slot = NULL;
-        long *num = NULL, lo = 0, hi = 0;
-        if (strcmp(a, "-m") == 0 || strcmp(a, "--model") == 0) slot = &o->model;
-        else if (strcmp(a, "--mel") == 0) slot = &o->mel;
-        else if (strcmp(a, "--prefix") == 0) slot = &o->prefix;
-        else if (strcmp(a, "--prefix-file") == 0) slot = &o->prefix_file;
-        else if (strcmp(a, "--eos") == 0) slot = &o->eos;
-        else if (strcmp(a, "--expected") == 0) slot = &o->expected;
-        else if (strcmp(a, "--device") == 0) slot = &o->device;
-        else if (strcmp(a, "--max-new-tokens") == 0) num = &o->max_new, lo = 0, hi = 1000000;
-        else if (strcmp(a, "-t") == 0 || strcmp(a, "--threads") == 0) num = &o->threads, lo = 1, hi = 256;
-        else {
-            fprintf(stderr, "sotto run: unknown option '%s' (see sotto run --help)\n", a);
-            return EXIT_INPUT;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "sotto run: %s needs a value\n", a);
-            return EXIT_INPUT;
-        }
-        const char *v = argv[++i];
-        if (slot) {
-            if (*slot) {
-                fprintf(stderr, "sotto run: %s given twice\n", a);
-                return EXIT_INPUT;
-            }
-            *slot = v;
-        } else if (!cli_parse_int(v, lo, hi, num)) {
-            fprintf(stderr, "sotto run: %s takes a decimal integer in %ld..%ld, not '%s'\n", a, lo, hi, v);
-            return EXIT_INPUT;
-        }
+    int n_pos;
+    int rc = cli_parse(&command, argc, argv, o, &n_pos);
+    if (rc) return rc;
+    if (n_pos) {
+        fprintf(stderr, "sotto run: unexpected argument '%s' (see sotto run --help)\n", argv[1]);
+        return EXIT_INPUT;
     }
     if (!o->mel) {
         fprintf(stderr, "sotto run: --mel FILE is required (see sotto run --help)\n");
@@ -96,7 +80,7 @@ static int parse_args(int argc, char **argv, opts *o)
         fprintf(stderr, "sotto run: give --prefix or --prefix-file, not both\n");
         return EXIT_INPUT;
     }
-    if (!(o->device = cli_device("run", o->device))) return EXIT_INPUT;
+    if (!(o->c.device = cli_device("run", o->c.device))) return EXIT_INPUT;
     return EXIT_OK;
 }
 
@@ -166,20 +150,20 @@ int cmd_run(int argc, char **argv)
 {
     opts o = {0};
     int rc = parse_args(argc, argv, &o);
-    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     lists l = {0};
-    if (!load_lists(&o, 0, &l)) return free(l.prefix), free(l.eos), free(l.expected), EXIT_INPUT;
-    char path[4096];
-    if (!cli_model_path(o.model, path, sizeof path)) return free(l.prefix), free(l.eos), free(l.expected), EXIT_INPUT;
-    sotto_model *model = cli_load_model(path);
-    if (!model) return free(l.prefix), free(l.eos), free(l.expected), EXIT_EXEC;
-    sotto_model_info info;
-    sotto_model_get_info(model, &info);
+    sotto_model *model = NULL;
     sotto_context *ctx = NULL;
     float *mel = NULL;
     int32_t *out = NULL;
     size_t mel_bytes = 0;
-    char msg[512];
+    char msg[512], path[4096];
+    rc = EXIT_INPUT;
+    if (!load_lists(&o, 0, &l) || !cli_model_path(o.c.model, path, sizeof path)) goto done;
+    rc = EXIT_EXEC;
+    if (!(model = cli_load_model(path))) goto done;
+    sotto_model_info info;
+    sotto_model_get_info(model, &info);
     rc = EXIT_INPUT;
     if (!load_lists(&o, info.n_vocab, &l)) goto done;
     if (l.prefix && l.n_prefix > info.n_text_ctx) {
@@ -197,9 +181,9 @@ int cmd_run(int argc, char **argv)
     }
     rc = EXIT_EXEC;
     sotto_context_params cp = sotto_context_params_default();
-    cp.n_threads = cli_threads(o.threads);
+    cp.n_threads = cli_threads(o.c.threads);
     cp.max_sequences = 1; /* greedy: one KV cache */
-    cp.device = o.device;
+    cp.device = o.c.device;
     if (!(ctx = cli_context("run", model, &cp))) goto done;
     out = malloc((size_t)info.n_text_ctx * sizeof *out);
     double t0 = cli_now_ms();
@@ -210,7 +194,7 @@ int cmd_run(int argc, char **argv)
     double enc_ms = cli_now_ms() - t0;
     sotto_greedy_params gp = sotto_greedy_params_default();
     gp.prefix = l.prefix, gp.n_prefix = l.n_prefix, gp.eos = l.eos, gp.n_eos = l.n_eos;
-    gp.max_new_tokens = (int)o.max_new, gp.suppress = o.suppress;
+    gp.max_new_tokens = o.max_new, gp.suppress = o.suppress;
     int n_out = 0;
     sotto_decode_stats s;
     if (sotto_greedy(ctx, &gp, out, &n_out, &s) != SOTTO_OK) {

@@ -1,5 +1,6 @@
 /* main.c — the sotto command-line tool: subcommand dispatch, the top-level help, and
- * helpers every subcommand shares (model lookup, strict integers, file I/O). */
+ * helpers every subcommand shares (model lookup, file I/O); options are parsed by
+ * cli_opt.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 
 static const char usage[] =
     "sotto " SOTTO_VERSION " - speech recognition with OpenAI Whisper models, in C\n"
@@ -33,43 +35,6 @@ static const char usage[] =
     "\n"
     "exit codes: 0 success, 1 invalid arguments or input, 2 execution error (unreadable\n"
     "model, out of memory), 3 mismatch against --expected (sotto run)\n";
-
-/* Options that take no value, of every subcommand: `--name=value` is refused for them and
- * split into `--name value` for the others (a new flag must be listed here). */
-static const char *const value_less[] = {"--help", "--version", "--suppress", "--no-timestamps", "--no-fallback",
-                                         "--no-condition", "--word-timestamps", "--vad", "--quiet", "--devices",
-                                         "--split-on-word", "--probs", "--no-silence-check", "--overwrite", NULL};
-
-/* ARGV with every `--name=value` split into two arguments, in a new array *OUT (free it;
- * the strings are ARGV's, each '=' overwritten by the name's end); false with a message
- * for a value-less option given a value, or out of memory. */
-static bool split_eq_args(int argc, char **argv, int *out_argc, char ***out)
-{
-    char **v = malloc(((size_t)argc * 2 + 1) * sizeof *v);
-    if (!v) return false;
-    int n = 0;
-    for (int i = 0; i < argc; i++) {
-        char *eq = strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
-        if (!eq || eq == argv[i] + 2) {
-            v[n++] = argv[i];
-            continue;
-        }
-        size_t len = (size_t)(eq - argv[i]);
-        for (int k = 0; value_less[k]; k++)
-            if (strlen(value_less[k]) == len && strncmp(argv[i], value_less[k], len) == 0) {
-                fprintf(stderr, "sotto: %s takes no value (in '%s')\n", value_less[k], argv[i]);
-                free(v);
-                return false;
-            }
-        *eq = 0;
-        v[n++] = argv[i];
-        v[n++] = eq + 1;
-    }
-    v[n] = NULL;
-    *out_argc = n;
-    *out = v;
-    return true;
-}
 
 /* SOTTO_KERNELS names a set the library did not take (unknown, or one this CPU lacks). */
 static void check_kernels_env(void)
@@ -106,11 +71,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    char **args;
-    if (!split_eq_args(argc, argv, &argc, &args)) return EXIT_INPUT;
-    int rc = dispatch(argc, args);
-    free(args);
-    return rc;
+    return dispatch(argc, argv);
 }
 
 int cli_threads(long requested)
@@ -187,43 +148,6 @@ sotto_context *cli_context(const char *cmd, const sotto_model *model, const sott
     }
     fprintf(stderr, "sotto %s: device %s\n", cmd, sotto_context_device(ctx));
     return ctx;
-}
-
-bool cli_parse_int(const char *s, long lo, long hi, long *out)
-{
-    if (!s || !*s) return false;
-    long v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        if (v > (hi - (*p - '0')) / 10) return false;
-        v = v * 10 + (*p - '0');
-    }
-    if (v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
-
-int cli_search_opt(const char *cmd, const char *a, const char *v, sotto_transcribe_params *p)
-{
-    static const struct {
-        const char *name, *what;
-        long hi;
-    } opts[] = {{"--beam-size", "a beam count in 1..16", SOTTO_MAX_SEQUENCES},
-                {"--best-of", "a sample count in 1..16", SOTTO_MAX_SEQUENCES},
-                {"--sample-len", "a token count in 1..448", 448}};
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(a, opts[i].name)) continue;
-        long n;
-        if (!cli_parse_int(v, 1, opts[i].hi, &n)) {
-            fprintf(stderr, "%s: %s takes %s, not '%s'\n", cmd, a, opts[i].what, v);
-            return -1;
-        }
-        if (i == 0) p->beam_size = (int)n;
-        else if (i == 1) p->best_of = (int)n;
-        else p->sample_len = (int)n;
-        return 1;
-    }
-    return 0;
 }
 
 sotto_model *cli_load_model(const char *path)

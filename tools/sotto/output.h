@@ -23,7 +23,7 @@ const char *out_ext(int format);
  * Segments without words stay whole. */
 typedef struct out_lines {
     int max_len;
-    bool split_on_word;
+    int split_on_word;
 } out_lines;
 
 /* What goes before the first segment (vtt's header, tsv's column names), one segment as
