@@ -156,6 +156,32 @@ typedef struct sotto_audio sotto_audio;
  * message, from sotto_last_error(), names the file. */
 sotto_status sotto_audio_open(const char *path, sotto_audio **out);
 
+/* Where the bytes of an audio file come from, for sotto_audio_open_source and
+ * sotto_transcribe_source: a path, an open file descriptor or a buffer in memory. */
+typedef enum sotto_source_kind {
+    SOTTO_SOURCE_PATH,         /* PATH: a file, or "-" for standard input */
+    SOTTO_SOURCE_FD,           /* FD: read from its current offset on, never closed; a regular
+                                  file is seekable (and read twice where vad_filter needs it),
+                                  a pipe or socket is read once, front to back */
+    SOTTO_SOURCE_MEMORY,       /* DATA [N_BYTES]: not copied; it must stay valid and unchanged
+                                  until the stream is closed (or the transcription returns) */
+} sotto_source_kind;
+
+typedef struct sotto_audio_source {
+    sotto_source_kind kind;
+    const char *path;          /* SOTTO_SOURCE_PATH */
+    int fd;                    /* SOTTO_SOURCE_FD */
+    const void *data;          /* SOTTO_SOURCE_MEMORY */
+    size_t n_bytes;
+    const char *name;          /* FD and MEMORY: what messages call the input (a file name the
+                                  caller knows it by); NULL: "descriptor N", "the audio in memory" */
+} sotto_audio_source;
+
+/* sotto_audio_open over any SOURCE (the caller keeps SOURCE's descriptor or buffer; the
+ * struct itself may go once this returns). Fails as sotto_audio_open, with
+ * SOTTO_ERR_INVALID_ARG for a source without its path, descriptor or bytes. */
+sotto_status sotto_audio_open_source(const sotto_audio_source *source, sotto_audio **out);
+
 /* Decodes up to CAP samples (16 kHz mono; multiples of 1/32768 in [-1, 1), but for a
  * float WAV in a build without FFmpeg, read as stored) into BUF and sets *n_read to the
  * count; fewer than CAP only when the stream ended. *n_read is 0 at the end, after
@@ -449,6 +475,12 @@ void sotto_result_free(sotto_result *result);
  * decoded fails with sotto_audio_open's status and a message naming it. */
 sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
                                    sotto_result **out);
+
+/* sotto_transcribe_file over any SOURCE (a descriptor or a buffer in memory as well as a
+ * path; see sotto_audio_source), with the same semantics and messages (naming SOURCE's
+ * name). */
+sotto_status sotto_transcribe_source(sotto_context *ctx, const sotto_audio_source *source,
+                                     const sotto_transcribe_params *params, sotto_result **out);
 
 /* Transcribes 16 kHz mono SAMPLES with openai-whisper's long-form semantics (whole-file
  * log-mel, 30 s windows advanced by the timestamps, temperature fallback, conditioning on

@@ -23,9 +23,10 @@ static char *srt(const out_lines *lines)
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
-    int index = 0;
-    out_begin(f, OUT_SRT);
-    for (int i = 0; i < 2; i++) CHECK(out_segment(f, OUT_SRT, &seg[i], lines, &index), "segment %d", i);
+    const out_writer *w = out_find("srt");
+    out_state st = {.lines = lines ? *lines : (out_lines){0}};
+    w->begin(f, &st);
+    for (int i = 0; i < 2; i++) CHECK(w->segment(f, &seg[i], &st), "segment %d", i);
     fclose(f);
     return buf;
 }
@@ -45,14 +46,14 @@ int main(void)
            "whole segments");
     /* 12 characters: " Alice and" (10) + " Robert" would be 17, " Robert flew" is 12, and
      * " to Paris." 10; the Chinese segment is 9 characters */
-    expect(&(out_lines){12, false},
+    expect(&(out_lines){12, 0},
            "1\n00:00:00,000 --> 00:00:00,700\nAlice and\n\n"
            "2\n00:00:00,700 --> 00:00:01,500\nRobert flew\n\n"
            "3\n00:00:01,500 --> 00:00:02,250\nto Paris.\n\n"
            "4\n00:00:03,000 --> 00:00:04,800\n我们明天去 北京吧\n\n",
            "max 12");
     /* 4 characters: a word longer than the limit is a cue of its own */
-    expect(&(out_lines){4, false},
+    expect(&(out_lines){4, 0},
            "1\n00:00:00,000 --> 00:00:00,500\nAlice\n\n"
            "2\n00:00:00,500 --> 00:00:00,700\nand\n\n"
            "3\n00:00:00,700 --> 00:00:01,200\nRobert\n\n"
@@ -64,7 +65,7 @@ int main(void)
            "9\n00:00:04,600 --> 00:00:04,800\n吧\n\n",
            "max 4");
     /* split on word: the same English cues; the Chinese words only before " 北京" */
-    expect(&(out_lines){4, true},
+    expect(&(out_lines){4, 1},
            "1\n00:00:00,000 --> 00:00:00,500\nAlice\n\n"
            "2\n00:00:00,500 --> 00:00:00,700\nand\n\n"
            "3\n00:00:00,700 --> 00:00:01,200\nRobert\n\n"

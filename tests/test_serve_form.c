@@ -33,7 +33,7 @@ static bool refused(serve_form *f, bool translate, const char *param, const char
 {
     serve_config c = config();
     sotto_transcribe_params tp;
-    int format;
+    const out_writer *format;
     serve_error e = {0};
     serve_form_end(f);
     bool ok = serve_form_check(f, &c, translate, &tp, &format, &e);
@@ -56,10 +56,10 @@ int main(void)
         serve_form_end(&f);
         serve_config c = config();
         sotto_transcribe_params tp;
-        int format = -1;
+        const out_writer *format = NULL;
         serve_error e = {0};
         CHECK(serve_form_check(&f, &c, false, &tp, &format, &e), "pieces of %zu: %s", piece, e.message);
-        CHECK(format == SERVE_FMT_VERBOSE_JSON, "format %d", format);
+        CHECK(format == out_find("json"), "format %s", format ? format->name : "(none)");
         CHECK(tp.initial_prompt && !strcmp(tp.initial_prompt, "Elinor and Marianne."), "prompt");
         CHECK(tp.language && !strcmp(tp.language, "en") && !tp.translate, "language");
         /* --temperature 0.4 with fallback: 0.4, 0.6, 0.8, 1.0 */
@@ -70,10 +70,10 @@ int main(void)
         serve_form f = {0};
         serve_config c = config();
         sotto_transcribe_params tp, def = sotto_transcribe_params_default();
-        int format = -1;
+        const out_writer *format = NULL;
         serve_error e = {0};
         CHECK(serve_form_check(&f, &c, false, &tp, &format, &e), "%s", e.message);
-        CHECK(format == SERVE_FMT_JSON && tp.n_temperatures == def.n_temperatures && !tp.initial_prompt &&
+        CHECK(format == serve_format("json") && !strcmp(format->mime, "application/json") && tp.n_temperatures == def.n_temperatures && !tp.initial_prompt &&
               !tp.language, "defaults");
         c.fallback = false; /* --no-fallback: the one temperature a request names */
         feed(&f, "temperature", "0.2", 3);
@@ -112,9 +112,9 @@ int main(void)
             serve_form_end(&f);
             serve_config c = config();
             sotto_transcribe_params tp;
-            int format = -1;
+            const out_writer *format = NULL;
             serve_error e = {0};
-            CHECK(serve_form_check(&f, &c, false, &tp, &format, &e) && format == SERVE_FMT_VERBOSE_JSON &&
+            CHECK(serve_form_check(&f, &c, false, &tp, &format, &e) && format == out_find("json") &&
                   tp.word_timestamps == 1, "word (with segment: %d): %s", with_segment, e.message);
         }
         serve_form g = {0};
@@ -123,7 +123,7 @@ int main(void)
         serve_form_end(&g);
         serve_config c = config();
         sotto_transcribe_params tp;
-        int format = -1;
+        const out_writer *format = NULL;
         serve_error e = {0};
         CHECK(serve_form_check(&g, &c, false, &tp, &format, &e) && tp.word_timestamps == 0, "segment only");
     }
@@ -139,9 +139,9 @@ int main(void)
         char *cli = NULL;
         size_t n_cli = 0, n = 0;
         FILE *m = open_memstream(&cli, &n_cli);
-        out_json(m, &r);
+        out_write(m, out_find("json"), &r, &(out_state){0});
         fclose(m);
-        char *body = serve_render(&r, SERVE_FMT_VERBOSE_JSON, &n);
+        char *body = serve_render(&r, serve_format("verbose_json"), &n);
         const char *words = ", \"words\": [{\"word\": \"Hello,\", \"start\": 0.0, \"end\": 0.5}, "
                             "{\"word\": \"caf\\u00e9\", \"start\": 0.5, \"end\": 1.25}, "
                             "{\"word\": \"\\\"Yes.\\\"\", \"start\": 1.5, \"end\": 2.0}]}\n";
@@ -153,9 +153,9 @@ int main(void)
         for (int i = 0; i < 3; i++) segs[i].words = NULL, segs[i].n_words = 0;
         free(cli);
         m = open_memstream(&cli, &n_cli);
-        out_json(m, &r);
+        out_write(m, out_find("json"), &r, &(out_state){0});
         fclose(m);
-        body = serve_render(&r, SERVE_FMT_VERBOSE_JSON, &n);
+        body = serve_render(&r, serve_format("verbose_json"), &n);
         CHECK(body && n == n_cli && !memcmp(body, cli, n) && !strstr(body, "words"), "verbose_json without words");
         free(body);
         free(cli);

@@ -78,15 +78,15 @@ static sotto_status open_reader(sotto_audio *a, sotto__err *err)
     return sotto__ff_open(s, &a->ff, &a->duration_s, err);
 }
 
-sotto_status sotto_audio_open(const char *path, sotto_audio **out)
+sotto_status sotto_audio_open_source(const sotto_audio_source *source, sotto_audio **out)
 {
     sotto__err err = {0};
     if (out) *out = NULL;
-    if (!path || !out) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "no audio path given"});
+    if (!source || !out) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "no audio source given"});
     sotto_audio *a = calloc(1, sizeof *a);
     if (!a) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});
     a->duration_s = -1;
-    sotto_status st = sotto__src_open(&a->src, path, &err);
+    sotto_status st = sotto__src_open(&a->src, source, &err);
     if (st) {
         free(a);
         return sotto__publish(&err);
@@ -97,6 +97,28 @@ sotto_status sotto_audio_open(const char *path, sotto_audio **out)
     }
     *out = a;
     return SOTTO_OK;
+}
+
+sotto_status sotto_audio_open(const char *path, sotto_audio **out)
+{
+    return sotto_audio_open_source(&(sotto_audio_source){.kind = SOTTO_SOURCE_PATH, .path = path}, out);
+}
+
+bool sotto__audio_seekable(const sotto_audio *a)
+{
+    return a->src.seekable;
+}
+
+sotto_status sotto__audio_restart(sotto_audio *a, sotto__err *err)
+{
+    sotto__ff_close(a->ff);
+    a->ff = NULL;
+    a->builtin = a->failed = false;
+    a->wav = (sotto__wav){0};
+    a->err = (sotto__err){0};
+    a->duration_s = -1;
+    sotto_status st = sotto__src_rewind(&a->src, err);
+    return st ? st : open_reader(a, err);
 }
 
 sotto_status sotto_audio_read(sotto_audio *a, float *buf, int64_t cap, int64_t *n_read)

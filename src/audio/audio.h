@@ -14,25 +14,29 @@
  * FFmpeg; the built-in WAV header walk stops recording beyond this. */
 #define SOTTO__SRC_RECORD_MAX ((size_t)1 << 20)
 
-/* A file descriptor read front to back. A seekable one (a regular file, or standard
- * input redirected from one) rewinds with lseek; a pipe rewinds by replaying the bytes
- * recorded since sotto__src_record(true). */
+/* A file descriptor read front to back, or a buffer in memory. A seekable one (a
+ * regular file, standard input redirected from one, memory) rewinds with lseek (memory:
+ * by its position); a pipe rewinds by replaying the bytes recorded since
+ * sotto__src_record(true). */
 typedef struct sotto__src {
-    int fd;
+    int fd;                /* -1 for memory */
+    const uint8_t *mem;    /* memory: [size] bytes from base 0; else NULL */
     bool own_fd;           /* close on sotto__src_close (not for standard input) */
     bool seekable;
     int64_t base;          /* offset of the first byte in the descriptor */
     int64_t size;          /* bytes from base to the end; -1 unknown (a pipe) */
     int64_t pos;           /* bytes consumed from base */
-    const char *name;      /* for messages: the path, or "standard input" */
+    const char *name;      /* for messages: the path, "standard input", the source's name */
+    const char *url;       /* for FFmpeg's probe by extension: the path, or "" */
+    char fd_name[40];      /* "descriptor N", when the source names none */
     uint8_t *rec;          /* pipe only: [rec_len] bytes from base, while recording */
     size_t rec_len, rec_cap;
     size_t replay;         /* pipe only: next byte of rec to hand out after a rewind */
     bool recording, rec_overflow;
 } sotto__src;
 
-/* Opens PATH ("-": standard input). */
-sotto_status sotto__src_open(sotto__src *s, const char *path, sotto__err *err);
+/* Opens IN (a path, "-": standard input, a descriptor or memory). */
+sotto_status sotto__src_open(sotto__src *s, const sotto_audio_source *in, sotto__err *err);
 void sotto__src_close(sotto__src *s);
 
 /* Reads up to N bytes; *got < N only at the end of input. */
@@ -51,6 +55,12 @@ sotto_status sotto__src_rewind(sotto__src *s, sotto__err *err);
 
 /* Seeks to OFFSET from the first byte (seekable sources only; used by FFmpeg). */
 int64_t sotto__src_seek(sotto__src *s, int64_t offset);
+
+/* Whether A can go back to its first sample (sotto__audio_restart): a seekable source. */
+bool sotto__audio_seekable(const sotto_audio *a);
+/* Back to the first sample of a seekable A: the source rewound and its reader opened anew,
+ * as sotto_audio_open left it. */
+sotto_status sotto__audio_restart(sotto_audio *a, sotto__err *err);
 
 /* ---- built-in WAV (wav_stream.c) ------------------------------------------------ */
 

@@ -212,8 +212,7 @@ sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, so
     f->fmt->io_open = io_open_refused;
     /* the path names the input for probing by extension, as the CLI's -i does; it is
      * never opened (the AVIOContext above is the input) */
-    int r = avformat_open_input(&f->fmt, s->seekable && strcmp(s->name, "standard input") ? s->name : "", NULL,
-                                NULL);
+    int r = avformat_open_input(&f->fmt, s->url, NULL, NULL);
     sotto_status st = SOTTO_OK;
     if (r < 0) {
         f->fmt = NULL; /* freed by avformat_open_input */

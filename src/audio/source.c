@@ -1,10 +1,11 @@
-/* source.c — the byte source of the audio input: a file or standard input read front
- * to back through a descriptor, never mapped or held whole. Its first bytes are sniffed
+/* source.c — the byte source of the audio input: a file, standard input or a caller's
+ * descriptor read front to back, never mapped or held whole, or a caller's buffer. Its first bytes are sniffed
  * (WAV or not) and then rewound for FFmpeg: by lseek, or on a pipe by replaying what was
  * recorded. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,18 +13,40 @@
 
 #include "audio.h"
 
-sotto_status sotto__src_open(sotto__src *s, const char *path, sotto__err *err)
+/* A memory source: seekable, SIZE bytes from 0. */
+static sotto_status open_memory(sotto__src *s, const sotto_audio_source *in, sotto__err *err)
+{
+    if (!in->data && in->n_bytes) return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "audio in memory: no bytes given");
+    if (in->n_bytes > (uint64_t)INT64_MAX)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "audio in memory: %zu bytes is too many", in->n_bytes);
+    s->mem = in->data ? in->data : (const uint8_t *)"";
+    s->seekable = true;
+    s->size = (int64_t)in->n_bytes;
+    s->name = in->name ? in->name : "the audio in memory";
+    return SOTTO_OK;
+}
+
+sotto_status sotto__src_open(sotto__src *s, const sotto_audio_source *in, sotto__err *err)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1;
-    if (strcmp(path, "-") == 0) {
+    s->url = "";
+    if (in->kind == SOTTO_SOURCE_MEMORY) return open_memory(s, in, err);
+    if (in->kind == SOTTO_SOURCE_FD) {
+        if (in->fd < 0) return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "descriptor %d is not open", in->fd);
+        snprintf(s->fd_name, sizeof s->fd_name, "descriptor %d", in->fd);
+        s->fd = in->fd;
+        s->name = in->name ? in->name : s->fd_name;
+    } else if (in->kind != SOTTO_SOURCE_PATH || !in->path) {
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "no audio path given");
+    } else if (strcmp(in->path, "-") == 0) {
         s->fd = STDIN_FILENO;
         s->name = "standard input";
     } else {
-        s->fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0) return sotto__fail(err, SOTTO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        s->fd = open(in->path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) return sotto__fail(err, SOTTO_ERR_IO, "%s: cannot open: %s", in->path, strerror(errno));
         s->own_fd = true;
-        s->name = path;
+        s->name = s->url = in->path;
     }
     struct stat st;
     if (fstat(s->fd, &st) != 0) {
@@ -38,6 +61,7 @@ sotto_status sotto__src_open(sotto__src *s, const char *path, sotto__err *err)
     }
     off_t cur = S_ISREG(st.st_mode) ? lseek(s->fd, 0, SEEK_CUR) : -1;
     s->seekable = cur >= 0;
+    if (!s->seekable) s->url = ""; /* as FFmpeg's -i reads a pipe: no probe by extension */
     s->base = s->seekable ? (int64_t)cur : 0;
     s->size = s->seekable ? (int64_t)st.st_size - s->base : -1;
     if (s->size < -1) s->size = 0;
@@ -80,6 +104,14 @@ sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, so
 {
     uint8_t *out = buf;
     size_t k = 0;
+    if (s->mem) {
+        k = s->pos < s->size ? (size_t)(s->size - s->pos) : 0;
+        if (k > n) k = n;
+        memcpy(out, s->mem + s->pos, k);
+        s->pos += (int64_t)k;
+        *got = k;
+        return SOTTO_OK;
+    }
     if (s->replay < s->rec_len && !s->recording) { /* a pipe after a rewind */
         size_t m = s->rec_len - s->replay < n ? s->rec_len - s->replay : n;
         memcpy(out, s->rec + s->replay, m);
@@ -113,7 +145,7 @@ sotto_status sotto__src_skip(sotto__src *s, uint64_t n, uint64_t *got, sotto__er
     if (s->seekable) {
         uint64_t left = (uint64_t)(s->size - s->pos);
         uint64_t m = n < left ? n : left;
-        if (lseek(s->fd, (off_t)(s->base + s->pos + (int64_t)m), SEEK_SET) < 0)
+        if (!s->mem && lseek(s->fd, (off_t)(s->base + s->pos + (int64_t)m), SEEK_SET) < 0)
             return sotto__fail(err, SOTTO_ERR_IO, "%s: cannot seek: %s", s->name, strerror(errno));
         s->pos += (int64_t)m;
         *got = m;
@@ -149,7 +181,7 @@ void sotto__src_record(sotto__src *s, bool on)
 sotto_status sotto__src_rewind(sotto__src *s, sotto__err *err)
 {
     if (s->seekable) {
-        if (lseek(s->fd, (off_t)s->base, SEEK_SET) < 0)
+        if (!s->mem && lseek(s->fd, (off_t)s->base, SEEK_SET) < 0)
             return sotto__fail(err, SOTTO_ERR_IO, "%s: cannot seek: %s", s->name, strerror(errno));
         s->pos = 0;
         return SOTTO_OK;
@@ -167,7 +199,7 @@ sotto_status sotto__src_rewind(sotto__src *s, sotto__err *err)
 int64_t sotto__src_seek(sotto__src *s, int64_t offset)
 {
     if (!s->seekable || offset < 0) return -1;
-    if (lseek(s->fd, (off_t)(s->base + offset), SEEK_SET) < 0) return -1;
+    if (!s->mem && lseek(s->fd, (off_t)(s->base + offset), SEEK_SET) < 0) return -1;
     s->pos = offset;
     return offset;
 }

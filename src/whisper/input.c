@@ -5,6 +5,8 @@
  * original's (SpeechTimestampsMap). */
 #include "input.h"
 
+#include "../audio/audio.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +180,7 @@ static sotto_status intervals(sotto__input *in, const sotto_transcribe_params *p
     return st;
 }
 
-sotto_status sotto__input_read(const char *path, const float *samples, int64_t n_samples, int n_mels,
+sotto_status sotto__input_read(const sotto_audio_source *from, const float *samples, int64_t n_samples, int n_mels,
                                const sotto_transcribe_params *p, sotto__input *in, sotto__err *err)
 {
     *in = (sotto__input){0};
@@ -188,7 +190,7 @@ sotto_status sotto__input_read(const char *path, const float *samples, int64_t n
     if (p->vad && (st = sotto_vad_stream_init(p->vad, 1, &vs)))
         return sotto__fail(err, st, "VAD: %s", sotto_last_error());
     source src = {samples, n_samples, 0, NULL};
-    if (path && (st = sotto_audio_open(path, &src.audio))) {
+    if (from && (st = sotto_audio_open_source(from, &src.audio))) {
         sotto_vad_stream_free(vs);
         return sotto__fail(err, st, "%s", sotto_last_error());
     }
@@ -196,7 +198,7 @@ sotto_status sotto__input_read(const char *path, const float *samples, int64_t n
      * (a pipe cannot be read again: its samples are kept between the passes) */
     float *kept = NULL;
     int64_t n_kept = 0;
-    if (filter && path && strcmp(path, "-") == 0) {
+    if (filter && src.audio && !sotto__audio_seekable(src.audio)) {
         st = read_all(src.audio, &kept, &n_kept);
         sotto_audio_close(src.audio);
         src = (source){kept, n_kept, 0, NULL};
@@ -204,9 +206,8 @@ sotto_status sotto__input_read(const char *path, const float *samples, int64_t n
     if (!st) st = feed(in, &src, !filter, vs, false, n_mels);
     if (!st && filter) st = intervals(in, p);
     if (!st && filter) {
-        sotto_audio_close(src.audio);
-        src.audio = NULL, src.at = 0;
-        if (path && !kept) st = sotto_audio_open(path, &src.audio);
+        src.at = 0;
+        if (src.audio && (st = sotto__audio_restart(src.audio, err))) st = sotto__publish(err);
         if (!st) st = feed(in, &src, true, NULL, true, n_mels);
     }
     sotto_audio_close(src.audio);

@@ -18,9 +18,9 @@ typedef struct sotto__input {
     double *silence_before;    /* [n_speech] seconds dropped before it */
 } sotto__input;
 
-/* Reads PATH ("-": standard input; NULL: the N_SAMPLES SAMPLES) for a transcription with P
- * (its vad, vad_filter and VAD options) at N_MELS bins. */
-sotto_status sotto__input_read(const char *path, const float *samples, int64_t n_samples, int n_mels,
+/* Reads FROM (a path, "-", a descriptor or memory; NULL: the N_SAMPLES SAMPLES) for a
+ * transcription with P (its vad, vad_filter and VAD options) at N_MELS bins. */
+sotto_status sotto__input_read(const sotto_audio_source *from, const float *samples, int64_t n_samples, int n_mels,
                                const sotto_transcribe_params *p, sotto__input *in, sotto__err *err);
 void sotto__input_free(sotto__input *in);
 

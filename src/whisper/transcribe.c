@@ -400,8 +400,9 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     return SOTTO_OK;
 }
 
-/* Reads PATH (or the SAMPLES) as P says (log-mel, VAD) and transcribes it. */
-static sotto_status transcribe_source(sotto_context *ctx, const char *path, const float *samples, int64_t n_samples,
+/* Reads FROM (or the SAMPLES) as P says (log-mel, VAD) and transcribes it. */
+static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_source *from, const float *samples,
+                                        int64_t n_samples,
                                       const sotto_transcribe_params *params, sotto_result **out)
 {
     *out = NULL;
@@ -410,7 +411,7 @@ static sotto_status transcribe_source(sotto_context *ctx, const char *path, cons
     sotto__err err = {0};
     if (sotto__transcribe_params_check(&p, &err)) /* before a sample is read */
         return sotto__ctx_fail(ctx, err.status, "transcribe: %s", err.msg);
-    sotto_status st = sotto__input_read(path, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
+    sotto_status st = sotto__input_read(from, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
     if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
     st = transcribe_input(ctx, &in, &p, out);
     sotto__input_free(&in);
@@ -421,12 +422,19 @@ sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t 
                               const sotto_transcribe_params *params, sotto_result **out)
 {
     if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
-    return transcribe_source(ctx, NULL, samples, n_samples, params, out);
+    return transcribe_input_of(ctx, NULL, samples, n_samples, params, out);
 }
 
 sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
                                    sotto_result **out)
 {
     if (!ctx || !out || !path) return SOTTO_ERR_INVALID_ARG;
-    return transcribe_source(ctx, path, NULL, 0, params, out);
+    return sotto_transcribe_source(ctx, &(sotto_audio_source){.kind = SOTTO_SOURCE_PATH, .path = path}, params, out);
+}
+
+sotto_status sotto_transcribe_source(sotto_context *ctx, const sotto_audio_source *source,
+                                     const sotto_transcribe_params *params, sotto_result **out)
+{
+    if (!ctx || !out || !source) return SOTTO_ERR_INVALID_ARG;
+    return transcribe_input_of(ctx, source, NULL, 0, params, out);
 }

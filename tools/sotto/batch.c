@@ -185,9 +185,9 @@ static bool expand(const batch_job *job, list *l)
     return true;
 }
 
-static void output_path(char *out, size_t n, const batch_job *job, const item *it, int format)
+static void output_path(char *out, size_t n, const batch_job *job, const item *it, const out_writer *w)
 {
-    snprintf(out, n, "%s/%s.%s", job->dir, it->stem, out_ext(format));
+    snprintf(out, n, "%s/%s.%s", job->dir, it->stem, w->ext);
 }
 
 /* Whether every requested output of IT exists (each was renamed into place whole). */
@@ -195,9 +195,9 @@ static bool done_before(const batch_job *job, const item *it)
 {
     char path[8192];
     struct stat st;
-    for (int f = 1; f <= OUT_JSON; f <<= 1) {
-        if (!(job->formats & f)) continue;
-        output_path(path, sizeof path, job, it, f);
+    for (int i = 0; i < out_n_writers; i++) {
+        if (!(job->formats & 1u << i)) continue;
+        output_path(path, sizeof path, job, it, &out_writers[i]);
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     }
     return true;
@@ -241,10 +241,10 @@ static void one(shared *sh, sotto_context *ctx, item *it)
     char path[8192], err[8192 + 32] = "";
     bool wrote = st == SOTTO_OK && !r->stopped;
     if (st != SOTTO_OK) snprintf(err, sizeof err, "%s", sotto_context_error(ctx));
-    for (int f = 1; wrote && f <= OUT_JSON; f <<= 1) {
-        if (!(job->formats & f)) continue;
-        output_path(path, sizeof path, job, it, f);
-        if (!make_parents(path) || !out_write_file(path, f, r, &job->lines)) {
+    for (int i = 0; wrote && i < out_n_writers; i++) {
+        if (!(job->formats & 1u << i)) continue;
+        output_path(path, sizeof path, job, it, &out_writers[i]);
+        if (!make_parents(path) || !out_write_file(path, &out_writers[i], r, &job->lines)) {
             snprintf(err, sizeof err, "cannot write %s", path);
             wrote = false;
         }

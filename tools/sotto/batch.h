@@ -13,7 +13,7 @@ typedef struct batch_job {
     const sotto_model *model;
     sotto_context_params cp;     /* of each context (n_threads already chosen) */
     sotto_transcribe_params tp;  /* the options, the VAD included; callbacks are batch's */
-    int formats;                 /* OUT_* bits */
+    unsigned formats;            /* bits over out_writers */
     out_lines lines;             /* --max-line-len, --split-on-word (srt, vtt) */
     const char *dir;             /* --output-dir (required) */
     int jobs;                    /* files at once (contexts), >= 1 */

@@ -26,7 +26,8 @@ typedef struct opts {
     cli_common c;
     const char *lang, *output, *dir;
     int jobs;
-    int formats, n_formats;
+    unsigned formats;          /* bits over out_writers */
+    int n_formats;
     int quiet, temps_given, overwrite;
     double t0, t_inc;
     sotto_transcribe_params tp;
@@ -45,10 +46,20 @@ static bool set_task(void *field, const char *v, const char **what)
 
 static bool add_format(void *field, const char *v, const char **what)
 {
-    *what = "txt, srt, vtt, tsv, json or all";
-    int f = out_format(v);
-    *(int *)field |= f;
+    static char names[300];
+    snprintf(names, sizeof names, "%s or all", out_names());
+    *what = names;
+    unsigned f = out_format(v);
+    *(unsigned *)field |= f;
     return f != 0;
+}
+
+static const char *format_help(void)
+{
+    static char text[400];
+    snprintf(text, sizeof text, "%s (json: openai's verbose_json) or all;\n"
+                                "repeatable (default txt); more than one needs --output-dir", out_names());
+    return text;
 }
 
 static const cli_opt options[] = {
@@ -60,9 +71,7 @@ static const cli_opt options[] = {
              "the first 30 s; English-only models: en)"},
     {"--task", 0, OPT_CALL, TP(translate), 0, 0, "TASK", .call = set_task,
      .help = "transcribe (default) or translate (into English)"},
-    {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format,
-     .help = "txt (default), srt, vtt, tsv, json (openai verbose_json) or\n"
-             "all; repeatable; more than one needs --output-dir"},
+    {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format, .help_fn = format_help},
     {"--output-dir", 0, OPT_STR, OFF(dir), 0, 0, "DIR", "a directory", .help = "write DIR/NAME.EXT for each input and format"},
     {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the one format of the one input to FILE"},
     {.kind = OPT_INCLUDE, .sub = cli_opts_search, .offset = OFF(tp)},
@@ -190,8 +199,8 @@ static int parse(int argc, char **argv, opts *o)
     int rc = cli_parse(&command, argc, argv, o, &o->n_files);
     if (rc) return rc;
     o->files = (const char **)argv + 1;
-    if (!o->formats) o->formats = OUT_TXT;
-    o->n_formats = __builtin_popcount((unsigned)o->formats);
+    if (!o->formats) o->formats = out_format("txt");
+    o->n_formats = __builtin_popcount(o->formats);
     if (!o->jobs) o->jobs = 1;
     o->tp.language = o->lang;
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
@@ -254,7 +263,8 @@ static bool writable(const opts *o)
 
 typedef struct live {
     const opts *o;
-    int format, index;         /* what stdout shows as segments arrive */
+    const out_writer *w;       /* what stdout shows as segments arrive, or NULL */
+    out_state st;
     bool tty;
     double t0_ms;
 } live;
@@ -262,11 +272,12 @@ typedef struct live {
 static int on_segment(const sotto_segment *s, void *user)
 {
     live *l = user;
-    if (l->format) {
-        if (!out_segment(stdout, l->format, s, &l->o->lines, &l->index)) {
+    if (l->w) {
+        if (!l->w->segment(stdout, s, &l->st)) {
             fprintf(stderr, "sotto transcribe: out of memory writing a segment\n");
             return 1;
         }
+        fflush(stdout);
     } else if (!l->o->quiet) { /* files go to --output-dir: the segments are shown as they come */
         char a[32], b[32];
         out_timestamp(a, sizeof a, s->start, false, '.');
@@ -298,18 +309,27 @@ static void base_name(const char *path, char *out, size_t n)
     if (dot && dot != out) *dot = 0;
 }
 
+/* The one writer of a set of one format. */
+static const out_writer *only(unsigned formats)
+{
+    return &out_writers[__builtin_ctz(formats)];
+}
+
 /* Writes every requested format of R for input PATH; false on a write error. */
 static bool write_outputs(const opts *o, const char *path, const sotto_result *r)
 {
-    if (o->output) return out_write_file(o->output, o->formats, r, &o->lines) || (fprintf(stderr, "sotto transcribe: cannot write "
-                                                                                   "%s\n", o->output), false);
+    if (o->output) {
+        if (out_write_file(o->output, only(o->formats), r, &o->lines)) return true;
+        fprintf(stderr, "sotto transcribe: cannot write %s\n", o->output);
+        return false;
+    }
     if (!o->dir) return true;
     char name[1024], file[4096];
     base_name(path, name, sizeof name);
-    for (int f = 1; f <= OUT_JSON; f <<= 1) {
-        if (!(o->formats & f)) continue;
-        snprintf(file, sizeof file, "%s/%s.%s", o->dir, name, out_ext(f));
-        if (!out_write_file(file, f, r, &o->lines)) {
+    for (int i = 0; i < out_n_writers; i++) {
+        if (!(o->formats & 1u << i)) continue;
+        snprintf(file, sizeof file, "%s/%s.%s", o->dir, name, out_writers[i].ext);
+        if (!out_write_file(file, &out_writers[i], r, &o->lines)) {
             fprintf(stderr, "sotto transcribe: cannot write %s\n", file);
             return false;
         }
@@ -321,12 +341,12 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
  * then its files. Returns the exit status for it. */
 static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
-    live l = {.o = o, .format = !o->dir && !o->output ? o->formats : 0, .tty = isatty(STDERR_FILENO),
-              .t0_ms = cli_now_ms()};
+    live l = {.o = o, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
+              .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.user_data = &l;
-    if (header && l.format) printf("==> %s <==\n", path);
-    if (l.format && l.format != OUT_JSON) out_begin(stdout, l.format);
+    if (header && l.w) printf("==> %s <==\n", path);
+    if (l.w) l.w->begin(stdout, &l.st);
     sotto_result *r = NULL;
     sotto_status st = sotto_transcribe_file(ctx, path, &tp, &r);
     if (st) {
@@ -338,7 +358,7 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
                 r->language_probability);
     int rc = EXIT_OK;
     if (r->stopped) rc = 130; /* interrupted: what was printed stays, no file is written */
-    else if (l.format == OUT_JSON) out_json(stdout, r);
+    else if (l.w) l.w->end(stdout, r, &l.st);
     else if (!write_outputs(o, path, r)) rc = EXIT_EXEC;
     fflush(stdout);
     sotto_result_free(r);

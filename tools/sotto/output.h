@@ -1,4 +1,5 @@
-/* output.h — the transcript writers of `sotto transcribe`: txt, srt, vtt, tsv and json
+/* output.h — the transcript writers of `sotto transcribe` and `sotto serve`, one table of
+ * formats {name, ext, mime, begin, segment, end}: txt, srt, vtt, tsv and json
  * (openai-whisper's verbose_json), as openai-whisper's utils.py writes them. */
 #ifndef SOTTO_OUTPUT_H
 #define SOTTO_OUTPUT_H
@@ -7,13 +8,6 @@
 #include <stdio.h>
 
 #include "sotto.h"
-
-enum { OUT_TXT = 1, OUT_SRT = 2, OUT_VTT = 4, OUT_TSV = 8, OUT_JSON = 16, OUT_ALL = 31 };
-
-/* The format bit of NAME ("txt", ..., "all": every one); 0 for an unknown name. */
-int out_format(const char *name);
-/* The file extension of a single format bit. */
-const char *out_ext(int format);
 
 /* How srt and vtt cut cues (whisper.cpp's -ml / -sow, from word times): with MAX_LEN > 0
  * a segment's words are packed into cues of at most MAX_LEN characters (UTF-8 characters,
@@ -26,20 +20,53 @@ typedef struct out_lines {
     int split_on_word;
 } out_lines;
 
-/* What goes before the first segment (vtt's header, tsv's column names), one segment as
- * it is decoded (INDEX counts the segments written so far, for srt), and what ends the
- * file; json is written whole by out_json. Segments with no text are left out of srt
- * and vtt (a cue needs text for their parsers). */
-void out_begin(FILE *f, int format);
-bool out_segment(FILE *f, int format, const sotto_segment *s, const out_lines *lines, int *index); /* false: out of memory */
-void out_json(FILE *f, const sotto_result *r);
-/* S as a JSON string the way out_json writes strings (Python's json.dump, ensure_ascii). */
-void out_json_string(FILE *f, const char *s);
-/* X as out_json writes numbers (Python's repr of a float). */
-void out_json_number(FILE *f, double x);
+/* What one transcript's writer calls share: the options and the writer's own count. */
+typedef struct out_state {
+    out_lines lines;           /* srt, vtt: how cues are cut (max_len 0: a cue per segment) */
+    int top_words;             /* json: OpenAI's top-level "words" ([{"word", "start", "end"}],
+                                  each word without its leading space) after the last member,
+                                  as sotto serve's verbose_json with word granularity has them */
+    int index;                 /* srt: the cues written so far */
+} out_state;
 
-/* FORMAT of R (srt and vtt cut as LINES says; NULL: a cue per segment) into PATH through PATH.tmp and a rename: never a half-written file. */
-bool out_write_file(const char *path, int format, const sotto_result *r, const out_lines *lines);
+/* One output format. BEGIN goes before the first segment (vtt's header, tsv's column
+ * names), SEGMENT writes one segment as it is decoded (false: out of memory), END what
+ * the whole result adds (json is written there, whole). Segments with no text are left
+ * out of srt and vtt (a cue needs text for their parsers). */
+typedef struct out_writer {
+    const char *name;          /* what -f calls it */
+    const char *ext;           /* of DIR/NAME.EXT */
+    const char *mime;          /* the Content-Type sotto serve answers it with */
+    void (*begin)(FILE *f, out_state *st);
+    bool (*segment)(FILE *f, const sotto_segment *s, out_state *st);
+    void (*end)(FILE *f, const sotto_result *r, out_state *st);
+} out_writer;
+
+/* The formats, in the order -f all writes them; a set of formats is a bit mask over it
+ * (bit I: out_writers[I]). */
+extern const out_writer out_writers[];
+extern const int out_n_writers;
+
+/* The writer -f calls NAME, or NULL. */
+const out_writer *out_find(const char *name);
+/* The set NAME stands for: one format, or every one for "all"; 0 for an unknown name. */
+unsigned out_format(const char *name);
+/* The names of every format, "txt, srt, ...", for messages and help. */
+const char *out_names(void);
+
+/* R whole into F as W writes it; false on a write error or out of memory. */
+bool out_write(FILE *f, const out_writer *w, const sotto_result *r, out_state *st);
+/* R as W writes it (srt and vtt cut as LINES says; NULL: a cue per segment) into PATH
+ * through PATH.tmp and a rename: never a half-written file. */
+bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines);
+
+/* The json writer's END (output_json.c): the whole result. */
+void out_json_end(FILE *f, const sotto_result *r, out_state *st);
+
+/* S as a JSON string the way the json writer writes strings (Python's json.dump, ensure_ascii). */
+void out_json_string(FILE *f, const char *s);
+/* X as the json writer writes numbers (Python's repr of a float). */
+void out_json_number(FILE *f, double x);
 
 /* seconds as openai's format_timestamp: [HH:]MM:SS.mmm, hours when ALWAYS_HOURS or
  * nonzero, MARKER before the milliseconds. */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output.h"
 #include "sotto.h"
 
 /* ---- configuration ---- */
@@ -35,11 +36,11 @@ typedef struct serve_job serve_job;
 typedef void (*serve_job_done)(serve_job *job);
 
 struct serve_job {
-    const char *path;              /* in: the audio file */
+    sotto_audio_source source;     /* in: the audio (the upload's descriptor) */
     sotto_transcribe_params tp;    /* in */
     serve_job_done done;           /* in */
     void *user;                    /* in: for DONE */
-    sotto_status status;           /* out: of sotto_transcribe_file */
+    sotto_status status;           /* out: of sotto_transcribe_source */
     sotto_result *result;          /* out: on success (the caller frees it) */
     char error[512];               /* out: the context's message on failure */
     serve_job *next;               /* the pool's queue */
@@ -63,8 +64,6 @@ int serve_pool_busy(serve_pool *pool);
 void serve_pool_free(serve_pool *pool);
 
 /* ---- the form of one request ---- */
-
-enum { SERVE_FMT_JSON, SERVE_FMT_TEXT, SERVE_FMT_SRT, SERVE_FMT_VTT, SERVE_FMT_VERBOSE_JSON };
 
 #define SERVE_FIELD_MAX 4096       /* bytes of one form field's value (the prompt's) */
 
@@ -100,23 +99,27 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
 /* The body has ended: the last value is complete. */
 void serve_form_end(serve_form *f);
 
+/* The writer of OpenAI's response_format NAME: json (OpenAI's {"text": ...}), text, srt,
+ * vtt, verbose_json (the CLI's txt, srt, vtt and json writers); NULL for another name. */
+const out_writer *serve_format(const char *name);
+/* "json, text, srt, vtt, verbose_json", for messages. */
+const char *serve_format_names(void);
+
 /* The request's transcription parameters and response format from F over CFG's defaults
  * (timestamp_granularities[]=word turns word timestamps on): false with E filled (400) for
  * a value out of range, an unknown format, a model that is not the one served, a language
  * the model lacks, translation on an English-only model, or timestamp granularities with
  * another format than verbose_json. TP's string pointers point into F. */
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
-                      int *format, serve_error *e);
+                      const out_writer **format, serve_error *e);
 
 /* ---- response bodies (malloc'd, *n bytes; NULL when out of memory) ---- */
 
-/* R in FORMAT: text/srt/vtt/verbose_json exactly as `sotto transcribe -f txt/srt/vtt/json`
- * writes them, json as OpenAI's {"text": ...}. A verbose_json of R made with word
- * timestamps (timestamp_granularities[]=word) is `-f json --word-timestamps`'s with
- * OpenAI's top-level "words" ([{"word", "start", "end"}], each word without its leading
- * space) added as its last member. */
-char *serve_render(const sotto_result *r, int format, size_t *n);
-const char *serve_content_type(int format);
+/* R as FORMAT (of serve_format) writes it: text/srt/vtt/verbose_json exactly as `sotto
+ * transcribe -f txt/srt/vtt/json` writes them, json as OpenAI's {"text": ...}. A
+ * verbose_json of R made with word timestamps (timestamp_granularities[]=word) is `-f json
+ * --word-timestamps`'s with OpenAI's top-level "words" (the json writer's top_words). */
+char *serve_render(const sotto_result *r, const out_writer *format, size_t *n);
 char *serve_error_json(const serve_error *e, size_t *n);
 /* {"object": "list", "data": [{"id": MODEL_ID, "object": "model", ...}]} */
 char *serve_models_json(const char *model_id, size_t *n);

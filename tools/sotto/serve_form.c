@@ -73,20 +73,12 @@ void serve_form_end(serve_form *f)
     f->gran[0] = 0;
 }
 
-static bool check_format(const serve_form *f, int *format, serve_error *e)
+static bool check_format(const serve_form *f, const out_writer **format, serve_error *e)
 {
-    static const char *names[] = {"json", "text", "srt", "vtt", "verbose_json"};
-    if (!f->n_response_format) {
-        *format = SERVE_FMT_JSON;
-        return true;
-    }
-    for (int i = 0; i < 5; i++)
-        if (strcmp(f->response_format, names[i]) == 0) {
-            *format = i;
-            return true;
-        }
+    *format = serve_format(f->n_response_format ? f->response_format : "json");
+    if (*format) return true;
     serve_error_set(e, 400, "invalid_request_error", "response_format", "invalid_value",
-                    "response_format '%s' is not one of json, text, srt, vtt, verbose_json", f->response_format);
+                    "response_format '%s' is not one of %s", f->response_format, serve_format_names());
     return false;
 }
 
@@ -112,7 +104,7 @@ static bool check_temperature(const serve_form *f, const serve_config *cfg, sott
 }
 
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
-                      int *format, serve_error *e)
+                      const out_writer **format, serve_error *e)
 {
     *tp = cfg->tp;
     if (f->too_long[0]) {
@@ -137,7 +129,8 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
                         "timestamp_granularities[] '%s' is not one of segment, word", f->granularity_bad);
         return false;
     }
-    if ((f->granularity_segment || f->granularity_word) && *format != SERVE_FMT_VERBOSE_JSON) {
+    bool verbose = f->n_response_format && strcmp(f->response_format, "verbose_json") == 0;
+    if ((f->granularity_segment || f->granularity_word) && !verbose) {
         serve_error_set(e, 400, "invalid_request_error", "timestamp_granularities[]", "invalid_value",
                         "timestamp_granularities[] needs response_format verbose_json");
         return false;

@@ -43,13 +43,12 @@ typedef struct request {
     int route;
     struct MHD_PostProcessor *pp;
     int fd;                        /* the upload, unlinked; -1 */
-    char fd_path[32];
     char filename[256];            /* as the client named it */
     uint64_t body_bytes, file_bytes;
     bool file_seen, reserved;
     serve_error reject;            /* answered once the body is in, when http_status != 0 */
     serve_form form;
-    int format;
+    const out_writer *format;
     serve_job job;
     atomic_int state;
     char *body;                    /* the worker's answer: malloc'd */
@@ -218,11 +217,8 @@ static void job_done(serve_job *job)
     }
     if (!q->body) {
         serve_error e;
-        /* the message names the upload's descriptor; the client knows it by its file name */
-        char msg[512], *at = strstr(job->error, q->fd_path);
-        if (at) snprintf(msg, sizeof msg, "%.*s%s%s", (int)(at - job->error), job->error,
-                         q->filename[0] ? q->filename : "the uploaded file", at + strlen(q->fd_path));
-        else snprintf(msg, sizeof msg, "%s", job->status == SOTTO_OK ? "out of memory" : job->error);
+        char msg[512]; /* the library's message names the upload as the client named it */
+        snprintf(msg, sizeof msg, "%s", job->status == SOTTO_OK ? "out of memory" : job->error);
         bool audio = job->status == SOTTO_ERR_FORMAT || job->status == SOTTO_ERR_IO || job->status == SOTTO_ERR_UNSUPPORTED;
         if (job->status == SOTTO_OK || job->status == SOTTO_ERR_NOMEM)
             serve_error_set(&e, 500, "server_error", NULL, "internal_error", "%s", msg);
@@ -266,7 +262,6 @@ static enum MHD_Result begin_upload(request *q)
     q->fd = mkstemp(tmpl);
     if (q->fd < 0) return fail(q, 500, "server_error", NULL, "storage_error", "cannot create a temporary file");
     unlink(tmpl); /* nothing is left behind, whatever happens to the process */
-    snprintf(q->fd_path, sizeof q->fd_path, "/proc/self/fd/%d", q->fd);
     return MHD_YES;
 }
 
@@ -303,7 +298,7 @@ static enum MHD_Result body_done(request *q)
     if (atomic_load(&q->state) == ST_DONE) {
         char *b = q->body;
         q->body = NULL;
-        return send_buf(q, q->body_status, b, q->n_body, q->body_status == 200 ? serve_content_type(q->format)
+        return send_buf(q, q->body_status, b, q->n_body, q->body_status == 200 ? q->format->mime
                                                                              : "application/json");
     }
     if (q->pp && MHD_destroy_post_processor(q->pp) != MHD_YES)
@@ -316,7 +311,10 @@ static enum MHD_Result body_done(request *q)
     serve_error e;
     if (!serve_form_check(&q->form, s->cfg, q->route == ROUTE_TRANSLATE, &q->job.tp, &q->format, &e))
         return send_error(q, &e);
-    q->job.path = q->fd_path;
+    if (lseek(q->fd, 0, SEEK_SET) != 0)
+        return fail(q, 500, "server_error", NULL, "storage_error", "cannot read the stored upload back");
+    q->job.source = (sotto_audio_source){.kind = SOTTO_SOURCE_FD, .fd = q->fd,
+                                         .name = q->filename[0] ? q->filename : "the uploaded file"};
     q->job.done = job_done;
     q->job.user = q;
     q->reserved = false; /* the job holds the slot now; the pool gives it back */

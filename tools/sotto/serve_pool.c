@@ -1,6 +1,6 @@
 /* serve_pool.c — the workers of `sotto serve`: one read-only model shared by N contexts,
  * each owned by one thread that takes jobs (an uploaded file and its parameters) from a
- * FIFO queue and runs sotto_transcribe_file on them. Admission is by slots: workers +
+ * FIFO queue and runs sotto_transcribe_source on them. Admission is by slots: workers +
  * queue of them, taken when a request starts uploading, so what waits is bounded. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -31,7 +31,7 @@ static void run_job(sotto_context *ctx, serve_job *job)
 {
     job->result = NULL;
     job->error[0] = 0;
-    job->status = sotto_transcribe_file(ctx, job->path, &job->tp, &job->result);
+    job->status = sotto_transcribe_source(ctx, &job->source, &job->tp, &job->result);
     if (job->status != SOTTO_OK) snprintf(job->error, sizeof job->error, "%s", sotto_context_error(ctx));
 }
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "output.h"
 #include "serve.h"
@@ -21,87 +22,51 @@ static char *finish(FILE *f, char **buf, size_t *n)
     return *buf;
 }
 
-/* R's words over all its segments as OpenAI's verbose_json has them at the top level:
- * , "words": [{"word": ..., "start": ..., "end": ...}, ...] (the word without the leading
- * space openai-whisper's words carry). */
-static void put_top_words(FILE *f, const sotto_result *r)
+/* OpenAI's json: {"text": ...} alone. */
+static void text_json_end(FILE *f, const sotto_result *r, out_state *st)
 {
-    fputs(", \"words\": [", f);
-    bool first = true;
-    for (int i = 0; i < r->n_segments; i++)
-        for (int k = 0; k < r->segments[i].n_words; k++) {
-            const sotto_word *w = &r->segments[i].words[k];
-            const char *text = w->word;
-            while (*text == ' ') text++;
-            fputs(first ? "{\"word\": " : ", {\"word\": ", f);
-            out_json_string(f, text);
-            fputs(", \"start\": ", f);
-            out_json_number(f, w->start);
-            fputs(", \"end\": ", f);
-            out_json_number(f, w->end);
-            fputc('}', f);
-            first = false;
-        }
-    fputc(']', f);
+    fputs("{\"text\": ", f);
+    out_json_string(f, r->text);
+    fputs("}\n", f);
 }
 
-/* verbose_json: the CLI's -f json, and with word timestamps OpenAI's top-level words
- * after its last member. */
-static bool put_verbose(FILE *f, const sotto_result *r)
+static void no_begin(FILE *f, out_state *st) {}
+static bool no_segment(FILE *f, const sotto_segment *s, out_state *st) { return true; }
+
+static const out_writer text_json = {"json", "json", "application/json", no_begin, no_segment, text_json_end};
+
+/* OpenAI's response_format names: the server's own json, else a writer of the CLI's. */
+static const struct {
+    const char *name;
+    const out_writer *own;
+    const char *cli;
+} formats[] = {{"json", &text_json, NULL}, {"text", NULL, "txt"}, {"srt", NULL, "srt"}, {"vtt", NULL, "vtt"},
+               {"verbose_json", NULL, "json"}};
+
+const out_writer *serve_format(const char *name)
 {
-    if (!r->word_timestamps) {
-        out_json(f, r);
-        return true;
-    }
-    char *cli = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&cli, &n);
-    if (!m) return false;
-    out_json(m, r);
-    if (!finish(m, &cli, &n)) return false;
-    bool ok = n >= 2 && cli[n - 2] == '}' && cli[n - 1] == '\n'; /* out_json's end */
-    if (ok) {
-        fwrite(cli, 1, n - 2, f);
-        put_top_words(f, r);
-        fputs("}\n", f);
-    }
-    free(cli);
-    return ok;
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (strcmp(name, formats[i].name) == 0) return formats[i].own ? formats[i].own : out_find(formats[i].cli);
+    return NULL;
 }
 
-char *serve_render(const sotto_result *r, int format, size_t *n)
+const char *serve_format_names(void)
+{
+    return "json, text, srt, vtt, verbose_json";
+}
+
+char *serve_render(const sotto_result *r, const out_writer *format, size_t *n)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, n);
     if (!f) return NULL;
-    static const int cli_format[] = {[SERVE_FMT_TEXT] = OUT_TXT, [SERVE_FMT_SRT] = OUT_SRT,
-                                     [SERVE_FMT_VTT] = OUT_VTT, [SERVE_FMT_VERBOSE_JSON] = OUT_JSON};
-    if (format == SERVE_FMT_JSON) {
-        fputs("{\"text\": ", f);
-        out_json_string(f, r->text);
-        fputs("}\n", f);
-    } else if (format == SERVE_FMT_VERBOSE_JSON) {
-        if (!put_verbose(f, r)) {
-            fclose(f);
-            free(buf);
-            return NULL;
-        }
-    } else {
-        int index = 0;
-        out_begin(f, cli_format[format]);
-        for (int i = 0; i < r->n_segments; i++) out_segment(f, cli_format[format], &r->segments[i], NULL, &index);
+    out_state st = {.top_words = r->word_timestamps};
+    if (!out_write(f, format, r, &st)) {
+        fclose(f);
+        free(buf);
+        return NULL;
     }
     return finish(f, &buf, n);
-}
-
-const char *serve_content_type(int format)
-{
-    switch (format) {
-    case SERVE_FMT_JSON:
-    case SERVE_FMT_VERBOSE_JSON: return "application/json";
-    case SERVE_FMT_VTT: return "text/vtt; charset=utf-8";
-    default: return "text/plain; charset=utf-8";
-    }
 }
 
 static void put_or_null(FILE *f, const char *s)

@@ -1,0 +1,164 @@
+/* output_json.c — the json writer (output.h): openai-whisper's WriteJSON, the result dict
+ * (text, segments, language, plus language_probability when detected and duration, as
+ * OpenAI's verbose_json has them; words in every segment with word timestamps, and on
+ * request OpenAI's top-level words last), strings and numbers as Python's json.dump
+ * writes them. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* A double as Python's repr: the shortest digits that read back as the same value,
+ * positional for exponents -4 .. 15 (with ".0" when integral), else d.ddde+XX. */
+static void put_number(FILE *f, double x)
+{
+    if (isnan(x) || isinf(x)) {
+        fputs(isnan(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity", f);
+        return;
+    }
+    char e[40], digits[24];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, x);
+        if (strtod(e, NULL) == x) break;
+    }
+    const char *m = e[0] == '-' ? e + 1 : e;
+    int n = 0;
+    for (const char *c = m; *c && *c != 'e'; c++)
+        if (*c != '.') digits[n++] = *c;
+    digits[n] = 0;
+    int exp = atoi(strchr(e, 'e') + 1);
+    if (e[0] == '-') fputc('-', f);
+    if (exp < -4 || exp >= 16) {
+        fprintf(f, "%c%s%s", digits[0], n > 1 ? "." : "", digits + 1);
+        fprintf(f, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
+    } else if (exp < 0) {
+        fprintf(f, "0.%.*s%s", -exp - 1, "0000", digits);
+    } else if (n <= exp + 1) {
+        fprintf(f, "%s%.*s.0", digits, exp + 1 - n, "0000000000000000");
+    } else {
+        fprintf(f, "%.*s.%s", exp + 1, digits, digits + exp + 1);
+    }
+}
+
+/* A JSON string as Python's json.dump (ensure_ascii): non-ASCII as \\uXXXX (UTF-16). */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        int extra = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+        if (c >= 0x80) {
+            unsigned cp = c & (0x3f >> extra);
+            int k = 1;
+            for (; k <= extra && (p[k] & 0xc0) == 0x80; k++) cp = cp << 6 | (p[k] & 0x3f);
+            if (c < 0xc0 || k <= extra) cp = 0xfffd, k = 1; /* malformed: the replacement character */
+            p += k;
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                fprintf(f, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+            } else {
+                fprintf(f, "\\u%04x", cp);
+            }
+            continue;
+        }
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c == '\n') fputs("\\n", f);
+        else if (c == '\r') fputs("\\r", f);
+        else if (c == '\t') fputs("\\t", f);
+        else if (c == '\b') fputs("\\b", f);
+        else if (c == '\f') fputs("\\f", f);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc((int)c, f);
+        p++;
+    }
+    fputc('"', f);
+}
+
+/* R's words over all its segments as OpenAI's verbose_json has them at the top level:
+ * , "words": [{"word": ..., "start": ..., "end": ...}, ...] (the word without the leading
+ * space openai-whisper's words carry). */
+static void put_top_words(FILE *f, const sotto_result *r)
+{
+    fputs(", \"words\": [", f);
+    bool first = true;
+    for (int i = 0; i < r->n_segments; i++)
+        for (int k = 0; k < r->segments[i].n_words; k++) {
+            const sotto_word *w = &r->segments[i].words[k];
+            const char *text = w->word;
+            while (*text == ' ') text++;
+            fputs(first ? "{\"word\": " : ", {\"word\": ", f);
+            put_string(f, text);
+            fputs(", \"start\": ", f);
+            put_number(f, w->start);
+            fputs(", \"end\": ", f);
+            put_number(f, w->end);
+            fputc('}', f);
+            first = false;
+        }
+    fputc(']', f);
+}
+
+void out_json_end(FILE *f, const sotto_result *r, out_state *st)
+{
+    fputs("{\"text\": ", f);
+    put_string(f, r->text);
+    fputs(", \"segments\": [", f);
+    for (int i = 0; i < r->n_segments; i++) {
+        const sotto_segment *s = &r->segments[i];
+        fprintf(f, "%s{\"id\": %d, \"seek\": %lld, \"start\": ", i ? ", " : "", s->id, (long long)s->seek);
+        put_number(f, s->start);
+        fputs(", \"end\": ", f);
+        put_number(f, s->end);
+        fputs(", \"text\": ", f);
+        put_string(f, s->text);
+        fputs(", \"tokens\": [", f);
+        for (int t = 0; t < s->n_tokens; t++) fprintf(f, "%s%d", t ? ", " : "", (int)s->tokens[t]);
+        fputs("], \"temperature\": ", f);
+        put_number(f, s->temperature);
+        fputs(", \"avg_logprob\": ", f);
+        put_number(f, s->avg_logprob);
+        fputs(", \"compression_ratio\": ", f);
+        put_number(f, s->compression_ratio);
+        fputs(", \"no_speech_prob\": ", f);
+        put_number(f, s->no_speech_prob);
+        if (r->word_timestamps) {
+            fputs(", \"words\": [", f);
+            for (int w = 0; w < s->n_words; w++) {
+                const sotto_word *x = &s->words[w];
+                fputs(w ? ", {\"word\": " : "{\"word\": ", f);
+                put_string(f, x->word);
+                fputs(", \"start\": ", f);
+                put_number(f, x->start);
+                fputs(", \"end\": ", f);
+                put_number(f, x->end);
+                fputs(", \"probability\": ", f);
+                put_number(f, x->probability);
+                fputc('}', f);
+            }
+            fputc(']', f);
+        }
+        fputc('}', f);
+    }
+    fputs("], \"language\": ", f);
+    put_string(f, r->language);
+    if (r->language_detected) {
+        fputs(", \"language_probability\": ", f);
+        put_number(f, r->language_probability);
+    }
+    fputs(", \"duration\": ", f);
+    put_number(f, r->duration);
+    if (st->top_words) put_top_words(f, r);
+    fputs("}\n", f);
+}
+
+void out_json_string(FILE *f, const char *s)
+{
+    put_string(f, s);
+}
+
+void out_json_number(FILE *f, double x)
+{
+    put_number(f, x);
+}
