@@ -1,6 +1,7 @@
 /* test_lines.c — srt/vtt cues cut from word times (tools/sotto/output.c, --max-line-len and
  * --split-on-word): the exact files for synthetic segments, English words (every one with
- * its leading space) and words of a language written without spaces. */
+ * its leading space) and words of a language written without spaces; and the lrc writer's
+ * lines. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,5 +76,25 @@ int main(void)
            "7\n00:00:03,000 --> 00:00:04,000\n我们明天去\n\n"
            "8\n00:00:04,000 --> 00:00:04,800\n北京吧\n\n",
            "max 4, split on word");
+    { /* lrc: [mm:ss.xx] lines, the start rounded to hundredths, minutes past an hour, blank
+       * segments left out; -f all and -f lrc find it */
+        sotto_segment seg[] = {{.start = 0.0, .end = 2.3, .text = " Alice and\nRobert. "},
+                               {.start = 3.005, .end = 3.5, .text = "  "},
+                               {.start = 61.994, .end = 62.5, .text = "我们明天去"},
+                               {.start = 3725.5, .end = 3726.0, .text = " late"}};
+        sotto_result r = {.text = "", .language = "en", .segments = seg, .n_segments = 4};
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        out_state st = {0};
+        const out_writer *w = out_find("lrc");
+        CHECK(w && out_write(f, w, &r, &st), "lrc written");
+        fclose(f);
+        const char *want = "[by:sotto]\n[00:00.00] Alice and Robert.\n[01:01.99] 我们明天去\n[62:05.50] late\n";
+        CHECK(buf && strcmp(buf, want) == 0, "lrc:\n--- got\n%s--- want\n%s", buf ? buf : "", want);
+        free(buf);
+        CHECK(w && !strcmp(w->ext, "lrc") && (out_format("all") & out_format("lrc")) && strstr(out_names(), "lrc"),
+              "lrc in the table");
+    }
     return check_summary();
 }

@@ -11,6 +11,7 @@ a missing one is named and skipped, the other written, exit 1 with a count; an u
 usage: test_outputs.py SOTTO MODEL AUDIO SCHEMA WORKDIR [SOTTO OPTIONS...]
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -73,6 +74,17 @@ def main():
 
     with open(path("txt"), encoding="utf-8") as f:
         check(f.read().splitlines() == [s["text"].strip() for s in segs], "txt: a line per segment")
+
+    with open(path("lrc"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    check(lines[0] == "[by:sotto]", "lrc header")
+    check(len(lines) - 1 == len(spoken), f"lrc: {len(lines) - 1} lines for {len(spoken)} segments with text")
+    for line, s in zip(lines[1:], spoken):
+        m = re.fullmatch(r"\[(\d\d+):(\d\d)\.(\d\d)\] (.*)", line)
+        check(m is not None, f"lrc line {line!r}")
+        if m:
+            t = int(m[1]) * 60 + int(m[2]) + int(m[3]) / 100
+            check(abs(t - s["start"]) <= 0.005 and m[4] == s["text"].strip(), f"lrc line {line!r} for {s}")
 
     out = subprocess.run(base + ["-f", "srt", audio], check=True, capture_output=True, text=True).stdout
     with open(path("srt"), encoding="utf-8") as f:

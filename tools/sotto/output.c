@@ -1,8 +1,9 @@
 /* output.c — the table of transcript writers (output.h) and the plain-text ones, mirroring
  * openai/whisper utils.py: WriteTXT (each segment's text stripped, a line each), WriteSRT
  * (numbered cues, hours always, decimal comma), WriteVTT ("WEBVTT", cues with dotted
- * milliseconds), WriteTSV (integer milliseconds); json is output_json.c's. Timestamps
- * round to milliseconds half to even, as Python's round. */
+ * milliseconds), WriteTSV (integer milliseconds); whisper.cpp's LRC (lyrics: a
+ * "[mm:ss.xx] text" line per segment); json is output_json.c's. Timestamps round half to
+ * even (to milliseconds, LRC's to hundredths), as Python's round. */
 #define _POSIX_C_SOURCE 200809L
 #include "output.h"
 
@@ -126,12 +127,28 @@ static bool tsv_segment(FILE *f, const sotto_segment *s, out_state *st)
     return true;
 }
 
+static void lrc_begin(FILE *f, out_state *st) { fputs("[by:sotto]\n", f); }
+
+/* A lyrics line: the segment's start as [mm:ss.xx] (minutes past 59 go on counting, as
+ * whisper.cpp's output_lrc writes them), its text stripped, on one line. Blank segments
+ * are left out, as in srt and vtt. */
+static bool lrc_segment(FILE *f, const sotto_segment *s, out_state *st)
+{
+    if (blank(s->text)) return true;
+    long long cs = llrint(s->start * 100.0);
+    fprintf(f, "[%02lld:%02lld.%02lld] ", cs / 6000, cs % 6000 / 100, cs % 100);
+    put_stripped(f, s->text, "\n", " ");
+    fputc('\n', f);
+    return true;
+}
+
 const out_writer out_writers[] = {
     {"txt", "txt", "text/plain; charset=utf-8", no_begin, txt_segment, no_end},
     {"srt", "srt", "text/plain; charset=utf-8", no_begin, srt_segment, no_end},
     {"vtt", "vtt", "text/vtt; charset=utf-8", vtt_begin, vtt_segment, no_end},
     {"tsv", "tsv", "text/tab-separated-values; charset=utf-8", tsv_begin, tsv_segment, no_end},
     {"json", "json", "application/json", no_begin, no_segment, out_json_end},
+    {"lrc", "lrc", "text/plain; charset=utf-8", lrc_begin, lrc_segment, no_end},
 };
 const int out_n_writers = sizeof out_writers / sizeof *out_writers;
 
