@@ -232,21 +232,35 @@ typedef enum sotto_device_type {
 } sotto_device_type;
 
 typedef struct sotto_device_info {
-    char name[256];            /* as the driver names it */
+    char backend[16];          /* the backend that runs it: "cpu", "vulkan" */
+    int index;                 /* N of its device string "backend:N"; -1 for a backend of
+                                  one device, named alone ("cpu") */
+    char name[256];            /* as its driver names it ("avx2 kernels" for the CPU) */
     sotto_device_type type;
-    uint64_t memory_bytes;     /* its largest device-local memory heap */
-    char api_version[16];      /* the Vulkan version it supports, "1.3.230" */
+    uint64_t memory_bytes;     /* its largest device-local memory heap; 0 for the host */
+    char version[32];          /* the backend's own version of it, "Vulkan 1.3.230"; "" if none */
     char unusable[160];        /* "" when sotto can run on it, else what it lacks */
 } sotto_device_info;
 
 /* "discrete GPU", "integrated GPU", "virtual GPU", "software", "other". */
 const char *sotto_device_type_name(sotto_device_type type);
 
-/* Lists the machine's Vulkan devices in the order "vulkan:N" counts them: up to CAP of
- * them into OUT, their number into *N. SOTTO_ERR_UNSUPPORTED (message in
- * sotto_last_error()) when this build has no Vulkan backend or no Vulkan loader is
- * installed; a loader without devices lists none. */
-sotto_status sotto_device_list(sotto_device_info *out, int cap, int *n);
+/* The name of the I-th backend this build has ("cpu", "vulkan": the order sotto info
+ * --devices lists them in), NULL from the last on. Valid for the program's life. */
+const char *sotto_backend_name(int i);
+
+/* Lists the devices of the backend named BACKEND in the order "BACKEND:N" counts them: up
+ * to CAP of them into OUT, their number into *N. SOTTO_ERR_INVALID_ARG for a backend this
+ * build does not have; SOTTO_ERR_UNSUPPORTED (message in sotto_last_error()) when the
+ * backend cannot list (vulkan: not built in, or no Vulkan loader installed); a loader
+ * without devices lists none. */
+sotto_status sotto_device_list(const char *backend, sotto_device_info *out, int cap, int *n);
+
+/* SOTTO_OK when DEVICE has the form sotto_context_params.device takes (NULL, "auto", a
+ * backend's name, or "name:N" for a backend that counts its devices), else
+ * SOTTO_ERR_INVALID_ARG with "'DEVICE' is not a device: use ..." in sotto_last_error().
+ * Checks the form only: whether the device exists is for sotto_context_init. */
+sotto_status sotto_device_check(const char *device);
 
 /* ---- context -------------------------------------------------------------------- */
 
@@ -262,8 +276,9 @@ typedef struct sotto_context_params {
      *   "cpu"           the CPU
      *   "vulkan"        the best Vulkan device: discrete, integrated, virtual, then a
      *                   software one (lavapipe)
-     *   "vulkan:N"      device N of sotto_device_list, whatever its type
-     * sotto_context_device names the one chosen. */
+     *   "vulkan:N"      device N of sotto_device_list("vulkan"), whatever its type
+     * (sotto_device_check says whether a string has one of these forms, for the
+     * backends of this build.) sotto_context_device names the one chosen. */
     const char *device;
     int max_sequences;         /* sequences decoded together, each with a KV cache of its own:
                                   the most beams or best-of samples a transcription may use

@@ -1,8 +1,9 @@
-/* backend.h — the seam between the engine (src/whisper/) and a compute backend (src/cpu/
- * for the CPU; a GPU backend implements the same table): buffer handles, memory, and the
- * ops the encoder, decoder and search call. The engine never sees a kernel, a thread or
- * a device; a backend never sees a model or an engine struct. docs/ARCHITECTURE.md says
- * how to add an op or a backend. */
+/* backend.h — the seam between the engine (src/whisper/, src/vad/) and a compute backend
+ * (a folder of src/: the CPU, Vulkan): buffer handles, memory, the ops the encoder,
+ * decoder and search call, and the registry of backends (backend_reg.c) that a context
+ * opens its device through. The engine never sees a kernel, a thread or a device; a
+ * backend never sees a model or an engine struct. docs/ARCHITECTURE.md says how to add an
+ * op or a backend. */
 #ifndef SOTTO_BACKEND_H
 #define SOTTO_BACKEND_H
 
@@ -140,6 +141,62 @@ _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BAC
 struct sotto__backend {
     const sotto__backend_ops *ops;
 };
+
+/* ---- the registry (backend_reg.c) ------------------------------------------------- */
+
+enum { SOTTO__THREADS_MAX = 256 }; /* the most worker threads a backend runs */
+
+/* Where a backend keeps what it derives from the weights once for all the backends made
+ * on them (the CPU's vocabulary proxy): DERIVED returns the data in SLOT of OWNER, made
+ * by MAKE(ARG) on the first call (callers of the same slot wait and share one copy) and
+ * freed by FREE_FN with the weights; NULL when MAKE failed. RELEASE_PAGES hands [P, P + N)
+ * of the weights' file mapping back to the page cache (for weights read through a
+ * derived copy). */
+typedef struct sotto__weights_cache {
+    void *(*derived)(const void *owner, int slot, void *(*make)(void *arg), void (*free_fn)(void *), void *arg);
+    void (*release_pages)(const void *owner, const void *p, size_t n);
+    const void *owner;
+} sotto__weights_cache;
+enum { SOTTO__SLOT_VOCAB_PROXY = 0 }; /* the slots of sotto__weights_cache.derived */
+
+/* What a backend is created for. */
+typedef struct sotto__backend_config {
+    int n_threads;             /* worker threads of a CPU backend; <= 0: every online core */
+    sotto__limits lim;         /* the largest shapes its ops are called with */
+    int index;                 /* N of "name:N"; -1: the backend's best device */
+    bool gpu_only;             /* auto: only a discrete or integrated GPU, else SOTTO_ERR_UNSUPPORTED */
+    const sotto__linear *vocab; /* the tied embedding argmax is called with (its shortcut), or NULL */
+    sotto__weights_cache cache; /* for what it derives from VOCAB (owner NULL: nothing kept) */
+} sotto__backend_config;
+
+/* One backend as the registry lists it. */
+typedef struct sotto__backend_reg {
+    const char *name;          /* the device string's name: "cpu", "vulkan" */
+    bool indexed;              /* it counts its devices: "name:N" names the N-th of LIST */
+    bool fallback;             /* auto's last resort (its memory is the host's): the CPU */
+    /* its devices (sotto.h sotto_device_info, backend and index filled) into OUT[0 .. CAP),
+     * their number into *N; fails with a message when it cannot list (not built in, no
+     * driver) */
+    sotto_status (*list)(sotto_device_info *out, int cap, int *n, sotto__err *err);
+    /* a backend on the device CFG names into *OUT, described in DESC ("name:N DEVICE
+     * (TYPE)"); fails with a message that starts with "NAME: " */
+    sotto_status (*create)(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
+                           sotto__err *err);
+} sotto__backend_reg;
+
+/* The registered backends, in the order listing and auto visit them, NULL after the last. */
+const sotto__backend_reg *sotto__backend_reg_at(int i);
+
+/* A backend on DEVICE (sotto.h sotto_context_params: NULL or "auto", a backend's name, or
+ * "name:N" for one that counts its devices), described in DESC. auto takes the first
+ * backend with a GPU, else the fallback. Fails with SOTTO_ERR_INVALID_ARG and a message
+ * for a string of another form, else with the backend's failure. */
+sotto_status sotto__backend_open(const char *device, const sotto__backend_config *cfg, sotto__backend **out,
+                                 char *desc, size_t desc_len, sotto__err *err);
+
+/* The fallback backend (whose memory is the host's, sotto__backend_ops.host never NULL):
+ * for work that reads its buffers in place (the VAD). */
+sotto_status sotto__backend_open_host(const sotto__backend_config *cfg, sotto__backend **out, sotto__err *err);
 
 /* Imports through BE: an f32 array of N values, a linear layer, a norm of N values. */
 sotto_status sotto__import_f32(sotto__backend *be, const float *p, size_t n, sotto__buf *out, sotto__err *err);

@@ -3,11 +3,17 @@
  * mapping, and every op runs at once on the thread pool through ops.h. */
 #include "backend_cpu.h"
 
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../quant.h"
 #include "ops.h"
+#include "threadpool.h"
+
+_Static_assert((int)SOTTO__POOL_MAX == (int)SOTTO__THREADS_MAX, "the pool runs the threads backend.h promises");
 
 typedef struct cpu_backend {
     sotto__backend base;
@@ -240,3 +246,65 @@ void sotto__cpu_backend_use_proxy(sotto__backend *be, const void *w, const sotto
     cpu(be)->proxy_w = w;
     cpu(be)->proxy = p;
 }
+
+typedef struct proxy_arg {
+    sotto__backend *be;
+    const sotto__backend_config *cfg;
+} proxy_arg;
+
+/* The vocabulary proxy of the embedding, made once per model on the first CPU backend's
+ * threads. From then on a greedy step reads only a few rows of an f32/f16 table (the
+ * token's own and the exact candidates): where it is mapped from the file, it is left to
+ * the page cache (a q8_0 table stays: a flat step reads it whole). */
+static void *make_proxy(void *arg)
+{
+    proxy_arg *a = arg;
+    const sotto__linear *e = a->cfg->vocab;
+    sotto__proxy *p = sotto__cpu_proxy_make(a->be, e);
+    size_t bytes;
+    if (p && e->type != SOTTO_TYPE_Q8_0 && a->cfg->cache.release_pages &&
+        sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes))
+        a->cfg->cache.release_pages(a->cfg->cache.owner, e->w, bytes);
+    return p;
+}
+
+/* The registry's create: CFG's threads (every online core for <= 0, at most
+ * SOTTO__POOL_MAX), with the vocabulary proxy of CFG's embedding (kept in its cache)
+ * unless SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the same ids either way). */
+static sotto_status cpu_create(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
+                               sotto__err *err)
+{
+    int n_threads = cfg->n_threads;
+    if (n_threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        n_threads = n > 0 ? (int)n : 1;
+    }
+    if (n_threads > SOTTO__POOL_MAX) n_threads = SOTTO__POOL_MAX;
+    if (cfg->gpu_only) return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "cpu: not a GPU");
+    sotto_status st = sotto__cpu_backend_create(n_threads, &cfg->lim, out, err);
+    if (st) return st;
+    snprintf(desc, desc_len, "cpu (%s kernels, %d thread%s)", cpu(*out)->ex.k->name, n_threads,
+             n_threads == 1 ? "" : "s");
+    const char *env = getenv("SOTTO_VOCAB_PROXY");
+    if (!cfg->vocab || !cfg->cache.derived || (env && strcmp(env, "0") == 0)) return SOTTO_OK;
+    proxy_arg a = {*out, cfg};
+    const sotto__proxy *p = cfg->cache.derived(cfg->cache.owner, SOTTO__SLOT_VOCAB_PROXY, make_proxy,
+                                               sotto__cpu_proxy_free, &a);
+    sotto__cpu_backend_use_proxy(*out, cfg->vocab->w, p);
+    return SOTTO_OK;
+}
+
+/* The one CPU device: its kernel set. */
+static sotto_status cpu_list(sotto_device_info *out, int cap, int *n, sotto__err *err)
+{
+    *n = 1;
+    if (cap < 1) return SOTTO_OK;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s kernels", sotto__kernels_get()->name);
+    out->type = SOTTO_DEVICE_OTHER;
+    return SOTTO_OK;
+}
+
+const sotto__backend_reg sotto__cpu_reg = {
+    .name = "cpu", .indexed = false, .fallback = true, .list = cpu_list, .create = cpu_create,
+};

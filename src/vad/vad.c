@@ -5,7 +5,8 @@
  * strides 1, 2, 2, 1), an LSTM cell whose (h, c) carries over to the next window, and
  * sigmoid(conv1x1(ReLU(h))). Weights come from vad/vad_model.c. The windows of a push
  * are batched: the STFT, the convolutions and the LSTM's input projection are matrix
- * products on a CPU backend of the stream's own (backend.h linear); the recurrence, which
+ * products on the host backend of the stream's own (backend.h: the registry's fallback,
+ * whose buffers are host memory; its linear op); the recurrence, which
  * must go window by window, and the element-wise steps are plain C on host memory. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -17,8 +18,6 @@
 
 #include "../backend.h"
 #include "vad_model.h"
-#include "../cpu/backend_cpu.h"
-#include "../cpu/threadpool.h"
 
 enum {
     BATCH = 64,                /* windows per batch of matrix products */
@@ -128,11 +127,6 @@ sotto_status sotto_vad_stream_init(const sotto_vad *vad, int n_threads, sotto_va
     if (!out) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "sotto_vad_stream_init: no output pointer"});
     *out = NULL;
     if (!vad) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "sotto_vad_stream_init: no VAD model"});
-    if (n_threads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        n_threads = n > 0 ? (int)n : 1;
-    }
-    if (n_threads > SOTTO__POOL_MAX) n_threads = SOTTO__POOL_MAX;
     sotto_vad_stream *s = calloc(1, sizeof *s);
     if (!s) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});
     s->vad = vad;
@@ -140,9 +134,10 @@ sotto_status sotto_vad_stream_init(const sotto_vad *vad, int n_threads, sotto_va
     s->buf = malloc((SOTTO__VAD_CONTEXT + (size_t)BATCH * SOTTO__VAD_WINDOW) * sizeof *s->buf);
     sotto_status st = s->whh_t && s->buf ? SOTTO_OK : sotto__fail(&err, SOTTO_ERR_NOMEM, "out of memory");
     /* the largest linear: 4 * BATCH rows of K1 inputs */
-    sotto__limits lim = {.max_rows = 4 * BATCH, .max_in = K1, .max_keys = 1, .max_heads = 1, .max_dh = 1,
-                         .cross_type = SOTTO_TYPE_F32, .cross_keys = 1, .vocab_in = 1};
-    if (!st) st = sotto__cpu_backend_create(n_threads, &lim, &s->be, &err);
+    sotto__backend_config cfg = {.n_threads = n_threads, .index = -1,
+                                 .lim = {.max_rows = 4 * BATCH, .max_in = K1, .max_keys = 1, .max_heads = 1,
+                                         .max_dh = 1, .cross_type = SOTTO_TYPE_F32, .cross_keys = 1, .vocab_in = 1}};
+    if (!st) st = sotto__backend_open_host(&cfg, &s->be, &err);
     if (!st) st = import_weights(s, &err);
     if (!st) st = alloc_bufs(s, &err);
     if (st) {

@@ -439,3 +439,14 @@ void sotto__vk_plant_error(sotto__backend *be)
 bool sotto__vk_has_messenger(const sotto__backend *be) { return ((const sotto__vk *)be)->vi.messenger != VK_NULL_HANDLE; }
 
 bool sotto__vk_exact_fma(const sotto__backend *be) { return ((const sotto__vk *)be)->d.f64; }
+
+static sotto_status vk_create(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
+                              sotto__err *err)
+{
+    sotto__vk_want want = {.index = cfg->index, .gpu_only = cfg->gpu_only};
+    return sotto__vk_backend_create(want, &cfg->lim, out, desc, desc_len, err);
+}
+
+const sotto__backend_reg sotto__vulkan_reg = {
+    .name = "vulkan", .indexed = true, .fallback = false, .list = sotto__vk_list, .create = vk_create,
+};

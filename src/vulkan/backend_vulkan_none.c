@@ -27,3 +27,14 @@ void sotto__vk_plant_error(sotto__backend *be) {}
 bool sotto__vk_has_messenger(const sotto__backend *be) { return false; }
 
 bool sotto__vk_exact_fma(const sotto__backend *be) { return false; }
+
+static sotto_status create_none(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
+                                sotto__err *err)
+{
+    *out = NULL;
+    return not_built(err);
+}
+
+const sotto__backend_reg sotto__vulkan_reg = {
+    .name = "vulkan", .indexed = true, .fallback = false, .list = sotto__vk_list, .create = create_none,
+};

@@ -315,7 +315,7 @@ sotto_status sotto__vk_list(sotto_device_info *out, int cap, int *n, sotto__err 
         snprintf(o->name, sizeof o->name, "%s", p.deviceName);
         o->type = sotto__vk_type(&p);
         o->memory_bytes = device_memory(&m);
-        snprintf(o->api_version, sizeof o->api_version, "%u.%u.%u", VK_API_VERSION_MAJOR(p.apiVersion),
+        snprintf(o->version, sizeof o->version, "Vulkan %u.%u.%u", VK_API_VERSION_MAJOR(p.apiVersion),
                  VK_API_VERSION_MINOR(p.apiVersion), VK_API_VERSION_PATCH(p.apiVersion));
         sotto__vkd_check(&vi, phys[i], o->unusable, sizeof o->unusable);
     }

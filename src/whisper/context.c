@@ -1,6 +1,7 @@
 /* context.c — creating and freeing contexts (a backend, the encoder's and decoder's
  * weights imported into it, one arena for every buffer), and the checked public entry
- * points of the engine. The one place that knows which backend a context runs on. */
+ * points of the engine. The backend comes from the registry (backend.h), by the
+ * device string. */
 #define _POSIX_C_SOURCE 200809L
 #include "context.h"
 
@@ -10,11 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../vulkan/backend_vulkan.h"
-#include "../cpu/backend_cpu.h"
-#include "../cpu/threadpool.h"
+static void *model_derived(const void *owner, int slot, void *(*make)(void *), void (*free_fn)(void *), void *arg)
+{
+    return sotto__model_derived(owner, slot, make, free_fn, arg);
+}
 
-enum { SLOT_VOCAB_PROXY = 0 }; /* model.h sotto__model_derived slots */
+static void model_release_pages(const void *owner, const void *p, size_t n) { sotto__model_release_pages(owner, p, n); }
 
 sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
 {
@@ -34,28 +36,6 @@ const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->er
 
 const char *sotto_context_device(const sotto_context *ctx) { return ctx ? ctx->device : ""; }
 
-const char *sotto_device_type_name(sotto_device_type type)
-{
-    switch (type) {
-    case SOTTO_DEVICE_DISCRETE_GPU: return "discrete GPU";
-    case SOTTO_DEVICE_INTEGRATED_GPU: return "integrated GPU";
-    case SOTTO_DEVICE_VIRTUAL_GPU: return "virtual GPU";
-    case SOTTO_DEVICE_SOFTWARE: return "software";
-    default: return "other";
-    }
-}
-
-sotto_status sotto_device_list(sotto_device_info *out, int cap, int *n)
-{
-    sotto__err err = {0};
-    int count = 0;
-    if (!n || cap < 0 || (cap && !out))
-        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "device list: no room given"});
-    sotto_status st = sotto__vk_list(out, cap, &count, &err);
-    *n = count;
-    return st ? sotto__publish(&err) : SOTTO_OK;
-}
-
 /* The largest shapes the encoder and decoder call the ops with. */
 static sotto__limits limits(const sotto_model *m, sotto_type cross_type)
 {
@@ -69,78 +49,15 @@ static sotto__limits limits(const sotto_model *m, sotto_type cross_type)
                            .cross_keys = h->n_audio_ctx, .vocab_in = h->n_text_state};
 }
 
-typedef struct proxy_arg {
-    sotto__backend *be;
-    const sotto_model *m;
-} proxy_arg;
-
-/* The vocabulary proxy of the model's embedding, made once per model on the first CPU
- * context's threads. From then on a greedy step reads only a few rows of an f32/f16
- * table (the token's own and the exact candidates): where it is mapped from the file,
- * it is left to the page cache (a q8_0 table stays: a flat step reads it whole). */
-static void *make_proxy(void *arg)
-{
-    proxy_arg *a = arg;
-    const sotto__linear *e = &a->m->w.tok_emb;
-    sotto__proxy *p = sotto__cpu_proxy_make(a->be, e);
-    size_t bytes;
-    if (p && e->type != SOTTO_TYPE_Q8_0 && sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes))
-        sotto__model_release_pages(a->m, e->w, bytes);
-    return p;
-}
-
-/* The CPU backend for M on N_THREADS, with the vocabulary proxy unless
- * SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the same ids either way). */
-static sotto_status cpu_backend(const sotto_model *m, int n_threads, const sotto__limits *lim, sotto__backend **be,
-                                sotto__err *err)
-{
-    const sotto__weights *w = &m->w;
-    sotto_status st = sotto__cpu_backend_create(n_threads, lim, be, err);
-    if (st) return st;
-    const char *env = getenv("SOTTO_VOCAB_PROXY");
-    if (env && strcmp(env, "0") == 0) return SOTTO_OK;
-    proxy_arg a = {*be, m};
-    const sotto__proxy *p = sotto__model_derived(m, SLOT_VOCAB_PROXY, make_proxy, sotto__cpu_proxy_free, &a);
-    sotto__cpu_backend_use_proxy(*be, w->tok_emb.w, p);
-    return SOTTO_OK;
-}
-
-/* "vulkan" (*INDEX -1) or "vulkan:N" (*INDEX N); false for anything else. */
-static bool parse_vulkan(const char *s, int *index)
-{
-    if (strncmp(s, "vulkan", 6) != 0) return false;
-    *index = -1;
-    if (!s[6]) return true;
-    if (s[6] != ':' || !s[7]) return false;
-    long v = 0;
-    for (const char *p = s + 7; *p; p++) {
-        if (*p < '0' || *p > '9' || v > 9999) return false;
-        v = v * 10 + (*p - '0');
-    }
-    *index = (int)v;
-    return true;
-}
-
-/* The backend DEVICE names (sotto.h sotto_context_params), described in CTX->device:
- * auto tries for a GPU and takes the CPU when there is none (or it fails to start). */
+/* The backend DEVICE names (sotto.h sotto_context_params), through the registry,
+ * described in CTX->device. */
 static sotto_status make_backend(sotto_context *ctx, const char *device, int n_threads, sotto__err *err)
 {
     const sotto_model *m = ctx->model;
-    const char *dev = device ? device : "auto";
-    sotto__limits lim = limits(m, sotto__decoder_cross_type(m));
-    bool cpu = strcmp(dev, "cpu") == 0, any = strcmp(dev, "auto") == 0;
-    sotto__vk_want want = {.index = -1, .gpu_only = any};
-    if (!cpu && !any && !parse_vulkan(dev, &want.index))
-        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "device '%s': expected cpu, vulkan, vulkan:N or auto", dev);
-    if (!cpu) {
-        sotto__err vk_err = {0};
-        sotto_status st = sotto__vk_backend_create(want, &lim, &ctx->be, ctx->device, sizeof ctx->device, &vk_err);
-        const char *why = strncmp(vk_err.msg, "vulkan: ", 8) == 0 ? vk_err.msg + 8 : vk_err.msg;
-        if (!st || !any) return st ? sotto__fail(err, st, "device %s: %s", dev, why) : SOTTO_OK;
-    }
-    snprintf(ctx->device, sizeof ctx->device, "cpu (%s kernels, %d thread%s)", sotto_kernels_name(), n_threads,
-             n_threads == 1 ? "" : "s");
-    return cpu_backend(m, n_threads, &lim, &ctx->be, err);
+    sotto__backend_config cfg = {.n_threads = n_threads, .lim = limits(m, sotto__decoder_cross_type(m)),
+                                 .vocab = &m->w.tok_emb,
+                                 .cache = {model_derived, model_release_pages, m}};
+    return sotto__backend_open(device, &cfg, &ctx->be, ctx->device, sizeof ctx->device, err);
 }
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
@@ -149,19 +66,13 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     sotto__err err = {0};
     if (!model) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: no model"});
     sotto_context_params p = params ? *params : sotto_context_params_default();
-    int n_threads = p.n_threads;
-    if (n_threads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        n_threads = n > 0 ? (int)n : 1;
-    }
-    if (n_threads > SOTTO__POOL_MAX) n_threads = SOTTO__POOL_MAX;
     if (p.max_sequences < 1 || p.max_sequences > SOTTO_MAX_SEQUENCES)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: max_sequences must be 1..16"});
     sotto_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
     ctx->model = model;
     sotto__arena arena = {0};
-    sotto_status st = make_backend(ctx, p.device, n_threads, &err);
+    sotto_status st = make_backend(ctx, p.device, p.n_threads, &err);
     if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, &arena, &err);
     if (!st) st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences, &arena, &err);
     if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);

@@ -34,8 +34,8 @@ int cli_threads(long requested);
  * OUT; false when none is given or installed (with a message when REQUIRED). */
 bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required);
 
-/* The device to run on: FLAG (--device), else $SOTTO_DEVICE, else "auto". NULL, with a
- * message naming CMD, when it is none of auto, cpu, vulkan, vulkan:N. */
+/* The device to run on: FLAG (--device), else $SOTTO_DEVICE, else "auto". NULL, with the
+ * library's message (sotto_device_check) naming CMD, when it is not a device string. */
 const char *cli_device(const char *cmd, const char *flag);
 
 /* Creates the context on P's device and says on stderr which device it runs on; NULL

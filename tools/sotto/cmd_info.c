@@ -20,25 +20,32 @@ static void show_token(const sotto_model *m, const char *label, int32_t id)
     else printf("  %-16s   none\n", label);
 }
 
-/* `sotto info --devices`: the CPU, then every Vulkan device with what --device calls it
- * and whether auto would take it. */
+/* `sotto info --devices`: every backend's devices with what --device calls them and
+ * whether auto would take them (a GPU, or the fallback: the CPU). */
 static int show_devices(void)
 {
-    printf("cpu          %s kernels\n", sotto_kernels_name());
-    sotto_device_info dev[16];
-    int n = 0;
-    if (sotto_device_list(dev, 16, &n) != SOTTO_OK) {
-        printf("vulkan       none: %s\n", sotto_last_error());
-        return EXIT_OK;
-    }
-    if (n == 0) printf("vulkan       none: the Vulkan loader found no device\n");
-    for (int i = 0; i < n && i < 16; i++) {
-        char name[32];
-        bool gpu = dev[i].type == SOTTO_DEVICE_DISCRETE_GPU || dev[i].type == SOTTO_DEVICE_INTEGRATED_GPU;
-        snprintf(name, sizeof name, "vulkan:%d", i);
-        printf("%-12s %s (%s, %.0f MB, Vulkan %s)%s%s\n", name, dev[i].name, sotto_device_type_name(dev[i].type),
-               dev[i].memory_bytes / 1e6, dev[i].api_version, dev[i].unusable[0] ? ": unusable, " : "",
-               dev[i].unusable[0] ? dev[i].unusable : gpu ? "" : " (auto skips it)");
+    const char *backend;
+    for (int b = 0; (backend = sotto_backend_name(b)); b++) {
+        sotto_device_info dev[16];
+        int n = 0;
+        if (sotto_device_list(backend, dev, 16, &n) != SOTTO_OK) {
+            printf("%-12s none: %s\n", backend, sotto_last_error());
+            continue;
+        }
+        if (n == 0) printf("%-12s none: no device found\n", backend);
+        for (int i = 0; i < n && i < 16; i++) {
+            const sotto_device_info *d = &dev[i];
+            if (d->index < 0) { /* a backend of one device: the host's */
+                printf("%-12s %s\n", d->backend, d->name);
+                continue;
+            }
+            char name[32];
+            bool gpu = d->type == SOTTO_DEVICE_DISCRETE_GPU || d->type == SOTTO_DEVICE_INTEGRATED_GPU;
+            snprintf(name, sizeof name, "%s:%d", d->backend, d->index);
+            printf("%-12s %s (%s, %.0f MB%s%s)%s%s\n", name, d->name, sotto_device_type_name(d->type),
+                   d->memory_bytes / 1e6, d->version[0] ? ", " : "", d->version, d->unusable[0] ? ": unusable, " : "",
+                   d->unusable[0] ? d->unusable : gpu ? "" : " (auto skips it)");
+        }
     }
     return EXIT_OK;
 }

@@ -130,12 +130,9 @@ const char *cli_device(const char *cmd, const char *flag)
 {
     const char *env = getenv("SOTTO_DEVICE");
     const char *d = flag ? flag : env && *env ? env : "auto";
-    long n;
-    if (strcmp(d, "auto") == 0 || strcmp(d, "cpu") == 0 || strcmp(d, "vulkan") == 0 ||
-        (strncmp(d, "vulkan:", 7) == 0 && cli_parse_int(d + 7, 0, 9999, &n)))
-        return d;
-    fprintf(stderr, "sotto %s: %s '%s' is not a device: use cpu, vulkan, vulkan:N or auto (sotto info --devices "
-                    "lists them)\n", cmd, flag ? "--device" : "SOTTO_DEVICE", d);
+    if (sotto_device_check(d) == SOTTO_OK) return d;
+    fprintf(stderr, "sotto %s: %s %s (sotto info --devices lists them)\n", cmd, flag ? "--device" : "SOTTO_DEVICE",
+            sotto_last_error());
     return NULL;
 }
 

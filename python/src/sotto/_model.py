@@ -134,8 +134,8 @@ class Model:
             Whisper directory; None: the default model of the ``sotto`` tool
             (:func:`default_model_path`).
         threads: worker threads of each context (0: every core).
-        device: "auto" (a GPU when there is one, else the CPU), "cpu", "vulkan" or
-            "vulkan:N".
+        device: "auto" (a GPU when there is one, else the CPU) or a device string the
+            library takes: "cpu", "vulkan", "vulkan:N" (``sotto info --devices`` lists them).
         vad_model: a Silero VAD GGUF for ``vad_filter`` and the silence check; None: the
             one setup installed, if any (as the tool does); False: none.
 
