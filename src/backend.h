@@ -132,8 +132,19 @@ typedef struct sotto__backend_ops {
      * every id is excluded. U: n_out floats of scratch. */
     sotto_status (*argmax)(sotto__backend *be, sotto__buf X, const sotto__blinear *emb, const sotto__i32list *excl,
                            int n_excl, sotto__buf U, int32_t *out);
+
+    /* host row math: a row of logits the engine holds in host memory (read back), on the
+     * host's fastest lanes (backend_row.h; sotto__row_max and sotto__row_exp_sum where the
+     * backend has none of its own). Every backend gives the same bits. */
+    /* the largest of X[0 .. n) (NaN skipped; -inf when none), a zero's sign as a scalar
+     * loop gives it */
+    float (*row_max)(sotto__backend *be, const float *x, int n);
+    /* the sum over i < N of e^((X[i] - M) SCALE) in double (e^ to about 2 ulp, 0 below
+     * e^-87), by index mod 4 in order, then the tail; W[i] gets each term as float when W
+     * is not NULL */
+    double (*row_exp_sum)(sotto__backend *be, const float *x, int n, float m, float scale, float *w);
 } sotto__backend_ops;
-enum { SOTTO__N_BACKEND_SLOTS = 20 };
+enum { SOTTO__N_BACKEND_SLOTS = 22 };
 _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BACKEND_SLOTS * sizeof(void (*)(void)),
                "a backend table is its name and SOTTO__N_BACKEND_SLOTS function pointers");
 

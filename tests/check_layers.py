@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """The dependency rule of docs/ARCHITECTURE.md, checked on the tree: every #include "..."
 of a source file must point into a layer that file's layer may use. Arrows run one way:
-tools (and python/) -> include -> whisper -> {cpu | vulkan} -> base; whisper -> model, audio, vad;
-vad -> model, cpu; model, audio -> base. Base is src/*.{c,h} (common, quant, tensor, backend).
+tools (and python/) -> include -> whisper -> base; whisper -> model, audio, vad;
+vad -> model; model, audio -> base; each backend (cpu, vulkan, the test build's null) -> base.
+Base is src/*.{c,h} (common, quant, tensor, and backend*: the op table and the registry).
+No layer reaches a backend's folder: the engine (whisper, vad) and the readers (model,
+audio) call ops through the table of backend.h, and only src/backend*.c names a backend
+(its registry lines); a base file other than src/backend* names none either.
 
 usage: check_layers.py SRC_ROOT        (exit 1 and one line per violation)
 """
@@ -17,11 +21,16 @@ ALLOWED = {
     "audio": {"base"},
     "cpu": {"base"},
     "vulkan": {"base"},
-    "vad": {"base", "model", "cpu"},
-    "whisper": {"base", "model", "audio", "vad", "cpu", "vulkan"},
+    "null": {"base"},
+    "vad": {"base", "model"},
+    "whisper": {"base", "model", "audio", "vad"},
     "tools": {"include"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+BACKENDS = ("cpu", "vulkan", "null")  # the backends' layers (folders)
+# a backend's own internal names (sotto__cpu_*, sotto__vk_*, ...): only its folder and
+# the registry (src/backend*) may use them
+BACKEND_NAME = re.compile(r"\bsotto__(?:cpu|vk|vki|vkd|vulkan|null|pool|kernels|op|exec|proxy)_\w*")
 
 
 def layer_of(rel):
@@ -33,6 +42,8 @@ def layer_of(rel):
         return "tools"
     if parts[0] == "python":  # the Python extension: on the public header alone, as the tool
         return "tools"
+    if parts[:2] == ["tests", "backend_null"]:  # the test build's backend: a backend as any
+        return "null"
     if parts[0] != "src":
         return None
     if len(parts) == 2:
@@ -43,7 +54,7 @@ def layer_of(rel):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     bad, files = [], 0
-    for top in ("src", "tools/sotto", "include", "python/src"):
+    for top in ("src", "tools/sotto", "include", "python/src", "tests/backend_null"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             for name in names:
                 if not name.endswith((".c", ".h")):
@@ -56,6 +67,10 @@ def main():
                 files += 1
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
+                registry = src_layer == "base" and name.startswith("backend")
+                if src_layer not in BACKENDS and not registry:
+                    for sym in sorted(set(BACKEND_NAME.findall(text))):
+                        bad.append(f"{rel}: names {sym} (only a backend's folder and src/backend* may)")
                 for inc in INCLUDE.findall(text):
                     target = os.path.normpath(os.path.join(os.path.dirname(rel), inc)).replace(os.sep, "/")
                     if not os.path.exists(os.path.join(root, target)):

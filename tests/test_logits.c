@@ -4,11 +4,31 @@
  * timestamps 12..19. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "backend.h"
 #include "whisper/logits.h"
+
+static sotto__backend *be; /* whose row math the rules use: the CPU's, of this machine's best set */
+
+/* A backend on DEVICE through the registry, for the row math alone. */
+static sotto__backend *open_backend(const char *device)
+{
+    sotto__backend_config cfg = {.n_threads = 1, .index = -1,
+                                 .lim = {.max_rows = 1, .max_in = 32, .max_keys = 1, .max_heads = 1, .max_dh = 32,
+                                         .cross_type = SOTTO_TYPE_F32, .cross_keys = 1, .vocab_in = 32}};
+    sotto__backend *b = NULL;
+    char desc[320];
+    sotto__err err = {0};
+    if (sotto__backend_open(device, &cfg, &b, desc, sizeof desc, &err)) {
+        fprintf(stderr, "test_logits: %s\n", err.msg);
+        exit(1);
+    }
+    return b;
+}
 
 enum { V = 20, EOT = 10, NOTS = 11, TB = 12 };
 
@@ -27,7 +47,7 @@ static void allowed(const int32_t *seq, int n, float *logits, bool *ok)
 {
     sotto__rules r = rules();
     for (int i = 0; i < V; i++) logits[i] = i < TB ? 3.0f : 0.0f;
-    sotto__rules_apply(&r, seq, n, logits);
+    sotto__rules_apply(be, &r, seq, n, logits);
     for (int i = 0; i < V; i++) ok[i] = isfinite(logits[i]);
 }
 
@@ -42,6 +62,7 @@ int main(void)
 {
     float L[V];
     bool ok[V];
+    be = open_backend("cpu");
     /* first step: timestamps only, at most <|0.00|> + max_initial */
     allowed(NULL, 0, L, ok);
     CHECK(count(ok, 0, TB) == 0, "first step: no text, blank or eot");
@@ -66,17 +87,17 @@ int main(void)
     sotto__rules r = rules();
     for (int i = 0; i < V; i++) L[i] = i >= TB ? 1.0f : 0.5f;
     int32_t s4[] = {TB, 4};
-    sotto__rules_apply(&r, s4, 2, L);
+    sotto__rules_apply(be, &r, s4, 2, L);
     bool text = false;
     for (int i = 0; i < TB; i++) text |= isfinite(L[i]);
     CHECK(!text, "log-sum-exp of the timestamps above the best text logit: text masked");
     for (int i = 0; i < V; i++) L[i] = i >= TB ? -5.0f : (i == 2 ? 3.0f : -9.0f);
-    sotto__rules_apply(&r, s4, 2, L);
+    sotto__rules_apply(be, &r, s4, 2, L);
     CHECK(isfinite(L[2]) && isfinite(L[TB + 1]), "a dominant text token keeps text and timestamps");
     /* no timestamps: only the lists */
     r.timestamps = false;
     for (int i = 0; i < V; i++) L[i] = 0;
-    sotto__rules_apply(&r, NULL, 0, L);
+    sotto__rules_apply(be, &r, NULL, 0, L);
     CHECK(!isfinite(L[3]) && !isfinite(L[EOT]) && !isfinite(L[7]) && isfinite(L[NOTS]) && isfinite(L[TB]),
           "without timestamp rules only SuppressBlank and SuppressTokens apply");
 
@@ -94,21 +115,27 @@ int main(void)
         double m = -INFINITY, s = 0;
         for (int i = 0; i < N - t; i++) m = x[i] > m ? x[i] : m;
         for (int i = 0; i < N - t; i++) s += exp((double)x[i] - m);
-        worst = fmax(worst, fabs(sotto__logsumexp(x, N - t) - (m + log(s))));
+        worst = fmax(worst, fabs(sotto__logsumexp(be, x, N - t) - (m + log(s))));
     }
     CHECK(worst < 1e-6, "log-sum-exp within 1e-6 of libm's (worst %g)", worst);
     for (int i = 0; i < N; i++) x[i] = -INFINITY;
-    CHECK(sotto__logsumexp(x, N) == -INFINITY, "all -inf gives -inf");
+    CHECK(sotto__logsumexp(be, x, N) == -INFINITY, "all -inf gives -inf");
     x[17] = 2.5f;
-    CHECK(fabs(sotto__logsumexp(x, N) - 2.5) < 1e-12, "one finite value gives itself");
-    CHECK(sotto__argmax(x, N) == 17, "argmax");
+    CHECK(fabs(sotto__logsumexp(be, x, N) - 2.5) < 1e-12, "one finite value gives itself");
+    CHECK(sotto__argmax(be, x, N) == 17, "argmax");
     x[40] = 2.5f;
-    CHECK(sotto__argmax(x, N) == 17, "argmax: the first of equal maxima");
+    CHECK(sotto__argmax(be, x, N) == 17, "argmax: the first of equal maxima");
 
     /* the 16-lane paths (the avx512 kernel set) and the 4-lane ones give the same bits:
      * log-sum-exp, argmax (NaN, zeros of both signs, maxima in the tails) and the weights */
     float *w4 = malloc(N * sizeof *w4), *w16 = malloc(N * sizeof *w16);
     bool same = true, weights_ok = true;
+    sotto__backend *lanes[2]; /* the backend's kernel set is chosen when it is made */
+    setenv("SOTTO_KERNELS", "avx2", 1); /* 4 lanes: backend_row.h's, as Vulkan's slots */
+    lanes[0] = open_backend("cpu");
+    setenv("SOTTO_KERNELS", "avx512", 1);
+    lanes[1] = open_backend("cpu");
+    unsetenv("SOTTO_KERNELS");
     int cases = 0;
     for (int t = 0; t < 24; t++) {
         int n = N - t * 7;
@@ -124,12 +151,10 @@ int main(void)
         double l[2], sw[2];
         int a[2];
         for (int k = 0; k < 2; k++) {
-            setenv("SOTTO_KERNELS", k ? "avx512" : "avx2", 1);
-            l[k] = sotto__logsumexp(x, n);
-            a[k] = sotto__argmax(x, n);
-            sw[k] = sotto__exp_weights(x, n, 1.0f / 0.6f, k ? w16 : w4);
+            l[k] = sotto__logsumexp(lanes[k], x, n);
+            a[k] = sotto__argmax(lanes[k], x, n);
+            sw[k] = sotto__exp_weights(lanes[k], x, n, 1.0f / 0.6f, k ? w16 : w4);
         }
-        unsetenv("SOTTO_KERNELS");
         int ref = 0;
         for (int i = 1; i < n; i++)
             if (x[i] > x[ref]) ref = i;
@@ -144,5 +169,7 @@ int main(void)
     CHECK(weights_ok, "the weights sum to what exp_weights returns");
     free(w4), free(w16);
     free(x);
+    for (int k = 0; k < 2; k++) lanes[k]->ops->free(lanes[k]);
+    be->ops->free(be);
     return check_summary();
 }

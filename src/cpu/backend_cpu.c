@@ -166,6 +166,13 @@ static sotto_status cpu_argmax(sotto__backend *be, sotto__buf X, const sotto__bl
     return SOTTO_OK;
 }
 
+static float cpu_row_max(sotto__backend *be, const float *x, int n) { return cpu(be)->ex.k->row_max(x, n); }
+
+static double cpu_row_exp_sum(sotto__backend *be, const float *x, int n, float m, float scale, float *w)
+{
+    return cpu(be)->ex.k->row_exp_sum(x, n, m, scale, w);
+}
+
 static const sotto__backend_ops cpu_ops = {
     .name = "cpu",
     .free = cpu_free,
@@ -188,6 +195,8 @@ static const sotto__backend_ops cpu_ops = {
     .cross_attention = cpu_cross_attention,
     .embed = cpu_embed,
     .argmax = cpu_argmax,
+    .row_max = cpu_row_max,
+    .row_exp_sum = cpu_row_exp_sum,
 };
 
 static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }

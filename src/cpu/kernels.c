@@ -54,7 +54,7 @@ static const sotto__kernels scalar = {
     .matmul_nn_f16 = sotto__matmul_nn_f16_ref, .softmax = sotto__softmax_ref, .gelu = sotto__gelu_ref,
     .quantize_q8 = sotto__quantize_q8_ref, .matmul_f16 = sotto__matmul_f16_ref, .matmul_q8 = sotto__matmul_q8_ref,
     .to_f16 = sotto__to_f16_ref, .from_f16 = sotto__from_f16_ref, .scores_p5 = sotto__scores_p5_ref,
-    .quantize_p5 = sotto__quantize_p5_ref,
+    .quantize_p5 = sotto__quantize_p5_ref, .row_max = sotto__row_max_ref, .row_exp_sum = sotto__row_exp_sum_ref,
 };
 #if defined(__x86_64__) || defined(__i386__)
 static const sotto__kernels avx2 = {
@@ -62,7 +62,7 @@ static const sotto__kernels avx2 = {
     .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx2, .gelu = sotto__gelu_avx2,
     .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2, .matmul_q8 = sotto__matmul_q8_avx2,
     .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2, .scores_p5 = sotto__scores_p5_avx2,
-    .quantize_p5 = sotto__quantize_p5_avx2,
+    .quantize_p5 = sotto__quantize_p5_avx2, .row_max = sotto__row_max_ref, .row_exp_sum = sotto__row_exp_sum_ref,
 };
 static const sotto__kernels avx512 = {
     .name = "avx512", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx512,
@@ -70,6 +70,7 @@ static const sotto__kernels avx512 = {
     .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2,
     .matmul_q8 = sotto__matmul_q8_avx512, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
     .scores_p5 = sotto__scores_p5_avx512, .quantize_p5 = sotto__quantize_p5_avx2,
+    .row_max = sotto__row_max_avx512, .row_exp_sum = sotto__row_exp_sum_avx512,
 };
 #endif
 #if defined(__aarch64__)
@@ -78,7 +79,7 @@ static const sotto__kernels neon = {
     .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
     .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon, .matmul_q8 = sotto__matmul_q8_neon,
     .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon, .scores_p5 = sotto__scores_p5_neon,
-    .quantize_p5 = sotto__quantize_p5_ref,
+    .quantize_p5 = sotto__quantize_p5_ref, .row_max = sotto__row_max_ref, .row_exp_sum = sotto__row_exp_sum_ref,
 };
 #endif
 

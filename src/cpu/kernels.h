@@ -61,10 +61,13 @@ typedef void (*sotto__scores_p5_fn)(const int8_t *a, const float *d, const float
                                     int N, int K);
 typedef void (*sotto__quantize_q8_fn)(const float *x, sotto__block_q8_0 *out, int k);
 typedef void (*sotto__gelu_fn)(float *x, size_t n);
+/* the op table's row_max and row_exp_sum (backend.h) on a row of host logits */
+typedef float (*sotto__row_max_fn)(const float *x, int n);
+typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float scale, float *w);
 
 /* A kernel set: its name, then SOTTO__N_KERNEL_SLOTS function pointers and nothing
  * else (test_kernels walks the slots to check none is empty). */
-enum { SOTTO__N_KERNEL_SLOTS = 12 };
+enum { SOTTO__N_KERNEL_SLOTS = 14 };
 typedef struct sotto__kernels {
     const char *name;          /* "scalar", "avx2", "avx512" (avx2 + VNNI q8_0 GEMM, zmm attention), "neon" */
     sotto__matmul_fn matmul;
@@ -79,6 +82,8 @@ typedef struct sotto__kernels {
     sotto__from_f16_fn from_f16;
     sotto__scores_p5_fn scores_p5;
     sotto__quantize_p5_fn quantize_p5;
+    sotto__row_max_fn row_max;
+    sotto__row_exp_sum_fn row_exp_sum;
 } sotto__kernels;
 _Static_assert(sizeof(sotto__kernels) == sizeof(const char *) + SOTTO__N_KERNEL_SLOTS * sizeof(void (*)(void)),
                "a kernel set is its name and SOTTO__N_KERNEL_SLOTS function pointers");
@@ -144,6 +149,13 @@ void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__
                            const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                              const float *bias, float *C, size_t ldc, int M, int N, int K);
+
+/* The row math of backend_row.h: the 4-lane groups (kernels_ref.c, every set but avx512)
+ * and 16 lanes then the 4-lane groups (row_avx512.c), the same bits. */
+float sotto__row_max_ref(const float *x, int n);
+double sotto__row_exp_sum_ref(const float *x, int n, float m, float scale, float *w);
+float sotto__row_max_avx512(const float *x, int n);
+double sotto__row_exp_sum_avx512(const float *x, int n, float m, float scale, float *w);
 
 /* The AArch64 set (kernels_neon.c; quantize_p5 is the reference's). */
 void sotto__matmul_neon(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,

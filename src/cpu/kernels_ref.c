@@ -2,6 +2,7 @@
  * tested against, and the path used on CPUs without one. */
 #include "kernels.h"
 
+#include "../backend_row.h"
 #include "../common.h"
 
 #include <math.h>
@@ -168,4 +169,11 @@ void sotto__quantize_p5_ref(const float *x, int K, uint8_t *row, float *err, flo
     for (int t = 0; t < 8; t++) de += e2[t], dn += n2[t];
     /* f32 partial sums of K / 8 <= 512 squares each: relative error below 2^-14 */
     *err = (float)(sqrt(de) * 1.001), *len = (float)(sqrt(dn) * 1.001);
+}
+
+float sotto__row_max_ref(const float *x, int n) { return sotto__row_max(NULL, x, n); }
+
+double sotto__row_exp_sum_ref(const float *x, int n, float m, float scale, float *w)
+{
+    return sotto__row_exp_sum(NULL, x, n, m, scale, w);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../backend_row.h"
 #include "../quant.h"
 #include "vk_ops.h"
 
@@ -299,6 +300,8 @@ static const sotto__backend_ops vk_ops = {
     .cross_attention = sotto__vk_cross_attention,
     .embed = vk_embed,
     .argmax = vk_argmax,
+    .row_max = sotto__row_max,         /* the logits are read back: the host's 4 lanes */
+    .row_exp_sum = sotto__row_exp_sum,
 };
 
 static const char *type_word(sotto_device_type t)

@@ -19,9 +19,9 @@ sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *
     const float *logits = st ? NULL : sotto_logits(ctx);
     if (!logits) return st ? st : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "language detection: no logits");
     const float *lang = logits + h->token_lang_first;
-    int best = sotto__argmax(lang, h->n_languages);
+    int best = sotto__argmax(ctx->be, lang, h->n_languages);
     *token = h->token_lang_first + best;
-    *prob = sotto__softmax_at(lang, h->n_languages, best);
+    *prob = sotto__softmax_at(ctx->be, lang, h->n_languages, best);
     return SOTTO_OK;
 }
 

@@ -1,12 +1,14 @@
 /* logits.h — the reference decoder's logit filters as pure functions over (tokens,
  * logits) (openai/whisper decoding.py: SuppressBlank, SuppressTokens,
- * ApplyTimestampRules), and the log-probabilities the searches need. */
+ * ApplyTimestampRules), and the log-probabilities the searches need, on the row math of
+ * a backend BE (backend.h row_max, row_exp_sum: any backend gives the same bits). */
 #ifndef SOTTO_LOGITS_H
 #define SOTTO_LOGITS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../backend.h"
 #include "../tensor.h"
 
 typedef struct sotto__rules {
@@ -23,20 +25,20 @@ typedef struct sotto__rules {
 
 /* Applies the filters in the reference's order to LOGITS [n_vocab] of a sequence whose
  * sampled tokens so far (after the prompt and start sequence) are SAMPLED[0 .. n). */
-void sotto__rules_apply(const sotto__rules *r, const int32_t *sampled, int n, float *logits);
+void sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits);
 
 /* log(sum exp X[i]) over N values, in double; -inf when all are -inf. */
-double sotto__logsumexp(const float *x, int n);
+double sotto__logsumexp(sotto__backend *be, const float *x, int n);
 
 /* W[i] = e^((X[i] - max X) SCALE) (float, about 2 ulp; 0 below e^-87) for i < N, and
  * their sum in double (sampling at temperature 1 / SCALE > 0); all 0 when every X is -inf. */
-double sotto__exp_weights(const float *x, int n, float scale, float *w);
+double sotto__exp_weights(sotto__backend *be, const float *x, int n, float scale, float *w);
 
 /* The index of the largest of X[0 .. n), the first of equal maxima (0 when all are -inf
  * or N is 0). */
-int sotto__argmax(const float *x, int n);
+int sotto__argmax(sotto__backend *be, const float *x, int n);
 
 /* softmax(X)[i] in double. */
-double sotto__softmax_at(const float *x, int n, int i);
+double sotto__softmax_at(sotto__backend *be, const float *x, int n, int i);
 
 #endif

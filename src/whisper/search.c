@@ -142,9 +142,9 @@ static double uniform(uint64_t *state)
 /* A draw from softmax(LOGITS / T) (Categorical(logits=logits / T).sample()): the weights
  * e^((l - max) / T) once into W, then the first id whose running sum passes a uniform
  * draw of their total. */
-static int sample(const float *logits, int V, double T, uint64_t *rng, float *w)
+static int sample(sotto__backend *be, const float *logits, int V, double T, uint64_t *rng, float *w)
 {
-    double total = sotto__exp_weights(logits, V, (float)(1.0 / T), w);
+    double total = sotto__exp_weights(be, logits, V, (float)(1.0 / T), w);
     double u = uniform(rng) * total, c = 0;
     int last = 0;
     for (int i = 0; i < V; i++) {
@@ -162,14 +162,15 @@ static float logprob(const float *logits, double lse, int t) { return (float)((d
 /* GreedyDecoder.update over the live sequences; true when all are done. */
 static bool greedy_update(group *g)
 {
+    sotto__backend *be = g->ctx->be;
     bool all_done = true;
     for (int r = 0; r < g->G; r++) {
         seq *q = &g->s[r];
         if (q->done) continue;
         const float *L = g->logits + (size_t)r * g->V;
-        int t = g->o->temperature == 0 ? sotto__argmax(L, g->V)
-                                       : sample(L, g->V, g->o->temperature, g->o->rng, g->weights);
-        q->sum += logprob(L, sotto__logsumexp(L, g->V), t);
+        int t = g->o->temperature == 0 ? sotto__argmax(be, L, g->V)
+                                       : sample(be, L, g->V, g->o->temperature, g->o->rng, g->weights);
+        q->sum += logprob(L, sotto__logsumexp(be, L, g->V), t);
         q->tok[q->n++] = t;
         q->done = t == g->o->rules->eot;
         all_done &= q->done;
@@ -247,7 +248,7 @@ static bool beam_update(group *g, int n_pos, int max_candidates)
     int n = 0;
     for (int j = 0; j < G; j++) {
         const float *L = g->logits + (size_t)j * V;
-        double lse = sotto__logsumexp(L, V);
+        double lse = sotto__logsumexp(g->ctx->be, L, V);
         int top[SOTTO_MAX_SEQUENCES + 1];
         topk(L, V, G + 1, top);
         for (int k = 0; k < G + 1; k++) {
@@ -330,7 +331,7 @@ static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_
     fetch(g, extra < 0 ? 1 : 2, rows);
     int32_t ns = g->ctx->model->info.token_nospeech;
     const float *sot = g->logits + (size_t)(extra < 0 ? 0 : 1) * g->V;
-    res->no_speech_prob = ns >= 0 ? sotto__softmax_at(sot, g->V, ns) : NAN;
+    res->no_speech_prob = ns >= 0 ? sotto__softmax_at(g->ctx->be, sot, g->V, ns) : NAN;
     for (int r = 1; r < g->G; r++) {
         memcpy(g->logits + (size_t)r * g->V, g->logits, (size_t)g->V * sizeof(float));
         sotto__decoder_copy_slot(dec, r, 0, g->n_init);
@@ -391,7 +392,7 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
         int n_pos = n_init + i; /* tokens so far: their K/V are in the caches */
         if (i > 0) step(&g, n_pos);
         for (int r = 0; r < G; r++)
-            if (!g.s[r].done) sotto__rules_apply(o->rules, g.s[r].tok, g.s[r].n, g.logits + (size_t)r * g.V);
+            if (!g.s[r].done) sotto__rules_apply(ctx->be, o->rules, g.s[r].tok, g.s[r].n, g.logits + (size_t)r * g.V);
         bool completed = beam ? beam_update(&g, n_pos, max_candidates) : greedy_update(&g);
         if (completed || n_pos + 1 > h->n_text_ctx) break;
     }
