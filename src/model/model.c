@@ -1,6 +1,7 @@
-/* model.c — the model object: loader dispatch, tensor records, vocabulary, derivation of
- * hyper-parameters and special ids, validation of every tensor against them, and the
- * binding of engine weights (converted to f32 once, at load, where stored otherwise). */
+/* model.c — the model object every loader builds (load.c dispatches to them): tensor
+ * records, vocabulary, derivation of hyper-parameters and special ids, validation of
+ * every tensor against them, and the binding of engine weights (converted to f32 once,
+ * at load, where stored otherwise). */
 #define _POSIX_C_SOURCE 200809L
 #include "model.h"
 
@@ -484,6 +485,19 @@ void *sotto__model_derived(const sotto_model *cm, int slot, void *(*make)(void *
 
 void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n) { sotto__map_release(&m->map, p, n); }
 
+/* The token index in a table the model owns. */
+static sotto_status token_index(sotto_model *m, sotto__err *err)
+{
+    int32_t n = m->info.token_eot; /* derive_special has checked it exists */
+    if (n <= 0 || n > m->info.n_vocab)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "no base vocabulary before <|endoftext|>");
+    size_t slots = sotto__token_index_slots(n);
+    uint32_t *tab = sotto__model_alloc(m, slots * sizeof *tab);
+    if (!tab) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory for the token index");
+    sotto__token_index_fill(m, tab, slots);
+    return SOTTO_OK;
+}
+
 sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
 {
     for (int i = 0; i < m->n_tensors; i++) {
@@ -494,7 +508,7 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     }
     sotto_status st = derive_hparams(m, err);
     if (!st) st = derive_special(m, err);
-    if (!st) st = sotto__token_index_build(m, err);
+    if (!st) st = token_index(m, err);
     if (!st) st = check_lists(m, err);
     if (st) return st;
     const sotto_model_info *h = &m->info;
@@ -536,44 +550,6 @@ void sotto_model_free(sotto_model *m)
     free(m->tensors);
     sotto__unmap(&m->map);
     free(m);
-}
-
-sotto_status sotto_model_load(const char *path, sotto_model **out)
-{
-    sotto__err err = {0};
-    *out = NULL;
-    sotto_model *m = sotto__model_new();
-    if (!m) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});
-    sotto_status st;
-    char probe[4096];
-    if (!path) {
-        st = sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "no model path given");
-    } else if (sotto__is_dir(path)) {
-        if (sotto__path_join(probe, sizeof probe, path, "model.bin") && sotto__file_exists(probe)) {
-            st = sotto__load_ct2(m, path, &err);
-            m->info.source_format = "ctranslate2";
-        } else if (sotto__path_join(probe, sizeof probe, path, "model.safetensors") &&
-                   sotto__file_exists(probe)) {
-            st = sotto__load_hf(m, path, &err);
-            m->info.source_format = "safetensors";
-        } else {
-            st = sotto__fail(&err, SOTTO_ERR_FORMAT,
-                             "%s: directory holds neither model.bin (CTranslate2) nor "
-                             "model.safetensors (Hugging Face)", path);
-        }
-    } else if (sotto__ggml_probe(path)) {
-        st = sotto__load_ggml(m, path, &err);
-        m->info.source_format = "ggml";
-    } else {
-        st = sotto__load_gguf(m, path, &err);
-        m->info.source_format = "gguf";
-    }
-    if (st) {
-        sotto_model_free(m);
-        return sotto__publish(&err);
-    }
-    *out = m;
-    return SOTTO_OK;
 }
 
 void sotto_model_get_info(const sotto_model *m, sotto_model_info *info) { *info = m->info; }

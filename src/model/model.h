@@ -126,8 +126,11 @@ void *sotto__model_derived(const sotto_model *m, int slot, void *(*make)(void *a
  * are read again when touched): for weights the engine reads through a derived copy. */
 void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n);
 
-/* Builds m->tok_index from the vocabulary; needs info.token_eot. */
-sotto_status sotto__token_index_build(sotto_model *m, sotto__err *err);
+/* The token index (token_index.c): SLOTS of it for a base vocabulary of N tokens (a power
+ * of two), and m->tok_index built in TAB [slots] from the vocabulary (needs
+ * info.token_eot, 0 < token_eot <= n_vocab). The builder (sotto__model_finish) owns TAB. */
+size_t sotto__token_index_slots(int32_t n);
+void sotto__token_index_fill(sotto_model *m, uint32_t *tab, size_t slots);
 
 /* Id of the base-vocabulary token whose bytes are S[0..N), or -1 (also when N is 0). */
 int32_t sotto__token_lookup(const sotto_model *m, const uint8_t *s, size_t n);

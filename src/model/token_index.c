@@ -13,22 +13,30 @@ static uint32_t hash_bytes(const uint8_t *s, size_t n)
     return h;
 }
 
-sotto_status sotto__token_index_build(sotto_model *m, sotto__err *err)
+/* Token ID's bytes and their number *N (ID a valid id of the model's vocabulary). */
+static const uint8_t *token_bytes(const sotto_model *m, int32_t id, size_t *n)
 {
-    int32_t n = m->info.token_eot; /* derive_special has checked it exists */
-    if (n <= 0 || n > m->info.n_vocab)
-        return sotto__fail(err, SOTTO_ERR_FORMAT, "no base vocabulary before <|endoftext|>");
+    *n = m->vocab_off[id + 1] - m->vocab_off[id];
+    return (const uint8_t *)m->vocab_bytes + m->vocab_off[id];
+}
+
+size_t sotto__token_index_slots(int32_t n)
+{
     size_t slots = 1;
     while (slots < 2 * (size_t)n) slots <<= 1;
-    uint32_t *tab = sotto__model_alloc(m, slots * sizeof *tab);
-    if (!tab) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory for the token index");
+    return slots;
+}
+
+void sotto__token_index_fill(sotto_model *m, uint32_t *tab, size_t slots)
+{
+    int32_t n = m->info.token_eot;
     memset(tab, 0, slots * sizeof *tab);
     m->tok_index = tab;
     m->tok_index_mask = (uint32_t)(slots - 1);
     m->tok_max_len = 0;
     for (int32_t id = 0; id < n; id++) {
         size_t len;
-        const uint8_t *s = (const uint8_t *)sotto_token_bytes(m, id, &len);
+        const uint8_t *s = token_bytes(m, id, &len);
         if (len == 0) continue; /* the multilingual vocabulary's rank 50256 is empty */
         if (sotto__token_lookup(m, s, len) >= 0) continue; /* a duplicate: the lowest id wins */
         uint32_t i = hash_bytes(s, len) & m->tok_index_mask;
@@ -41,7 +49,6 @@ sotto_status sotto__token_index_build(sotto_model *m, sotto__err *err)
         uint8_t c = (uint8_t)b;
         if (sotto__token_lookup(m, &c, 1) < 0) m->tok_missing_byte = b;
     }
-    return SOTTO_OK;
 }
 
 int32_t sotto__token_lookup(const sotto_model *m, const uint8_t *s, size_t n)
@@ -52,7 +59,7 @@ int32_t sotto__token_lookup(const sotto_model *m, const uint8_t *s, size_t n)
         if (!slot) return -1;
         int32_t id = (int32_t)(slot - 1);
         size_t len;
-        const char *t = sotto_token_bytes(m, id, &len);
+        const uint8_t *t = token_bytes(m, id, &len);
         if (len == n && memcmp(t, s, n) == 0) return id;
     }
 }

@@ -1,8 +1,9 @@
-/* backend_vulkan.c — the Vulkan backend's op table (backend.h): creation on the chosen
- * device (pipelines on first use, one block of scratch sized from the context's limits),
- * the element-wise and row ops, the cross-attention K/V layouts, the embedding and the
- * argmax, whose one id is all that comes back per greedy step. Ops record into one
- * command buffer; read, argmax and sync submit it and wait. */
+/* backend_vulkan.c — the Vulkan backend's op table (backend.h) and its registry entry:
+ * creation on the chosen device (pipelines on first use, one block of scratch sized from
+ * the context's limits), the cross-attention K/V layouts, the embedding and the argmax,
+ * whose one id is all that comes back per greedy step (the products: vk_matmul.c; the
+ * element-wise and row ops: vk_eltwise.c). Ops record into one command buffer; read,
+ * argmax and sync submit it and wait. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 
 #include "../backend_row.h"
 #include "../quant.h"
+#include "backend_vulkan.h"
 #include "vk_ops.h"
 
 static sotto__vk *vk(sotto__backend *be) { return (sotto__vk *)be; }
@@ -61,71 +63,6 @@ static sotto_status vk_sync(sotto__backend *be, sotto__err *err)
     v->failed = SOTTO_OK; /* reported: the next pass starts clean */
     v->vi.n_validation_errors = 0;
     return st;
-}
-
-typedef struct pc_layernorm {
-    uint32_t x_off, y_off, g_off, b_off, d, rows;
-} pc_layernorm;
-
-static void vk_layernorm(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y)
-{
-    sotto__vk *v = vk(be);
-    const size_t D = (size_t)d, piece = room(v) / (4 * D);
-    sotto__vk_range rg, rb;
-    if (!sotto__vk_bind(v, n->g, 0, 4 * D, &rg) || !sotto__vk_bind(v, n->b, 0, 4 * D, &rb)) return;
-    for (size_t m0 = 0; m0 < (size_t)M; m0 += piece) {
-        size_t rows = (size_t)M - m0 < piece ? (size_t)M - m0 : piece;
-        sotto__vk_range rx, ry;
-        if (!sotto__vk_bind(v, X, 4 * m0 * D, 4 * rows * D, &rx) || !sotto__vk_bind(v, Y, 4 * m0 * D, 4 * rows * D, &ry))
-            return;
-        pc_layernorm pc = {rx.delta / 4, ry.delta / 4, rg.delta / 4, rb.delta / 4, (uint32_t)D, (uint32_t)rows};
-        const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&rx, &ry, &rg, &rb};
-        uint32_t gx, gy;
-        sotto__vk_grid(v, rows, v->direct ? 64 : 1, &gx, &gy);
-        sotto__vk_dispatch(v, v->direct ? VKP_LAYERNORM_D : VKP_LAYERNORM, r, &pc, sizeof pc, gx, gy, 1);
-    }
-}
-
-typedef struct pc_eltwise {
-    uint32_t x_off, y_off, n;
-} pc_eltwise;
-
-/* GELU (Y mem NULL) or X += Y over N floats, in pieces within the binding limit. */
-static void eltwise(sotto__vk *v, sotto__vk_pipe p, sotto__buf X, sotto__buf Y, size_t n)
-{
-    const size_t piece = room(v) / 4;
-    for (size_t i = 0; i < n; i += piece) {
-        size_t k = n - i < piece ? n - i : piece;
-        sotto__vk_range rx, ry;
-        if (!sotto__vk_bind(v, X, 4 * i, 4 * k, &rx) || (Y.mem && !sotto__vk_bind(v, Y, 4 * i, 4 * k, &ry))) return;
-        pc_eltwise pc = {rx.delta / 4, Y.mem ? ry.delta / 4 : 0, (uint32_t)k};
-        const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&rx, Y.mem ? &ry : NULL, NULL, NULL};
-        size_t groups = (k + 255) / 256;
-        sotto__vk_dispatch(v, p, r, &pc, sizeof pc, (uint32_t)(groups < 4096 ? groups : 4096), 1, 1);
-    }
-}
-
-static void vk_gelu(sotto__backend *be, sotto__buf x, size_t n) { eltwise(vk(be), VKP_GELU, x, (sotto__buf){0}, n); }
-static void vk_add(sotto__backend *be, sotto__buf x, sotto__buf y, size_t n) { eltwise(vk(be), VKP_ADD, x, y, n); }
-
-typedef struct pc_transpose {
-    uint32_t s_off, d_off, rows, cols, ld_dst, ld_src;
-} pc_transpose;
-
-void sotto__vk_transpose(sotto__vk *v, sotto__buf src, size_t ld_src, int rows, int cols, sotto__buf dst, size_t ld_dst)
-{
-    if (rows <= 0 || cols <= 0) return;
-    sotto__vk_range rs, rd;
-    size_t s_ext = (size_t)(rows - 1) * ld_src + (size_t)cols, d_ext = (size_t)(cols - 1) * ld_dst + (size_t)rows;
-    if (!sotto__vk_bind(v, src, 0, 4 * s_ext, &rs) || !sotto__vk_bind(v, dst, 0, 4 * d_ext, &rd)) return;
-    pc_transpose pc = {rs.delta / 4, rd.delta / 4, (uint32_t)rows, (uint32_t)cols, (uint32_t)ld_dst, (uint32_t)ld_src};
-    const sotto__vk_range *r[SOTTO__VK_BINDINGS] = {&rs, &rd, NULL, NULL};
-    sotto__vk_dispatch(v, VKP_TRANSPOSE, r, &pc, sizeof pc, (uint32_t)(cols + 31) / 32, (uint32_t)(rows + 31) / 32, 1);
-}
-
-static void vk_transpose(sotto__backend *be, sotto__buf src, int rows, int cols, sotto__buf dst, size_t ld_dst)
-{
-    sotto__vk_transpose(vk(be), src, (size_t)cols, rows, cols, dst, ld_dst);
 }
 
 typedef struct pc_split {
@@ -291,10 +228,10 @@ static const sotto__backend_ops vk_ops = {
     .sync = vk_sync,
     .conv3 = sotto__vk_conv3,
     .linear = sotto__vk_linear,
-    .layernorm = vk_layernorm,
-    .gelu = vk_gelu,
-    .add = vk_add,
-    .transpose = vk_transpose,
+    .layernorm = sotto__vk_layernorm,
+    .gelu = sotto__vk_gelu,
+    .add = sotto__vk_add,
+    .transpose = sotto__vk_transpose_op,
     .attention = sotto__vk_attention,
     .cross_kv = vk_cross_kv,
     .cross_attention = sotto__vk_cross_attention,

@@ -1,14 +1,11 @@
 /* backend_vulkan.h — the Vulkan compute backend: the op table of backend.h on a Vulkan
- * device (src/vulkan/), and the listing of the devices a machine has. The Vulkan loader is
+ * device (src/vulkan/; the registry lists and opens it as "vulkan"), for its tests. The Vulkan loader is
  * opened at run time (dlopen), so a build with this backend still runs, on the CPU, where
  * there is none. Nothing here prints. */
 #ifndef SOTTO_BACKEND_VULKAN_H
 #define SOTTO_BACKEND_VULKAN_H
 
 #include "../backend.h"
-
-/* One Vulkan device as sotto_device_list reports it (sotto.h sotto_device_info). */
-sotto_status sotto__vk_list(sotto_device_info *out, int cap, int *n, sotto__err *err);
 
 /* How a context asks for a device: INDEX >= 0 the device of that place in the listing;
  * INDEX < 0 the best one (discrete, integrated, virtual, then software), and with

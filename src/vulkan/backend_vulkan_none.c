@@ -9,7 +9,7 @@ static sotto_status not_built(sotto__err *err)
                                                    "glslc installed, or -DSOTTO_VULKAN=ON)");
 }
 
-sotto_status sotto__vk_list(sotto_device_info *out, int cap, int *n, sotto__err *err)
+static sotto_status list_none(sotto_device_info *out, int cap, int *n, sotto__err *err)
 {
     *n = 0;
     return not_built(err);
@@ -36,5 +36,5 @@ static sotto_status create_none(const sotto__backend_config *cfg, sotto__backend
 }
 
 const sotto__backend_reg sotto__vulkan_reg = {
-    .name = "vulkan", .indexed = true, .fallback = false, .list = sotto__vk_list, .create = create_none,
+    .name = "vulkan", .indexed = true, .fallback = false, .list = list_none, .create = create_none,
 };

@@ -8,7 +8,11 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-#include "backend_vulkan.h"
+#include "../backend.h"
+
+/* The machine's Vulkan devices as sotto_device_list reports them (sotto.h
+ * sotto_device_info; the registry's list, vk_device.c). */
+sotto_status sotto__vk_list(sotto_device_info *out, int cap, int *n, sotto__err *err);
 
 /* The loader's entry points and the instance (vk_device.c). */
 typedef struct sotto__vki {

@@ -1,5 +1,6 @@
 /* vk_ops.h — the ops of the Vulkan backend's table (backend.h contracts), split over
- * vk_matmul.c (the matrix-product ops) and backend_vulkan.c (the rest and the table). */
+ * vk_matmul.c (the matrix-product ops), vk_eltwise.c (the element-wise and row ops) and
+ * backend_vulkan.c (the rest and the table). */
 #ifndef SOTTO_GPU_VK_OPS_H
 #define SOTTO_GPU_VK_OPS_H
 
@@ -21,6 +22,10 @@ void sotto__vk_quantize(sotto__vk *v, sotto__buf X, size_t ldx, size_t K, size_t
 /* dst[c * ld_dst + r] = src[r * ld_src + c] for SRC [rows, cols]. */
 void sotto__vk_transpose(sotto__vk *v, sotto__buf src, size_t ld_src, int rows, int cols, sotto__buf dst, size_t ld_dst);
 
+void sotto__vk_layernorm(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y);
+void sotto__vk_gelu(sotto__backend *be, sotto__buf x, size_t n);
+void sotto__vk_add(sotto__backend *be, sotto__buf x, sotto__buf y, size_t n);
+void sotto__vk_transpose_op(sotto__backend *be, sotto__buf src, int rows, int cols, sotto__buf dst, size_t ld_dst);
 void sotto__vk_linear(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y);
 void sotto__vk_conv3(sotto__backend *be, sotto__buf X, size_t sc, size_t st, int c_in, int T_in, int stride,
                      sotto__buf W, sotto__buf B, int c_out, sotto__buf patches, sotto__buf Y);
