@@ -75,7 +75,10 @@ def main():
                     target = os.path.normpath(os.path.join(os.path.dirname(rel), inc)).replace(os.sep, "/")
                     if not os.path.exists(os.path.join(root, target)):
                         # "sotto.h" resolves through the include path
-                        target = "include/" + inc if os.path.exists(os.path.join(root, "include", inc)) else target
+                        if os.path.exists(os.path.join(root, "include", inc)):
+                            target = "include/" + inc
+                        elif os.path.exists(os.path.join(root, "src", inc)):
+                            target = "src/" + inc  # through the src include path (tests/backend_null)
                     dst_layer = layer_of(target)
                     if dst_layer is None or dst_layer == src_layer:
                         continue
