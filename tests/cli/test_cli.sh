@@ -67,6 +67,10 @@ expect 1 "unknown option '--bogus' (see sotto vad --help)" "$SOTTO" vad --bogus
 expect 1 "--beam-size takes a beam count in 1..16, not '17'" "$SOTTO" transcribe --beam-size=17 x.wav
 expect 1 "--vad-threshold takes a probability in (0, 1), not '1'" "$SOTTO" transcribe --vad-threshold 1 x.wav
 expect 1 "--task takes transcribe or translate, not 'x'" "$SOTTO" transcribe --task x x.wav
+# positional arguments past what a subcommand takes are named
+expect 1 "sotto mel: unexpected argument 'extra': it takes AUDIO and OUT only" "$SOTTO" mel a.wav b.mel extra
+expect 1 "sotto run: unexpected argument 'extra'" "$SOTTO" run -m "$TINY" --mel "$MEL" extra
+expect 1 "sotto info: unexpected argument 'b'" "$SOTTO" info a b
 # a value is taken whole, even one that looks like --name=value
 expect 1 "--x=y: cannot open" "$SOTTO" run -m "$TINY" --mel --x=y
 

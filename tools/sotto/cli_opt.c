@@ -195,6 +195,17 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos)
         int rc = store(cmd, r, name, eq ? eq + 1 : argv[++i], opts, at, on);
         if (rc) return rc;
     }
+    if (!cmd->many_args && *n_pos > cmd->max_args) {
+        fprintf(stderr, "sotto %s: unexpected argument '%s'%s%s%s (see sotto %s --help)\n", cmd->name,
+                argv[cmd->max_args + 1], cmd->max_args ? ": it takes " : "", cmd->max_args ? cmd->args : "",
+                cmd->max_args ? " only" : "", cmd->name);
+        return EXIT_INPUT;
+    }
+    if (*n_pos < cmd->min_args) {
+        fprintf(stderr, "sotto %s: expected %s\n", cmd->name, cmd->args);
+        cli_help(cmd, stderr);
+        return EXIT_INPUT;
+    }
     return 0;
 }
 

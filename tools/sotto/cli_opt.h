@@ -57,6 +57,9 @@ typedef struct cli_cmd {
     const cli_opt *opts;
     const char *footer;      /* --help after them: exit codes, examples; may be NULL */
     bool strings_once;       /* a string option given twice is refused (sotto run) */
+    int min_args, max_args;  /* positional arguments it takes (0, 0: none) */
+    bool many_args;          /* or any number of them, at least MIN_ARGS (AUDIO...) */
+    const char *args;        /* what they are, for "expected ARGS": "AUDIO and OUT" */
 } cli_cmd;
 
 enum { CLI_HELP = -1 };
@@ -66,7 +69,8 @@ enum { CLI_HELP = -1 };
  * hold them in order. -h and --help print the help on stdout and return CLI_HELP. Returns 0,
  * or EXIT_INPUT after a message naming the command, the option and the value: an unknown
  * option, a missing value, a value out of range or not of its kind, a value given to an
- * option that takes none. */
+ * option that takes none, more or fewer positional arguments than CMD takes (then with
+ * the help on stderr). */
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos);
 
 /* CMD's --help: usage, the options (rows in table order, help at column 27), footer. */

@@ -61,10 +61,6 @@ int cmd_bench(int argc, char **argv)
     int n_pos;
     int rc = cli_parse(&command, argc, argv, &o, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
-    if (n_pos) {
-        fprintf(stderr, "sotto bench: unexpected argument '%s' (see sotto bench --help)\n", argv[1]);
-        return EXIT_INPUT;
-    }
     const char *device = cli_device("bench", o.c.device);
     long threads = o.c.threads, runs = o.runs, tokens = o.tokens;
     char path[4096];

@@ -68,6 +68,9 @@ static const cli_cmd command = {
              "decoder). LayerNorm parameters, biases and position tables stay f32.\n"
              "\n",
     .opts = options,
+    .min_args = 2,
+    .max_args = 2,
+    .args = "IN and OUT.gguf",
 };
 
 int cmd_convert(int argc, char **argv)
@@ -76,11 +79,6 @@ int cmd_convert(int argc, char **argv)
     int n_pos;
     int rc = cli_parse(&command, argc, argv, &p, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
-    if (n_pos != 2) {
-        fprintf(stderr, "sotto convert: %s\n", n_pos < 2 ? "expected IN and OUT.gguf" : "too many arguments");
-        cli_help(&command, stderr);
-        return EXIT_INPUT;
-    }
     const char *pos[2] = {argv[1], argv[2]};
     if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp", pos[1]) >= (int)sizeof tmp_path) {
         fprintf(stderr, "sotto convert: output path too long\n");

@@ -69,6 +69,8 @@ static const cli_cmd command = {
              "decoder, token embedding) and weight type.\n"
              "\n",
     .opts = options,
+    .max_args = 1,
+    .args = "MODEL",
 };
 
 int cmd_info(int argc, char **argv)
@@ -78,7 +80,7 @@ int cmd_info(int argc, char **argv)
     int rc = cli_parse(&command, argc, argv, &o, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     if (o.devices && n_pos == 0) return show_devices();
-    if (o.devices || n_pos != 1) {
+    if (o.devices || n_pos == 0) {
         fprintf(stderr, "usage: sotto info MODEL | --devices\n");
         return EXIT_INPUT;
     }

@@ -37,6 +37,9 @@ static const cli_cmd command = {
              "FFmpeg reads 16 kHz mono WAV only). Only the first 30 s are decoded.\n"
              "\n",
     .opts = options,
+    .min_args = 2,
+    .max_args = 2,
+    .args = "AUDIO and OUT",
 };
 
 /* The first 30 s window of PATH (the rest is not decoded): *pcm (malloc'd) holds *n
@@ -74,11 +77,6 @@ int cmd_mel(int argc, char **argv)
     int n_pos;
     int rc = cli_parse(&command, argc, argv, &o, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
-    if (n_pos != 2) {
-        fprintf(stderr, "sotto mel: %s\n", n_pos < 2 ? "expected AUDIO and OUT" : "too many arguments");
-        cli_help(&command, stderr);
-        return EXIT_INPUT;
-    }
     float *pcm = NULL, *mel = NULL;
     int64_t n;
     size_t count = (size_t)o.n_mels * SOTTO_N_FRAMES;

@@ -68,10 +68,6 @@ static int parse_args(int argc, char **argv, opts *o)
     int n_pos;
     int rc = cli_parse(&command, argc, argv, o, &n_pos);
     if (rc) return rc;
-    if (n_pos) {
-        fprintf(stderr, "sotto run: unexpected argument '%s' (see sotto run --help)\n", argv[1]);
-        return EXIT_INPUT;
-    }
     if (!o->mel) {
         fprintf(stderr, "sotto run: --mel FILE is required (see sotto run --help)\n");
         return EXIT_INPUT;

@@ -99,10 +99,6 @@ static int parse(int argc, char **argv, serve_opts *o)
     int n_pos;
     int rc = cli_parse(&command, argc, argv, o, &n_pos);
     if (rc) return rc;
-    if (n_pos) {
-        fprintf(stderr, "sotto serve: unexpected argument '%s' (see sotto serve --help)\n", argv[1]);
-        return EXIT_INPUT;
-    }
     o->cfg.fallback = !o->c.no_fallback;
     if (!o->cfg.fallback) /* one temperature, 0, unless a request names one */
         sotto_transcribe_params_temperatures(&o->cfg.tp, 0, 0);

@@ -167,6 +167,9 @@ static const cli_cmd command = {
              "--version` says which).\n"
              "\n",
     .opts = options,
+    .min_args = 1,
+    .many_args = true,
+    .args = "an AUDIO file",
     .footer = "\n"
               "exit: 0 ok, 1 invalid arguments or an input that could not be read (the others are\n"
               "still transcribed), 2 execution error, 130 interrupted\n"
@@ -219,11 +222,6 @@ static int parse(int argc, char **argv, opts *o)
     if (o->lines.split_on_word && !o->lines.max_len) return refuse("--split-on-word needs --max-line-len");
     if (o->tp.check_hallucination_silence && !o->tp.word_timestamps)
         return refuse("--hallucination-silence-threshold needs --word-timestamps");
-    if (o->n_files == 0) {
-        fprintf(stderr, "sotto transcribe: no AUDIO file given\n");
-        cli_help(&command, stderr);
-        return EXIT_INPUT;
-    }
     if (o->n_formats > 1 && !o->dir) {
         fprintf(stderr, "sotto transcribe: %d formats need --output-dir (one format goes to stdout or -o)\n",
                 o->n_formats);

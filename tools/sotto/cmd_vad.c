@@ -49,6 +49,9 @@ static const cli_cmd command = {
              "AUDIO (16 kHz mono WAV), one line each, \"start end\" in seconds with 3 decimals, as the\n"
              "silero-vad package's get_speech_timestamps finds them. Defaults are the package's:\n",
     .opts = options,
+    .min_args = 1,
+    .many_args = true, /* more than one is refused with the message below */
+    .args = "AUDIO",
     .footer = "\n"
               "The model (--vad-model) is made by scripts/setup.sh from the PyPI package silero-vad\n"
               "6.2.3 with scripts/silero_vad_to_gguf.py.\n",
@@ -83,9 +86,8 @@ int cmd_vad(int argc, char **argv)
     int n_pos;
     int rc = cli_parse(&command, argc, argv, &o, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
-    if (n_pos != 1) {
-        fprintf(stderr, "sotto vad: %s\n", n_pos ? "one AUDIO file at a time" : "expected AUDIO");
-        cli_help(&command, stderr);
+    if (n_pos > 1) {
+        fprintf(stderr, "sotto vad: one AUDIO file at a time\n");
         return EXIT_INPUT;
     }
     char path[4096];
