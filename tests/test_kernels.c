@@ -542,6 +542,99 @@ static void test_same_bits(const sotto__kernels *a, const sotto__kernels *b)
     }
 }
 
+/* q8_0 random blocks: A's values in -127..127 (the quantiser's range), B's any int8 when
+ * EXTREME (-128 included, and +-127 in A), scales of varied size. */
+static void fill_q8(sotto__block_q8_0 *x, size_t n, bool is_a, bool extreme, unsigned *seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i].d = sotto__f32_to_f16(0.001f + 0.05f * fabsf(rnd(seed)));
+        for (int q = 0; q < 32; q++) {
+            int v = (int)(128 * rnd(seed));
+            if (extreme) v = is_a ? ((i + q) % 3 ? -127 : 127) : ((i * 7 + q) % 5 ? -128 : 127);
+            x[i].qs[q] = (int8_t)(is_a && v < -127 ? -127 : v);
+        }
+    }
+}
+
+/* matmul_q8 of set K gives sotto__matmul_q8_ref's bits on odd sizes and strides, every
+ * path (GEMV and GEMM, row and column tails, blocks of K, rows longer than the GEMV's
+ * prepared copies), with and without bias, and writes nothing past N. */
+static void test_q8_same_bits(const sotto__kernels *k)
+{
+    static const int ms[] = {1, 2, 3, 5, 7, 8, 9, 23, 24, 25, 121, 130};
+    static const int ns[] = {1, 7, 8, 9, 16, 17, 33, 301};
+    static const int nbs[] = {1, 2, 3, 13, 17, 33, 257};
+    unsigned seed = 41;
+    int bad = 0, runs = 0;
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = (a + b) % 2; c < sizeof nbs / sizeof *nbs; c += 2) {
+                int M = ms[a], N = ns[b], nb = nbs[c];
+                if (nb == 257 && M * N > 300) continue;
+                size_t lda = (size_t)nb + 1, ldb = (size_t)nb + 2, ldc = (size_t)N + 3;
+                bool extreme = (a + b + c) % 5 == 0;
+                sotto__block_q8_0 *A = malloc(M * lda * sizeof *A), *B = malloc(N * ldb * sizeof *B);
+                float *bias = malloc(N * sizeof *bias), *C0 = calloc(M * ldc, 4), *C1 = calloc(M * ldc, 4);
+                fill_q8(A, M * lda, true, extreme, &seed);
+                fill_q8(B, N * ldb, false, extreme, &seed);
+                for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+                const float *bs = (a + c) % 2 ? bias : NULL;
+                sotto__matmul_q8_ref(A, lda, B, ldb, bs, C0, ldc, M, N, nb * 32);
+                k->matmul_q8(A, lda, B, ldb, bs, C1, ldc, M, N, nb * 32);
+                runs++;
+                if (memcmp(C0, C1, M * ldc * 4) != 0) {
+                    if (bad++ < 5) {
+                        size_t i = 0;
+                        while (C0[i] == C1[i] || (C0[i] != C0[i] && C1[i] != C1[i])) i++;
+                        printf("  %s matmul_q8 M=%d N=%d K=%d%s: C[%zu][%zu] %.9g, reference %.9g\n", k->name, M, N,
+                               nb * 32, bs ? " bias" : "", i / ldc, i % ldc, C1[i], C0[i]);
+                    }
+                }
+                free(A), free(B), free(bias), free(C0), free(C1);
+            }
+    CHECK(bad == 0, "%s matmul_q8 differs from the reference's bits in %d of %d shapes", k->name, bad, runs);
+}
+
+/* The kernel sets offered are those the CPU's flags (Linux /proc/cpuinfo) allow. */
+static void test_cpu_detection(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) {
+        printf("note: no /proc/cpuinfo; CPU detection not cross-checked\n");
+        return;
+    }
+    char line[8192];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) found = strncmp(line, "flags", 5) == 0;
+    fclose(f);
+    CHECK(found, "/proc/cpuinfo has a flags line");
+    if (!found) return;
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = ' ';
+    const char *flags[] = {"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni"};
+    bool has[8];
+    for (int i = 0; i < 8; i++) {
+        char w[32];
+        snprintf(w, sizeof w, " %s ", flags[i]);
+        has[i] = strstr(line, w) != NULL;
+    }
+    bool avx2 = has[0] && has[1] && has[2];
+    bool avx512 = avx2 && has[3] && has[4] && has[5] && has[6];
+    bool vnni = avx2 && has[7];
+    CHECK(!!sotto__kernels_by_name("avx2") == avx2, "avx2 set offered: %d, cpuinfo says %d",
+          !!sotto__kernels_by_name("avx2"), avx2);
+    CHECK(!!sotto__kernels_by_name("avx512") == avx512, "avx512 set offered: %d, cpuinfo says %d",
+          !!sotto__kernels_by_name("avx512"), avx512);
+    CHECK(!!sotto__kernels_by_name("avx_vnni") == vnni, "avx_vnni set offered: %d, cpuinfo says %d",
+          !!sotto__kernels_by_name("avx_vnni"), vnni);
+    const char *best = avx512 ? "avx512" : vnni ? "avx_vnni" : avx2 ? "avx2" : "scalar";
+    CHECK(strcmp(sotto__kernels_best()->name, best) == 0, "best set %s, cpuinfo says %s", sotto__kernels_best()->name,
+          best);
+    printf("cpu: avx2 %d, avx_vnni %d, avx512 %d; best set %s\n", avx2, vnni, avx512, best);
+#endif
+}
+
 /* N_SLOTS function pointers after the name at TABLE: how many are NULL. */
 static int empty_slots(const void *table, int n_slots)
 {
@@ -584,11 +677,21 @@ static void test_tables(void)
 int main(void)
 {
     test_tables();
+    test_cpu_detection();
+    for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set this CPU runs, the scalar one included */
+        const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
+        if (k) test_q8_same_bits(k);
+    }
+    const sotto__kernels *vnni = sotto__kernels_by_name("avx_vnni");
+    if (vnni) test_typed(vnni), test_q8_extremes(vnni), test_row_independent(vnni), test_rows_batched(vnni),
+        test_argmax_proxy(vnni, 2);
+    else printf("note: this CPU has no AVX-VNNI; the avx_vnni kernels were not checked\n");
     test_matmul(sotto__kernels_by_name("scalar"));
     test_typed(sotto__kernels_by_name("scalar"));
     const sotto__kernels *avx2 = sotto__kernels_by_name("avx2");
     test_nn_and_elementwise(sotto__kernels_by_name("scalar"));
-    if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2);
+    if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2),
+        test_q8_extremes(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
     if (avx512) test_typed(avx512), test_q8_extremes(avx512), test_nn_and_elementwise(avx512), test_same_bits(avx2, avx512);

@@ -12,7 +12,10 @@
  * bytes] (one 64-byte vector per quad of K), with their scales widened to f32, once per
  * MC rows of A and KCB blocks of K. The 8x16 micro-kernel keeps 8 int32 and 8 f32
  * accumulators in zmm registers: per block, 8 quads x 8 rows of broadcast + vpdpbusd,
- * then per row one convert and one FMA by d_a * d_b. */
+ * then per row one convert, d_a d_b times the dot product and one add (no FMA: the
+ * reference's rounding, so the sums are sotto__matmul_q8_ref's bit for bit), the bias
+ * last. Fewer rows of A take the 256-bit kernels of gemm_q8_body.h (EVEX vpdpbusd on
+ * ymm), the same sums. */
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -82,15 +85,14 @@ INLINE int32_t quad(const sotto__block_q8_0 *b, int s)
     return v;
 }
 
-/* C[ROWS, 16] (+)= A[ROWS, kcb blocks] B-panel; start from C (ACC), INIT (bias) or 0. */
+/* C[ROWS, 16] (+)= A[ROWS, kcb blocks] B-panel; start from C (ACC) or 0, + BIAS (or + 0)
+ * when LAST. */
 INLINE void micro(const sotto__block_q8_0 *A, size_t lda, int i0, const arows *ar, const panel *p, int kcb,
-                  float *C, size_t ldc, const int rows, __mmask16 cols, const float *init, bool acc)
+                  float *C, size_t ldc, const int rows, __mmask16 cols, const float *bias, bool acc, bool last)
 {
     __m512 c[MR];
 #pragma GCC unroll 8
-    for (int i = 0; i < rows; i++)
-        c[i] = acc ? _mm512_maskz_loadu_ps(cols, C + i * ldc) : init ? _mm512_maskz_loadu_ps(cols, init)
-                                                                       : _mm512_setzero_ps();
+    for (int i = 0; i < rows; i++) c[i] = acc ? _mm512_maskz_loadu_ps(cols, C + i * ldc) : _mm512_setzero_ps();
     for (int jb = 0; jb < kcb; jb++) {
         __m512i s[MR];
 #pragma GCC unroll 8
@@ -105,17 +107,23 @@ INLINE void micro(const sotto__block_q8_0 *A, size_t lda, int i0, const arows *a
         __m512 db = _mm512_load_ps(p->d[jb]);
 #pragma GCC unroll 8
         for (int i = 0; i < rows; i++)
-            c[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[i]), _mm512_mul_ps(db, _mm512_set1_ps(ar->d[i0 + i][jb])), c[i]);
+            c[i] = _mm512_add_ps(c[i], _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(ar->d[i0 + i][jb]), db),
+                                                     _mm512_cvtepi32_ps(s[i])));
+    }
+    if (last) {
+        __m512 z = bias ? _mm512_maskz_loadu_ps(cols, bias) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+        for (int i = 0; i < rows; i++) c[i] = _mm512_add_ps(c[i], z);
     }
 #pragma GCC unroll 8
     for (int i = 0; i < rows; i++) _mm512_mask_storeu_ps(C + i * ldc, cols, c[i]);
 }
 
 static void micro_any(const sotto__block_q8_0 *A, size_t lda, int i0, const arows *ar, const panel *p, int kcb,
-                      float *C, size_t ldc, int rows, __mmask16 cols, const float *init, bool acc)
+                      float *C, size_t ldc, int rows, __mmask16 cols, const float *bias, bool acc, bool last)
 {
 #define Q8_CASE(R)                                                                                    \
-    case R: micro(A, lda, i0, ar, p, kcb, C, ldc, R, cols, init, acc); break;
+    case R: micro(A, lda, i0, ar, p, kcb, C, ldc, R, cols, bias, acc, last); break;
     switch (rows) {
         Q8_CASE(8) Q8_CASE(7) Q8_CASE(6) Q8_CASE(5) Q8_CASE(4) Q8_CASE(3) Q8_CASE(2) Q8_CASE(1)
     }
@@ -136,105 +144,11 @@ void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__
             for (int n0 = 0; n0 < N; n0 += NR) {
                 int cols = N - n0 < NR ? N - n0 : NR;
                 pack_b(B + (size_t)n0 * ldb, ldb, cols, j0, kcb, &p);
-                const float *init = j0 == 0 && bias ? bias + n0 : NULL;
                 __mmask16 mask = (__mmask16)((1u << cols) - 1);
                 for (int i = 0; i < mc; i += MR)
                     micro_any(A + (size_t)(m0 + i) * lda + j0, lda, i, &ar, &p, kcb, C + (size_t)(m0 + i) * ldc + n0,
-                              ldc, mc - i < MR ? mc - i : MR, mask, init, j0 > 0);
+                              ldc, mc - i < MR ? mc - i : MR, mask, bias ? bias + n0 : NULL, j0 > 0, j0 + kcb == nb);
             }
-        }
-    }
-}
-
-/* ---- few rows: one row of A against many rows of B (the decoder) ------------------------ */
-
-enum { GEMV_MAX_BLOCKS = 512, GEMV_ROWS = 8 }; /* K <= 16384; rows of A per pass over B */
-
-/* A's rows prepared per pair of blocks (2p, 2p + 1), each a 512-bit vector: the bytes of
- * the two blocks, the starting sums (-128 sum a in lanes 0 and 8) and the scales (d_a in
- * lanes 0-7 and 8-15). An odd last block has zeros in its upper half. */
-typedef struct gemv_pair {
-    _Alignas(64) int8_t q[64];
-    _Alignas(64) int32_t corr[16];
-    _Alignas(64) float d[16];
-} gemv_pair;
-
-static int32_t block_sum(const sotto__block_q8_0 *a)
-{
-    const __m256i ones = _mm256_set1_epi8(1);
-    __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(ones, _mm256_loadu_si256((const __m256i *)a->qs)),
-                                  _mm256_set1_epi16(1));
-    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4e));
-    h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xb1));
-    return _mm_cvtsi128_si32(h);
-}
-
-static void gemv_prep(const sotto__block_q8_0 *A, size_t lda, int MA, int nb, gemv_pair *pr)
-{
-    int np = (nb + 1) / 2;
-    memset(pr, 0, (size_t)MA * np * sizeof *pr);
-    for (int m = 0; m < MA; m++)
-        for (int j = 0; j < nb; j++) {
-            const sotto__block_q8_0 *a = A + (size_t)m * lda + j;
-            gemv_pair *x = &pr[(size_t)m * np + j / 2];
-            int h = j % 2;
-            memcpy(x->q + 32 * h, a->qs, 32);
-            x->corr[8 * h] = -128 * block_sum(a);
-            for (int l = 0; l < 8; l++) x->d[8 * h + l] = _cvtsh_ss(a->d);
-        }
-}
-
-/* C[MA rows][0..N) for MA (1..8) rows of A of NB blocks each: per row of B and pair of
- * blocks, one vpdpbusd of (b + 128) and a over both blocks, started from -128 sum a, so
- * every int8 value (-128 included) is exact; even blocks sum in lanes 0-7, odd ones in
- * 8-15, then the two halves and the lanes are added. The rows of B stream one after the
- * other (a single sequential stream: interleaving a few rows of B per pass ran well under
- * half as fast from memory), and the MA rows of A share the loads of B (a step over 5
- * beams streams the weights once). Every output takes the same operations whatever MA and
- * its place. */
-INLINE void gemv_q8(const gemv_pair *pr, const sotto__block_q8_0 *B, size_t ldb, const float *bias, float *C,
-                    size_t ldc, int N, int nb, const int MA)
-{
-    const int np = (nb + 1) / 2, full = nb / 2;
-    const __m512i flip = _mm512_set1_epi8((char)0x80);
-    for (int n = 0; n < N; n++) {
-        const sotto__block_q8_0 *b = B + (size_t)n * ldb;
-        __m512 s[GEMV_ROWS];
-#pragma GCC unroll 8
-        for (int m = 0; m < MA; m++) s[m] = _mm512_setzero_ps();
-        for (int p = 0; p < np; p++) {
-            const sotto__block_q8_0 *b0 = b + 2 * p;
-            __m512i q;
-            __m256i hd;
-            __mmask16 lanes;
-            if (p < full) {
-                q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)b0->qs)),
-                                       _mm256_loadu_si256((const __m256i *)b0[1].qs), 1);
-                hd = _mm256_set_m128i(_mm_set1_epi16((short)b0[1].d), _mm_set1_epi16((short)b0->d));
-                lanes = 0xffff;
-            } else {
-                q = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)b0->qs));
-                hd = _mm256_zextsi128_si256(_mm_set1_epi16((short)b0->d));
-                lanes = 0x00ff;
-            }
-            q = _mm512_xor_si512(q, flip);
-            __m512 db = _mm512_cvtph_ps(hd);
-#pragma GCC unroll 8
-            for (int m = 0; m < MA; m++) {
-                const gemv_pair *x = &pr[(size_t)m * np + p];
-                __m512i dot = _mm512_dpbusd_epi32(_mm512_load_si512(x->corr), q, _mm512_load_si512(x->q));
-                __m512 d = _mm512_mul_ps(_mm512_load_ps(x->d), db);
-                s[m] = _mm512_mask3_fmadd_ps(_mm512_cvtepi32_ps(dot), d, s[m], lanes);
-            }
-        }
-#pragma GCC unroll 8
-        for (int m = 0; m < MA; m++) {
-            __m256 r = _mm256_add_ps(_mm512_castps512_ps256(s[m]), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s[m]), 1)));
-            __m128 h = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
-            h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-            h = _mm_add_ss(h, _mm_movehdup_ps(h));
-            C[(size_t)m * ldc + n] = _mm_cvtss_f32(h) + (bias ? bias[n] : 0.0f);
         }
     }
 }
@@ -242,30 +156,12 @@ INLINE void gemv_q8(const gemv_pair *pr, const sotto__block_q8_0 *B, size_t ldb,
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                              const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    const int nb = K / QK;
-    if (M >= SOTTO__GEMM_MIN_M) {
-        sotto__gemm_q8_avx512(A, lda, B, ldb, bias, C, ldc, M, N, K);
-        return;
-    }
-    gemv_pair *pr = nb <= GEMV_MAX_BLOCKS ? aligned_alloc(64, (size_t)GEMV_ROWS * ((nb + 1) / 2) * sizeof *pr) : NULL;
-    if (!pr) { /* too long a row for the prepared copy (or no memory for it) */
-        sotto__matmul_q8_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
-        return;
-    }
-    for (int m = 0; m < M; m += GEMV_ROWS) {
-        int ma = M - m < GEMV_ROWS ? M - m : GEMV_ROWS;
-        gemv_prep(A + (size_t)m * lda, lda, ma, nb, pr);
-        float *c = C + (size_t)m * ldc;
-        switch (ma) {
-        case 1: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 1); break;
-        case 2: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 2); break;
-        case 3: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 3); break;
-        case 4: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 4); break;
-        case 5: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 5); break;
-        case 6: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 6); break;
-        case 7: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 7); break;
-        default: gemv_q8(pr, B, ldb, bias, c, ldc, N, nb, 8); break;
-        }
-    }
-    free(pr);
+    if (M >= SOTTO__GEMM_MIN_M) sotto__gemm_q8_avx512(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else sotto__gemv_q8_avx512vl(A, lda, B, ldb, bias, C, ldc, M, N, K);
 }
+
+/* The 256-bit kernels with EVEX vpdpbusd (AVX-512 VNNI + VL) for fewer rows. */
+#undef INLINE
+#define Q8_NAME(x) x##_avx512vl
+#define Q8_DPBUSD(acc, u, s) _mm256_dpbusd_epi32(acc, u, s)
+#include "gemm_q8_body.h"

@@ -29,7 +29,14 @@ static int has_avx512_vnni(void)
     return (b & need_b) == need_b && (c & (1u << 11));
 }
 
-enum { X86_AVX2 = 1, X86_AVX512 = 2 };
+/* AVX-VNNI (CPUID leaf 7 subleaf 1, EAX bit 4): vpdpbusd on ymm with a VEX encoding. */
+static int has_avx_vnni(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
+}
+
+enum { X86_AVX2 = 1, X86_AVX512 = 2, X86_AVX_VNNI = 4 };
 
 /* The sets this CPU runs, asked once (CPUID traps to the hypervisor in a VM: the logit
  * code asks for every row). */
@@ -41,7 +48,7 @@ static int x86_sets(void)
         __builtin_cpu_init();
         f = 0;
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
-            f = X86_AVX2 | (has_avx512_vnni() ? X86_AVX512 : 0);
+            f = X86_AVX2 | (has_avx512_vnni() ? X86_AVX512 : 0) | (has_avx_vnni() ? X86_AVX_VNNI : 0);
         atomic_store_explicit(&cached, f, memory_order_relaxed);
     }
     return f;
@@ -63,6 +70,13 @@ static const sotto__kernels avx2 = {
     .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2, .matmul_q8 = sotto__matmul_q8_avx2,
     .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2, .scores_p5 = sotto__scores_p5_avx2,
     .quantize_p5 = sotto__quantize_p5_avx2, .row_max = sotto__row_max_ref, .row_exp_sum = sotto__row_exp_sum_ref,
+};
+static const sotto__kernels avx_vnni = {
+    .name = "avx_vnni", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx2, .gelu = sotto__gelu_avx2,
+    .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2,
+    .matmul_q8 = sotto__matmul_q8_avxvnni, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
+    .scores_p5 = sotto__scores_p5_avx2, .quantize_p5 = sotto__quantize_p5_avx2,
 };
 static const sotto__kernels avx512 = {
     .name = "avx512", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx512,
@@ -87,11 +101,11 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
 {
     if (strcmp(name, "scalar") == 0) return &scalar;
 #if defined(__x86_64__) || defined(__i386__)
-    if (strcmp(name, "avx2") == 0 || strcmp(name, "avx512") == 0) {
-        int f = x86_sets();
-        if (strcmp(name, "avx2") == 0) return f & X86_AVX2 ? &avx2 : NULL;
-        return f & X86_AVX512 ? &avx512 : NULL;
-    }
+    static const struct { const char *name; int need; const sotto__kernels *k; } x86[] = {
+        {"avx2", X86_AVX2, &avx2}, {"avx_vnni", X86_AVX2 | X86_AVX_VNNI, &avx_vnni}, {"avx512", X86_AVX512, &avx512},
+    };
+    for (size_t i = 0; i < sizeof x86 / sizeof *x86; i++)
+        if (strcmp(name, x86[i].name) == 0) return (x86_sets() & x86[i].need) == x86[i].need ? x86[i].k : NULL;
 #endif
 #if defined(__aarch64__)
     if (strcmp(name, "neon") == 0) return &neon; /* AdvSIMD: part of every AArch64 CPU */
@@ -99,11 +113,12 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
     return NULL;
 }
 
-const char *const sotto__kernel_sets[] = {"scalar", "avx2", "avx512", "neon", NULL};
+const char *const sotto__kernel_sets[] = {"scalar", "avx2", "avx_vnni", "avx512", "neon", NULL};
 
 const sotto__kernels *sotto__kernels_best(void)
 {
     const sotto__kernels *k = sotto__kernels_by_name("avx512");
+    if (!k) k = sotto__kernels_by_name("avx_vnni");
     if (!k) k = sotto__kernels_by_name("avx2");
     if (!k) k = sotto__kernels_by_name("neon");
     return k ? k : &scalar;

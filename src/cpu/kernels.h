@@ -25,8 +25,10 @@
  *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
  *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves)
  *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
- *               blocks): per block pair an exact int32 dot product of the int8 values,
- *               scaled by d_a * d_b and summed in f32
+ *               blocks; A's int8 values in -127..127, as quantize_q8 writes them, B's any):
+ *               per block pair an exact int32 dot product of the int8 values, then
+ *               s = s + (d_a * d_b) * dot in block order from 0 (each product and sum
+ *               rounded to f32, no FMA), and s + bias last. Every set gives these bits.
  *
  * Row kernels with one row of A (the decoder) give every output the same value wherever
  * the row falls in the kernel's grouping of B rows (a single row of B included), so the
@@ -69,7 +71,8 @@ typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float sc
  * else (test_kernels walks the slots to check none is empty). */
 enum { SOTTO__N_KERNEL_SLOTS = 14 };
 typedef struct sotto__kernels {
-    const char *name;          /* "scalar", "avx2", "avx512" (avx2 + VNNI q8_0 GEMM, zmm attention), "neon" */
+    const char *name; /* "scalar", "avx2", "avx_vnni" (avx2 + VEX vpdpbusd q8_0), "avx512" (avx2 + AVX-512 VNNI
+                       * q8_0, zmm attention), "neon" */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
     sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
@@ -143,8 +146,27 @@ void sotto__row_1x64_f16_avx2(const float *a, const uint16_t *B, size_t ldb, flo
 void sotto__softmax_avx512(float *x, int n, int visible, float scale);
 void sotto__matmul_nn_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                              int N, int K);
-/* q8_0 GEMM with AVX-512 VNNI (gemm_q8_avx512.c) for M >= SOTTO__GEMM_MIN_M, and the
- * matmul_q8 of the avx512 set (the AVX2 kernel below that). */
+/* The q8_0 kernels on ymm (gemm_q8_body.h): GEMM on packed panels of B for many rows,
+ * GEMV on B in place for few; matmul_q8 picks one by M. avx2: vpmaddubsw (gemm_q8_avx2.c),
+ * avxvnni: VEX vpdpbusd (gemm_q8_avxvnni.c), avx512vl: EVEX vpdpbusd (gemm_q8_avx512.c). */
+void sotto__gemm_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                         const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__gemv_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                         const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__gemm_q8_avxvnni(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                            const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__gemv_q8_avxvnni(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                            const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__matmul_q8_avxvnni(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                              const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__gemm_q8_avx512vl(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                             const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__gemv_q8_avx512vl(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                             const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__matmul_q8_avx512vl(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                               const float *bias, float *C, size_t ldc, int M, int N, int K);
+/* q8_0 GEMM with AVX-512 VNNI on zmm (gemm_q8_avx512.c) for M >= SOTTO__GEMM_MIN_M, and
+ * the matmul_q8 of the avx512 set (sotto__gemv_q8_avx512vl below that). */
 void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                            const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,

@@ -1,10 +1,9 @@
 /* kernels_avx2.c — AVX2 + FMA + F16C kernels (compiled with -mavx2 -mfma -mf16c for this
  * file only, selected at run time). matmul with few rows of A (the decoder) works on
  * panels of B rows that stay in L2, computing 4x2 blocks of C as 8-wide dot products and
- * prefetching B rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16 and
- * q8_0 variants read B in its stored type (halves widened in registers; int8 blocks
- * multiplied exactly in integers). Also softmax, GELU, the q8_0 quantiser and f16
- * conversion. */
+ * prefetching B rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16
+ * variant reads B in its stored type (halves widened in registers; q8_0 is in
+ * gemm_q8_avx2.c). Also softmax, GELU, the q8_0 quantiser and f16 conversion. */
 #include <immintrin.h>
 #include <math.h>
 #include <stdbool.h>
@@ -199,48 +198,6 @@ void sotto__matmul_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_
             for (int i = 0; n < n1 && i < 4; i++) row_1_f16(A + (m + i) * lda, B, ldb, bias, C + (m + i) * ldc, n, n1, K);
         }
         for (; m < M; m++) row_1_f16(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
-    }
-}
-
-/* ---- A and B in q8_0 -------------------------------------------------------------- */
-
-/* Exact int32 dot products of one 32-value block, 8 lanes: |a| * (b * sign a) pairs
- * (u8 x s8 -> s16, at most 2 * 127 * 127: no saturation), then pairs of s16 -> s32. */
-static inline __m256 block_dot(const sotto__block_q8_0 *a, const sotto__block_q8_0 *b)
-{
-    __m256i qa = _mm256_loadu_si256((const __m256i *)a->qs), qb = _mm256_loadu_si256((const __m256i *)b->qs);
-    __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(qa, qa), _mm256_sign_epi8(qb, qa));
-    return _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
-}
-
-/* row_1 with A and B in q8_0 (NB blocks per row); alternate blocks go to two sums. */
-static void row_1_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias, float *c,
-                     int n0, int n1, int nb)
-{
-    for (int n = n0; n < n1; n++) {
-        const sotto__block_q8_0 *b = B + n * ldb;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
-        int j = 0;
-        for (; j + 2 <= nb; j += 2) {
-            s0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j].d) * _cvtsh_ss(b[j].d)), block_dot(a + j, b + j), s0);
-            s1 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j + 1].d) * _cvtsh_ss(b[j + 1].d)),
-                                 block_dot(a + j + 1, b + j + 1), s1);
-        }
-        if (j < nb)
-            s0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(a[j].d) * _cvtsh_ss(b[j].d)), block_dot(a + j, b + j), s0);
-        c[n] = hsum(_mm256_add_ps(s0, s1)) + (bias ? bias[n] : 0.0f);
-    }
-}
-
-void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
-                           const float *bias, float *C, size_t ldc, int M, int N, int K)
-{
-    int nb = K / SOTTO__QK8_0;
-    int panel = (int)((512 * 1024) / ((size_t)nb * sizeof(sotto__block_q8_0) + 1));
-    if (panel < 8) panel = 8;
-    for (int n0 = 0; n0 < N; n0 += panel) {
-        int n1 = n0 + panel < N ? n0 + panel : N;
-        for (int m = 0; m < M; m++) row_1_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
     }
 }
 

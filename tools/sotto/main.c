@@ -41,7 +41,7 @@ static void check_kernels_env(void)
 {
     const char *env = getenv("SOTTO_KERNELS");
     if (env && strcmp(env, sotto_kernels_name()) != 0)
-        fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s is not a kernel set this CPU runs (scalar, avx2, avx512 "
+        fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s is not a kernel set this CPU runs (scalar, avx2, avx_vnni, avx512 "
                         "on x86-64, neon on ARM, as the CPU allows); using %s\n", env, sotto_kernels_name());
 }
 
