@@ -29,7 +29,8 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-enum { Q8_MR = 4, Q8_NR = 16, Q8_MC = 120, Q8_KCB = 16, Q8_QK = SOTTO__QK8_0, Q8_GV_ROWS = 8, Q8_GV_MAX_NB = 256 };
+#define Q8_MR 4
+enum { Q8_NR = 16, Q8_MC = 120, Q8_KCB = 16, Q8_QK = SOTTO__QK8_0, Q8_GV_ROWS = 8, Q8_GV_MAX_NB = 256 };
 enum { Q8_GEMM_MIN_M = 8 };
 
 typedef struct q8_panel {
@@ -47,6 +48,7 @@ typedef struct q8_arows {
 #else
 #define Q8_VNNI 0
 #endif
+
 
 /* Mask for the first r (0..8) lanes. */
 INLINE __m256i q8_lanes(int r)
@@ -129,16 +131,17 @@ static void q8_prep_a(const sotto__block_q8_0 *A, size_t lda, int rows, int j0, 
 }
 
 /* C[ROWS, cols of 16] for blocks [0, kcb) of the panel: from 0 (FIRST) or C, and + bias
- * (or + 0) when LAST. */
+ * (or + 0) when LAST. The float sums wait in T (L1) between blocks, so the 16 ymm
+ * registers hold the int32 sums, B and A. */
 INLINE void q8_micro(const sotto__block_q8_0 *A, size_t lda, const q8_arows *ar, int i0, const q8_panel *p, int kcb,
                      float *C, size_t ldc, const int rows, int cols, const float *bias, bool first, bool last)
 {
     __m256i m0 = q8_lanes(cols < 8 ? cols : 8), m1 = q8_lanes(cols > 8 ? cols - 8 : 0);
-    __m256 c[Q8_MR][2];
+    _Alignas(32) float t[Q8_MR][Q8_NR];
 #pragma GCC unroll 4
     for (int i = 0; i < rows; i++) {
-        c[i][0] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(C + i * ldc, m0);
-        c[i][1] = first ? _mm256_setzero_ps() : _mm256_maskload_ps(C + i * ldc + 8, m1);
+        _mm256_store_ps(t[i], first ? _mm256_setzero_ps() : _mm256_maskload_ps(C + i * ldc, m0));
+        _mm256_store_ps(t[i] + 8, first ? _mm256_setzero_ps() : _mm256_maskload_ps(C + i * ldc + 8, m1));
     }
     for (int jb = 0; jb < kcb; jb++) {
         __m256i s[Q8_MR][2];
@@ -160,20 +163,25 @@ INLINE void q8_micro(const sotto__block_q8_0 *A, size_t lda, const q8_arows *ar,
 #pragma GCC unroll 4
         for (int i = 0; i < rows; i++) {
             __m256 da = _mm256_set1_ps(ar->d[i0 + i][jb]);
-            c[i][0] = _mm256_add_ps(c[i][0], _mm256_mul_ps(_mm256_mul_ps(da, d0), _mm256_cvtepi32_ps(s[i][0])));
-            c[i][1] = _mm256_add_ps(c[i][1], _mm256_mul_ps(_mm256_mul_ps(da, d1), _mm256_cvtepi32_ps(s[i][1])));
+            _mm256_store_ps(t[i], _mm256_add_ps(_mm256_load_ps(t[i]),
+                                                _mm256_mul_ps(_mm256_mul_ps(da, d0), _mm256_cvtepi32_ps(s[i][0]))));
+            _mm256_store_ps(t[i] + 8, _mm256_add_ps(_mm256_load_ps(t[i] + 8),
+                                                    _mm256_mul_ps(_mm256_mul_ps(da, d1), _mm256_cvtepi32_ps(s[i][1]))));
         }
     }
-    if (last) {
-        __m256 z0 = bias ? _mm256_maskload_ps(bias, m0) : _mm256_setzero_ps();
-        __m256 z1 = bias ? _mm256_maskload_ps(bias + 8, m1) : _mm256_setzero_ps();
-#pragma GCC unroll 4
-        for (int i = 0; i < rows; i++) c[i][0] = _mm256_add_ps(c[i][0], z0), c[i][1] = _mm256_add_ps(c[i][1], z1);
-    }
+    __m256 z0 = last && bias ? _mm256_maskload_ps(bias, m0) : _mm256_setzero_ps();
+    __m256 z1 = last && bias ? _mm256_maskload_ps(bias + 8, m1) : _mm256_setzero_ps();
 #pragma GCC unroll 4
     for (int i = 0; i < rows; i++) {
-        _mm256_maskstore_ps(C + i * ldc, m0, c[i][0]);
-        _mm256_maskstore_ps(C + i * ldc + 8, m1, c[i][1]);
+        __m256 c0 = _mm256_load_ps(t[i]), c1 = _mm256_load_ps(t[i] + 8);
+        if (last) c0 = _mm256_add_ps(c0, z0), c1 = _mm256_add_ps(c1, z1);
+        if (cols == Q8_NR) {
+            _mm256_storeu_ps(C + i * ldc, c0);
+            _mm256_storeu_ps(C + i * ldc + 8, c1);
+        } else {
+            _mm256_maskstore_ps(C + i * ldc, m0, c0);
+            _mm256_maskstore_ps(C + i * ldc + 8, m1, c1);
+        }
     }
 }
 
@@ -181,7 +189,9 @@ static void q8_micro_any(const sotto__block_q8_0 *A, size_t lda, const q8_arows 
                          int kcb, float *C, size_t ldc, int rows, int cols, const float *bias, bool first, bool last)
 {
     switch (rows) {
+#if Q8_MR > 3
     case 4: q8_micro(A, lda, ar, i0, p, kcb, C, ldc, 4, cols, bias, first, last); break;
+#endif
     case 3: q8_micro(A, lda, ar, i0, p, kcb, C, ldc, 3, cols, bias, first, last); break;
     case 2: q8_micro(A, lda, ar, i0, p, kcb, C, ldc, 2, cols, bias, first, last); break;
     default: q8_micro(A, lda, ar, i0, p, kcb, C, ldc, 1, cols, bias, first, last); break;
