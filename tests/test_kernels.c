@@ -595,6 +595,59 @@ static void test_q8_same_bits(const sotto__kernels *k)
     CHECK(bad == 0, "%s matmul_q8 differs from the reference's bits in %d of %d shapes", k->name, bad, runs);
 }
 
+/* The x86 sets' attention and elementwise kernels give the reference's bits (kernels.h:
+ * the fused k-order sums of matmul_nn, the polynomial e^x and erf): matmul_nn and
+ * matmul_nn_f16 on odd sizes, strides and every tile and streaming path, softmax over odd
+ * visible lengths, gelu over odd lengths and the whole range of its input. */
+static void test_ref_bits(const sotto__kernels *k)
+{
+    static const int ms[] = {1, 2, 3, 5, 7, 12, 13, 24, 30};
+    static const int ns[] = {1, 7, 8, 9, 17, 33, 64, 65, 127, 128, 130, 255, 256, 301, 1500};
+    static const int ks[] = {1, 3, 5, 64, 101};
+    unsigned seed = 43;
+    int bad_nn = 0, bad_h = 0, runs = 0;
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = (a + b) % 2; c < sizeof ks / sizeof *ks; c += 2) {
+                int M = ms[a], N = ns[b], K = ks[c];
+                size_t lda = (size_t)K + 3, ldb = (size_t)N + 5, ldc = (size_t)N + 2;
+                float *A = malloc(M * lda * 4), *B = malloc(K * ldb * 4), *C0 = malloc(M * ldc * 4),
+                      *C1 = malloc(M * ldc * 4);
+                uint16_t *Bh = malloc(K * ldb * 2);
+                for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+                for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+                sotto__quantize(SOTTO_TYPE_F16, B, Bh, (int64_t)(K * ldb));
+                for (size_t i = 0; i < M * ldc; i++) C0[i] = C1[i] = 7.0f;
+                sotto__matmul_nn_ref(A, lda, B, ldb, C0, ldc, M, N, K);
+                k->matmul_nn(A, lda, B, ldb, C1, ldc, M, N, K);
+                bad_nn += memcmp(C0, C1, M * ldc * 4) != 0;
+                sotto__matmul_nn_f16_ref(A, lda, Bh, ldb, C0, ldc, M, N, K);
+                k->matmul_nn_f16(A, lda, Bh, ldb, C1, ldc, M, N, K);
+                bad_h += memcmp(C0, C1, M * ldc * 4) != 0;
+                runs++;
+                free(A), free(B), free(C0), free(C1), free(Bh);
+            }
+    CHECK(bad_nn == 0, "%s matmul_nn differs from the reference's bits in %d of %d shapes", k->name, bad_nn, runs);
+    CHECK(bad_h == 0, "%s matmul_nn_f16 differs from the reference's bits in %d of %d shapes", k->name, bad_h, runs);
+    static const int vis[][2] = {{1500, 1500}, {1500, 1493}, {1001, 999}, {448, 9}, {40, 24}, {40, 8}, {9, 1}, {3, 2}};
+    for (size_t t = 0; t < sizeof vis / sizeof *vis; t++) {
+        int n = vis[t][0], v = vis[t][1];
+        float *x0 = malloc(n * 4), *x1 = malloc(n * 4);
+        for (int i = 0; i < n; i++) x0[i] = x1[i] = 60 * rnd(&seed) - (i % 11 == 0 ? 200 : 0);
+        sotto__softmax_ref(x0, n, v, 0.125f);
+        k->softmax(x1, n, v, 0.125f);
+        CHECK(memcmp(x0, x1, n * 4) == 0, "%s softmax n=%d visible=%d differs from the reference's bits", k->name, n, v);
+        free(x0), free(x1);
+    }
+    enum { G = 4003 };
+    float *g0 = malloc(G * 4), *g1 = malloc(G * 4);
+    for (int i = 0; i < G; i++) g0[i] = g1[i] = i % 7 == 0 ? ldexpf(rnd(&seed), -(i % 40)) : -12.0f + 24.0f * i / G;
+    sotto__gelu_ref(g0, G);
+    k->gelu(g1, G);
+    CHECK(memcmp(g0, g1, G * 4) == 0, "%s gelu differs from the reference's bits", k->name);
+    free(g0), free(g1);
+}
+
 /* The kernel sets offered are those the CPU's flags (Linux /proc/cpuinfo) allow. */
 static void test_cpu_detection(void)
 {
@@ -681,6 +734,10 @@ int main(void)
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set this CPU runs, the scalar one included */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
         if (k) test_q8_same_bits(k);
+    }
+    for (int i = 0; sotto__kernel_sets[i]; i++) { /* the x86 sets (NEON keeps its own sums) */
+        const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
+        if (k && strncmp(k->name, "avx", 3) == 0) test_ref_bits(k);
     }
     const sotto__kernels *vnni = sotto__kernels_by_name("avx_vnni");
     if (vnni) test_typed(vnni), test_q8_extremes(vnni), test_row_independent(vnni), test_rows_batched(vnni),

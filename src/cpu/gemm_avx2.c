@@ -11,6 +11,7 @@
  * Every shape works: row tails use the micro-kernel specialised for 1..5 rows, column
  * tails masked stores (packed panels are zero-padded to 16 columns). */
 #include <immintrin.h>
+#include <math.h>
 #include <stdbool.h>
 
 #include "kernels.h"
@@ -149,16 +150,19 @@ INLINE void row_stream(const float *a, const void *B, bool f16, size_t ldb, floa
             s = _mm256_fmadd_ps(x2, load8(B, f16, r2 + n), s);
             _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x3, load8(B, f16, r3 + n), s));
         }
-        for (int n = n8; n < N; n++)
-            c[n] += a[k] * load1(B, f16, r0 + n) + a[k + 1] * load1(B, f16, r1 + n) +
-                    a[k + 2] * load1(B, f16, r2 + n) + a[k + 3] * load1(B, f16, r3 + n);
+        for (int n = n8; n < N; n++) { /* the same fused chain as the lanes */
+            float s = fmaf(a[k], load1(B, f16, r0 + n), c[n]);
+            s = fmaf(a[k + 1], load1(B, f16, r1 + n), s);
+            s = fmaf(a[k + 2], load1(B, f16, r2 + n), s);
+            c[n] = fmaf(a[k + 3], load1(B, f16, r3 + n), s);
+        }
     }
     for (; k < K; k++) {
         size_t r = (size_t)k * ldb;
         __m256 x = _mm256_broadcast_ss(a + k);
         for (int n = 0; n < n8; n += 8)
             _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, load8(B, f16, r + n), _mm256_loadu_ps(c + n)));
-        for (int n = n8; n < N; n++) c[n] += a[k] * load1(B, f16, r + n);
+        for (int n = n8; n < N; n++) c[n] = fmaf(a[k], load1(B, f16, r + n), c[n]);
     }
 }
 

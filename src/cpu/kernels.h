@@ -165,8 +165,8 @@ void sotto__gemv_q8_avx512vl(const sotto__block_q8_0 *A, size_t lda, const sotto
                              const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_avx512vl(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                                const float *bias, float *C, size_t ldc, int M, int N, int K);
-/* q8_0 GEMM with AVX-512 VNNI on zmm (gemm_q8_avx512.c) for M >= SOTTO__GEMM_MIN_M, and
- * the matmul_q8 of the avx512 set (sotto__gemv_q8_avx512vl below that). */
+/* q8_0 GEMM with AVX-512 VNNI on zmm (gemm_q8_avx512.c), and the matmul_q8 of the
+ * avx512 set (the GEMM for many rows, sotto__gemv_q8_avx512vl for few). */
 void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                            const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,

@@ -6,6 +6,7 @@
 #include "../common.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -56,22 +57,66 @@ void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
             float s = 0;
-            for (int k = 0; k < K; k++) s += A[m * lda + k] * B[k * ldb + n];
+            for (int k = 0; k < K; k++) s = fmaf(A[m * lda + k], B[k * ldb + n], s);
             C[m * ldc + n] = s;
         }
     }
+}
+
+/* e^x as the SIMD sets compute it (kernels.h). */
+static float exp_ref(float x)
+{
+    bool under = x < -87.3f;
+    x = x > -87.3f ? x : -87.3f; /* as maxps / minps: the second operand when x is NaN */
+    x = x < 88.3f ? x : 88.3f;
+    float n = rintf(x * 1.44269504088896341f);
+    float r = fmaf(-n, 0.693359375f, x);
+    r = fmaf(-n, -2.12194440e-4f, r);
+    float p = 1.9875691500e-4f;
+    p = fmaf(p, r, 1.3981999507e-3f);
+    p = fmaf(p, r, 8.3334519073e-3f);
+    p = fmaf(p, r, 4.1665795894e-2f);
+    p = fmaf(p, r, 1.6666665459e-1f);
+    p = fmaf(p, r, 5.0000001201e-1f);
+    p = fmaf(p, r * r, r + 1.0f);
+    uint32_t e = (uint32_t)((int32_t)n + 127) << 23;
+    float two_n;
+    memcpy(&two_n, &e, 4);
+    return under ? 0.0f : p * two_n;
+}
+
+/* erf(x) as the SIMD sets compute it (kernels.h). */
+static float erf_ref(float x)
+{
+    uint32_t sign, yb;
+    memcpy(&sign, &x, 4);
+    sign &= 0x80000000u;
+    float ax = fabsf(x);
+    float t = 1.0f / fmaf(0.3275911f, ax, 1.0f);
+    float p = 1.061405429f;
+    p = fmaf(p, t, -1.453152027f);
+    p = fmaf(p, t, 1.421413741f);
+    p = fmaf(p, t, -0.284496736f);
+    p = fmaf(p, t, 0.254829592f);
+    p = p * t;
+    float y = fmaf(-p, exp_ref(0.0f - ax * ax), 1.0f);
+    memcpy(&yb, &y, 4);
+    yb |= sign;
+    memcpy(&y, &yb, 4);
+    return y;
 }
 
 void sotto__softmax_ref(float *x, int n, int visible, float scale)
 {
     float max = -INFINITY;
     for (int i = 0; i < visible; i++) max = x[i] > max ? x[i] : max;
-    double sum = 0;
+    float lane[8] = {0};
     for (int i = 0; i < visible; i++) {
-        x[i] = expf((x[i] - max) * scale);
-        sum += x[i];
+        x[i] = exp_ref((x[i] - max) * scale);
+        lane[i % 8] += x[i];
     }
-    float inv = (float)(1.0 / sum);
+    float sum = ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]));
+    float inv = 1.0f / sum;
     for (int i = 0; i < visible; i++) x[i] *= inv;
     for (int i = visible; i < n; i++) x[i] = 0.0f;
 }
@@ -88,7 +133,7 @@ void sotto__to_f16_ref(const float *x, uint16_t *out, size_t n)
 
 void sotto__gelu_ref(float *x, size_t n)
 {
-    for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2));
+    for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erf_ref(x[i] * 0.70710678118654752f));
 }
 
 void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k)
@@ -102,7 +147,7 @@ void sotto__matmul_nn_f16_ref(const float *A, size_t lda, const uint16_t *B, siz
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
             float s = 0;
-            for (int k = 0; k < K; k++) s += A[m * lda + k] * sotto__f16_to_f32(B[k * ldb + n]);
+            for (int k = 0; k < K; k++) s = fmaf(A[m * lda + k], sotto__f16_to_f32(B[k * ldb + n]), s);
             C[m * ldc + n] = s;
         }
     }
