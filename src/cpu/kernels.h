@@ -7,9 +7,13 @@
  *   dot:     sum_k a[k] * b[k]
  *   matmul_nn: C[m,n] = sum_k A[m,k] * B[k,n]               A[M,K], B[K,N], C[M,N]
  *               (B not transposed; no bias; used by attention on keys stored transposed
- *               [d, S] and values stored as rows [S, d])
+ *               [d, S] and values stored as rows [S, d]); the sum is one fused
+ *               multiply-add chain in k order from 0 (fmaf), in every x86 set
  *   softmax: one attention row: with m = max x[0..visible), x[i] = exp(scale (x[i] - m))
- *            normalised to sum 1 over i < visible, x[i] = 0 for visible <= i < n
+ *            normalised to sum 1 over i < visible, x[i] = 0 for visible <= i < n; exp is
+ *            the Cephes degree-6 polynomial of kernels_ref.c (relative error ~1e-7), the
+ *            sum runs in 8 lanes (i mod 8) added ((0+4)+(2+6))+((1+5)+(3+7)), and x[i] is
+ *            multiplied by 1 / sum: every x86 set gives the reference's bits
  *   to_f16:  n floats to IEEE halves, rounded to nearest even (as sotto__f32_to_f16)
  *   from_f16: n IEEE halves to floats (exact)
  *   scores_p5: u[n] = sum_b s[n][b] * (d[b] * sum_{i in b} a[i] v[n][i] + g[b]) over the
@@ -20,10 +24,12 @@
  *               *len >= |p| (f32 partial sums rounded up by 0.1 %). Per block s is the f16
  *               nearest max|x| / 15, raised where rounding left it below max|x| / 15.5,
  *               and v = x / s rounded (halves up) + 16, clamped to 0..31
- *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values
+ *   gelu:    x[i] = 0.5 x (1 + erf(x / sqrt 2)) over N values, erf by Abramowitz & Stegun
+ *            7.1.26 (absolute error <= 1.5e-7) on that exp, the reference's bits on x86
  *   quantize_q8: one row of K floats (K a multiple of 32) to q8_0 blocks, exactly as
  *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
  *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves)
+ *   matmul_nn_f16: matmul_nn with B in halves (the same fused chain)
  *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
  *               blocks; A's int8 values in -127..127, as quantize_q8 writes them, B's any):
  *               per block pair an exact int32 dot product of the int8 values, then

@@ -134,6 +134,10 @@ printf 'GGUF garbage' >"$TMP/garbage.gguf"
 expect 2 "cannot load model" "$SOTTO" run -m "$TMP/garbage.gguf" --mel "$MEL"
 expect 0 "stdout:usage: sotto run" "$SOTTO" run --help
 expect 0 "stdout:(kernels: scalar)" env SOTTO_KERNELS=scalar "$SOTTO" --version
+# the AVX-VNNI set where the CPU has it (Linux flags), and its name in sotto bench's device
+if grep -qw avx_vnni /proc/cpuinfo 2>/dev/null && grep -qw avx2 /proc/cpuinfo; then
+    expect 0 "stdout:(kernels: avx_vnni)" env SOTTO_KERNELS=avx_vnni "$SOTTO" --version
+fi
 
 # --- model resolution: -m, then $SOTTO_MODEL, then the installed default -----------
 expect 0 "stdout:And Mr. John Dashwood" env SOTTO_MODEL="$TINY" "$SOTTO" transcribe "$CLIPS/librivox-0870.wav"
