@@ -628,6 +628,30 @@ static void test_ref_bits(const sotto__kernels *k)
                 free(A), free(B), free(C0), free(C1), free(Bh);
             }
     CHECK(bad_nn == 0, "%s matmul_nn differs from the reference's bits in %d of %d shapes", k->name, bad_nn, runs);
+    /* the linear layers' GEMM (f32 and f16 B^T, from SOTTO__GEMM_MIN_M rows): blocks of rows
+     * and of K, row and column tails, with and without bias */
+    static const int mm[][3] = {{24, 1, 1}, {25, 17, 7}, {121, 33, 385}, {130, 64, 1000}, {37, 130, 769}, {240, 16, 80}};
+    for (size_t t = 0; t < sizeof mm / sizeof *mm; t++) {
+        int M = mm[t][0], N = mm[t][1], K = mm[t][2];
+        size_t lda = (size_t)K + 5, ldb = (size_t)K + 3, ldc = (size_t)N + 1;
+        float *A = malloc(M * lda * 4), *B = malloc(N * ldb * 4), *bias = malloc(N * 4), *C0 = calloc(M * ldc, 4),
+              *C1 = calloc(M * ldc, 4);
+        uint16_t *Bh = malloc(N * ldb * 2);
+        for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+        for (size_t i = 0; i < N * ldb; i++) B[i] = rnd(&seed);
+        for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+        sotto__quantize(SOTTO_TYPE_F16, B, Bh, (int64_t)(N * ldb));
+        const float *bs = t % 2 ? NULL : bias;
+        sotto__matmul_ref(A, lda, B, ldb, bs, C0, ldc, M, N, K);
+        k->matmul(A, lda, B, ldb, bs, C1, ldc, M, N, K);
+        CHECK(memcmp(C0, C1, M * ldc * 4) == 0, "%s matmul M=%d N=%d K=%d differs from the reference's bits", k->name,
+              M, N, K);
+        sotto__matmul_f16_ref(A, lda, Bh, ldb, bs, C0, ldc, M, N, K);
+        k->matmul_f16(A, lda, Bh, ldb, bs, C1, ldc, M, N, K);
+        CHECK(memcmp(C0, C1, M * ldc * 4) == 0, "%s matmul_f16 M=%d N=%d K=%d differs from the reference's bits",
+              k->name, M, N, K);
+        free(A), free(B), free(bias), free(C0), free(C1), free(Bh);
+    }
     CHECK(bad_h == 0, "%s matmul_nn_f16 differs from the reference's bits in %d of %d shapes", k->name, bad_h, runs);
     static const int vis[][2] = {{1500, 1500}, {1500, 1493}, {1001, 999}, {448, 9}, {40, 24}, {40, 8}, {9, 1}, {3, 2}};
     for (size_t t = 0; t < sizeof vis / sizeof *vis; t++) {

@@ -3,7 +3,10 @@
  * compare it against on odd sizes.
  *
  *   matmul:  C[m,n] = bias[n] + sum_k A[m,k] * B[n,k]      A[M,K], B[N,K], C[M,N]
- *            (row strides lda, ldb, ldc in floats; bias may be NULL)
+ *            (row strides lda, ldb, ldc in floats; bias may be NULL): one fused
+ *            multiply-add chain in k order starting from bias[n] (or 0); the x86 sets'
+ *            GEMM (M >= SOTTO__GEMM_MIN_M: the encoder) gives these bits, their row
+ *            kernels for fewer rows sum 8 lanes (within rounding of the reference)
  *   dot:     sum_k a[k] * b[k]
  *   matmul_nn: C[m,n] = sum_k A[m,k] * B[k,n]               A[M,K], B[K,N], C[M,N]
  *               (B not transposed; no bias; used by attention on keys stored transposed

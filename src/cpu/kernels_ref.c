@@ -14,9 +14,9 @@ void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, c
 {
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
-            float s = 0;
-            for (int k = 0; k < K; k++) s += A[m * lda + k] * B[n * ldb + k];
-            C[m * ldc + n] = s + (bias ? bias[n] : 0.0f);
+            float s = bias ? bias[n] : 0.0f; /* one fused chain in k order from the bias */
+            for (int k = 0; k < K; k++) s = fmaf(A[m * lda + k], B[n * ldb + k], s);
+            C[m * ldc + n] = s;
         }
     }
 }
@@ -26,9 +26,9 @@ void sotto__matmul_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t
 {
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
-            float s = 0;
-            for (int k = 0; k < K; k++) s += A[m * lda + k] * sotto__f16_to_f32(B[n * ldb + k]);
-            C[m * ldc + n] = s + (bias ? bias[n] : 0.0f);
+            float s = bias ? bias[n] : 0.0f;
+            for (int k = 0; k < K; k++) s = fmaf(A[m * lda + k], sotto__f16_to_f32(B[n * ldb + k]), s);
+            C[m * ldc + n] = s;
         }
     }
 }
