@@ -381,10 +381,14 @@ typedef struct sotto_segment {
     int n_words;               /*   else NULL and 0 */
 } sotto_segment;
 
-/* Returns nonzero to stop after this window (its segments are kept). */
+/* Returns nonzero to stop at this segment: the result holds the segments up to it, the
+ * later ones of its window are dropped. */
 typedef int (*sotto_segment_callback)(const sotto_segment *segment, void *user_data);
 /* Audio seconds done and in all, after each window; returns nonzero to stop there. */
 typedef int (*sotto_progress_callback)(double done_s, double total_s, void *user_data);
+/* The language detected from the first 30 s (its code, "en", ..., and probability),
+ * before the first window is decoded; returns nonzero to stop there (no segments). */
+typedef int (*sotto_language_callback)(const char *language, float probability, void *user_data);
 
 #define SOTTO_MAX_TEMPERATURES 16
 
@@ -441,6 +445,7 @@ typedef struct sotto_transcribe_params {
     int vad_speech_pad_ms;     /* 400 */
     sotto_segment_callback on_segment; /* each segment as its window is done, or NULL */
     sotto_progress_callback on_progress;
+    sotto_language_callback on_language; /* when the language is detected, or NULL */
     void *user_data;
 } sotto_transcribe_params;
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import array
 import os
 import signal
+import subprocess
 import threading
 import time
 import wave
@@ -24,6 +25,7 @@ def test_file_input_equals_cli_defaults(model, cli, model_path, vad_path, clips)
         segments, info = model.transcribe(clip)
         assert_same(segments, info, cli_json(cli, model_path, vad_path, clip))
         assert info.language == "en" and not info.language_detected
+        assert info.language_probability == 1.0  # English-only: as faster-whisper
         assert segments and segments[0].words is None
 
 
@@ -72,6 +74,17 @@ def test_options_change_the_transcript(model, clips):
     notime, _ = model.transcribe(clip, beam_size=1, without_timestamps=True)
     assert len(short[0].tokens) < len(base[0].tokens)
     assert all(t < 50363 for t in notime[0].tokens[1:])  # no timestamp tokens after <|notimestamps|>
+
+
+def test_ffmpeg_log_lines_are_silenced(model, clips, tmp_path, capfd):
+    # an MP3 without a Xing header: FFmpeg logs "[mp3 @ 0x...] Estimating duration from bitrate"
+    mp3 = tmp_path / "noxing.mp3"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", clips[0], "-c:a", "libmp3lame",
+                    "-write_xing", "0", str(mp3)], check=True)
+    capfd.readouterr()
+    segments, _ = model.transcribe(str(mp3), beam_size=1)
+    err = capfd.readouterr().err
+    assert segments and " @ 0x" not in err and "Estimating duration" not in err, err
 
 
 def test_errors_carry_the_engines_message(model, model_path, tmp_path):
@@ -252,7 +265,13 @@ def test_on_segment_streams_and_stops(model, clips, long_audio):
     first: List[sotto.Segment] = []
     part, info = model.transcribe(samples, beam_size=1, on_segment=lambda s: first.append(s) or True)
     assert info.stopped and len(first) == 1
-    assert part == [s for s in segments if s.seek == 0] and part[-1].end <= 30.0
+    assert part == segments[:1] and info.text == segments[0].text
+    # stopped at the 3rd segment: the 3 segments up to the stop, not the rest of its window
+    assert len([s for s in segments if s.seek == 0]) > 3
+    seen: List[sotto.Segment] = []
+    part, info = model.transcribe(samples, beam_size=1, on_segment=lambda s: seen.append(s) or len(seen) == 3)
+    assert info.stopped and part == seen == segments[:3]
+    assert info.text == "".join(s.text for s in segments[:3])
 
     class Boom(Exception):
         pass

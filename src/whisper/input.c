@@ -121,6 +121,11 @@ static int64_t chunk_of(const sotto__input *in, int64_t sample)
     return lo < in->n_speech - 1 ? lo : in->n_speech - 1;
 }
 
+int64_t sotto__input_chunk(const sotto__input *in, double t)
+{
+    return in->n_speech ? chunk_of(in, (int64_t)(t * SOTTO_SAMPLE_RATE)) : 0;
+}
+
 double sotto__input_original_time(const sotto__input *in, double t, bool is_end)
 {
     if (!in->n_speech) return t;

@@ -31,6 +31,10 @@ double sotto__input_original_time(const sotto__input *in, double t, bool is_end)
  * the chunk of its middle). */
 double sotto__input_original_time_at(const sotto__input *in, double t, double at);
 
+/* The speech interval (chunk) of vad_filter that time T (seconds) of the kept signal lies
+ * in: a change of chunk between two times is a silence the VAD dropped. 0 without. */
+int64_t sotto__input_chunk(const sotto__input *in, double t);
+
 /* Whether the VAD gave any 32 ms window of samples [FROM, TO) a probability >= THRESHOLD
  * (true without a VAD). */
 bool sotto__input_has_speech(const sotto__input *in, int64_t from, int64_t to, float threshold);

@@ -28,17 +28,21 @@ typedef struct result {
     int cap_seg;
     char lang[16];
     char *text;
+    bool dropped;              /* a callback stopped the run inside a window */
 } result;
+
+static void segment_free(sotto_segment *s)
+{
+    free((void *)s->text), free((void *)s->tokens);
+    for (int k = 0; k < s->n_words; k++) free((void *)s->words[k].word);
+    free((void *)s->words);
+}
 
 void sotto_result_free(sotto_result *r)
 {
     if (!r) return;
     result *x = (result *)r;
-    for (int i = 0; i < r->n_segments; i++) {
-        free((void *)x->seg[i].text), free((void *)x->seg[i].tokens);
-        for (int k = 0; k < x->seg[i].n_words; k++) free((void *)x->seg[i].words[k].word);
-        free((void *)x->seg[i].words);
-    }
+    for (int i = 0; i < r->n_segments; i++) segment_free(&x->seg[i]);
     free(x->seg);
     free(x->text);
     free(x);
@@ -123,19 +127,71 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
     return SOTTO_OK;
 }
 
-/* Keeps the window's segment C (new_segment, then cleared when instantaneous or blank):
- * its words move into the result. */
-static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sotto__decode_result *d)
+/* Room for MORE segments in the result. */
+static sotto_status grow(run *r, int more)
 {
     result *x = r->res;
-    if (x->pub.n_segments == x->cap_seg) {
-        int cap = x->cap_seg ? 2 * x->cap_seg : 16;
-        sotto_segment *s = realloc(x->seg, (size_t)cap * sizeof *s);
-        if (!s) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
-        x->seg = s, x->cap_seg = cap;
-        x->pub.segments = s;
+    if (x->pub.n_segments + more <= x->cap_seg) return SOTTO_OK;
+    int cap = 2 * (x->pub.n_segments + more) + 16;
+    sotto_segment *s = realloc(x->seg, (size_t)cap * sizeof *s);
+    if (!s) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    x->seg = s, x->cap_seg = cap;
+    x->pub.segments = s;
+    return SOTTO_OK;
+}
+
+/* Appends S, its fields and D's scores, to the result. */
+static void append(run *r, sotto_segment s, int64_t seek, const sotto__decode_result *d)
+{
+    result *x = r->res;
+    s.id = x->pub.n_segments, s.seek = seek, s.temperature = d->temperature, s.avg_logprob = d->avg_logprob;
+    s.compression_ratio = d->compression_ratio, s.no_speech_prob = d->no_speech_prob;
+    x->seg[x->pub.n_segments++] = s;
+}
+
+/* With vad_filter, the words of C [I0, I1) as a segment of their own (C crossed a silence
+ * the VAD dropped): its text their text, its tokens that text's (no timestamps), its
+ * times theirs; the words go with it under word_timestamps, else they are freed. */
+static sotto_status add_piece(run *r, int64_t seek, sotto__wseg *c, int i0, int i1, const sotto__decode_result *d)
+{
+    size_t len = 0;
+    for (int i = i0; i < i1; i++) len += strlen(c->words[i].word);
+    char *text = malloc(len + 1);
+    int need = 0;
+    sotto_status st = text ? SOTTO_OK : SOTTO_ERR_NOMEM;
+    if (!st) {
+        text[0] = 0;
+        for (int i = i0; i < i1; i++) strcat(text, c->words[i].word);
+        st = sotto_tokenize(r->ctx->model, text, NULL, 0, &need);
     }
-    int n = c->n_tokens;
+    int32_t *toks = st ? NULL : malloc((size_t)(need ? need : 1) * sizeof *toks);
+    sotto_word *words = r->p->word_timestamps ? malloc((size_t)(i1 - i0) * sizeof *words) : NULL;
+    if (!st && (!toks || (r->p->word_timestamps && !words))) st = SOTTO_ERR_NOMEM;
+    if (!st) st = sotto_tokenize(r->ctx->model, text, toks, need, &need);
+    if (st) {
+        free(text), free(toks), free(words);
+        return sotto__ctx_fail(r->ctx, st, "transcribe: %s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+    }
+    sotto_segment s = {.start = c->words[i0].start, .end = c->words[i1 - 1].end, .text = text, .tokens = toks,
+                       .n_tokens = need, .words = words, .n_words = words ? i1 - i0 : 0};
+    for (int i = i0; i < i1; i++) {
+        if (words) words[i - i0] = c->words[i];
+        else free((void *)c->words[i].word);
+        c->words[i].word = NULL;
+    }
+    append(r, s, seek, d);
+    return SOTTO_OK;
+}
+
+/* Keeps the window's segment C (new_segment, then cleared when instantaneous or blank):
+ * its words move into the result. With vad_filter a segment whose words lie in more than
+ * one speech chunk is cut between them, so no segment spans a silence the VAD dropped
+ * (the window's text and all_tokens stay the segment's whole tokens). */
+static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sotto__decode_result *d)
+{
+    int n = c->n_tokens, n_pieces = 1;
+    sotto_status st = grow(r, c->n_words > 1 ? c->n_words : 1);
+    if (st) return st;
     char *text = sotto__detok(r->ctx->model, c->tokens, n, false);
     int32_t *toks = malloc((size_t)(n ? n : 1) * sizeof *toks);
     if (!text || !toks) {
@@ -146,6 +202,14 @@ static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sott
     size_t a, len;
     sotto__strip(text, strlen(text), &a, &len);
     if (c->start == c->end || len == 0) text[0] = 0, n = 0, sotto__wseg_free(c); /* instantaneous or blank */
+    if (!push_tokens(r, toks, n)) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    /* the chunk of each word's middle, on the kept timeline */
+    int64_t *chunk = c->n_words ? malloc((size_t)c->n_words * sizeof *chunk) : NULL;
+    if (c->n_words && !chunk) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    for (int i = 0; i < c->n_words && chunk; i++) {
+        chunk[i] = sotto__input_chunk(r->in, (c->words[i].start + c->words[i].end) / 2);
+        n_pieces += i > 0 && chunk[i] != chunk[i - 1];
+    }
     /* on the original timeline (faster-whisper restore_speech_timestamps: a word in the
      * chunk of its middle, a segment with words from its first and last word) */
     double start = sotto__input_original_time(r->in, c->start, false);
@@ -156,14 +220,20 @@ static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sott
         w->start = sotto__input_original_time_at(r->in, w->start, middle);
         w->end = sotto__input_original_time_at(r->in, w->end, middle);
     }
-    if (c->n_words > 0 && r->p->vad_filter) start = c->words[0].start, end = c->words[c->n_words - 1].end;
-    x->seg[x->pub.n_segments] = (sotto_segment){
-        .id = x->pub.n_segments, .seek = seek, .start = start, .end = end, .text = text, .tokens = toks, .n_tokens = n,
-        .temperature = d->temperature, .avg_logprob = d->avg_logprob, .compression_ratio = d->compression_ratio,
-        .no_speech_prob = d->no_speech_prob, .words = c->words, .n_words = c->n_words};
-    c->words = NULL, c->n_words = 0;
-    x->pub.n_segments++;
-    return push_tokens(r, toks, n) ? SOTTO_OK : sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    if (!st && r->p->vad_filter && n_pieces > 1) {
+        for (int i0 = 0, i = 1; !st && i <= c->n_words; i++)
+            if (i == c->n_words || chunk[i] != chunk[i - 1]) st = add_piece(r, seek, c, i0, i, d), i0 = i;
+    } else if (!st) {
+        if (c->n_words > 0 && r->p->vad_filter) start = c->words[0].start, end = c->words[c->n_words - 1].end;
+        if (!r->p->word_timestamps) sotto__wseg_free(c); /* timed only for the chunks (chunk_words) */
+        append(r, (sotto_segment){.start = start, .end = end, .text = text, .tokens = toks, .n_tokens = n,
+                                  .words = c->words, .n_words = c->n_words}, seek, d);
+        c->words = NULL, c->n_words = 0;
+        text = NULL, toks = NULL;
+    }
+    sotto__wseg_free(c);
+    free(chunk), free(text), free(toks);
+    return st;
 }
 
 static void pend(run *r, double start, double end, const int32_t *tokens, int n)
@@ -209,10 +279,8 @@ static void cut_segments(run *r, int64_t seek, int size, const sotto__decode_res
     pend(r, time_offset, time_offset + duration, t, n);
 }
 
-/* Word timestamps of the window at SEEK (SIZE frames), the seek they refine in *NEXT
- * (the one chosen so far) and the hallucination rule (transcribe.py, after
- * add_word_timestamps); *DROP when that rule drops the whole window. */
-static sotto_status window_words(run *r, int64_t seek, int size, bool single, int64_t *next, bool *drop)
+/* The word alignment of the window at SEEK (SIZE frames) over its segments r->cur. */
+static sotto_status align_words(run *r, int64_t seek, int size)
 {
     const sotto_model_info *h = &r->ctx->model->info;
     const sotto_transcribe_params *p = r->p;
@@ -224,7 +292,39 @@ static sotto_status window_words(run *r, int64_t seek, int size, bool single, in
     sotto__timing_opts o = {.sot_seq = sot, .n_sot = h->multilingual ? 3 : 1, .seek = seek, .num_frames = size,
                             .prepend = p->prepend_punctuations, .append = p->append_punctuations,
                             .unicode_only = unicode_only};
-    sotto_status st = sotto__add_word_timestamps(r->ctx, &o, r->cur, r->n_cur, r->last_speech);
+    return sotto__add_word_timestamps(r->ctx, &o, r->cur, r->n_cur, r->last_speech);
+}
+
+/* With vad_filter and no word timestamps: words for the segments of the window that span
+ * more than one speech chunk, so add_segment can cut them at the silence between and time
+ * them by their words (a timestamp token in the padding of a chunk before or after maps
+ * across the silence); the other segments and the seek stay as decoded. */
+static sotto_status chunk_words(run *r, int64_t seek, int size)
+{
+    bool crosses = false;
+    for (int i = 0; i < r->n_cur; i++)
+        crosses |= sotto__input_chunk(r->in, r->cur[i].start) != sotto__input_chunk(r->in, r->cur[i].end);
+    if (!crosses) return SOTTO_OK;
+    double *times = malloc((size_t)(2 * r->n_cur) * sizeof *times);
+    if (!times) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    for (int i = 0; i < r->n_cur; i++) times[2 * i] = r->cur[i].start, times[2 * i + 1] = r->cur[i].end;
+    sotto_status st = align_words(r, seek, size);
+    for (int i = 0; i < r->n_cur; i++) {
+        r->cur[i].start = times[2 * i], r->cur[i].end = times[2 * i + 1];
+        bool keep = sotto__input_chunk(r->in, r->cur[i].start) != sotto__input_chunk(r->in, r->cur[i].end);
+        if (!keep) sotto__wseg_free(&r->cur[i]); /* not cut: as before, timed by its tokens */
+    }
+    free(times);
+    return st;
+}
+
+/* Word timestamps of the window at SEEK (SIZE frames), the seek they refine in *NEXT
+ * (the one chosen so far) and the hallucination rule (transcribe.py, after
+ * add_word_timestamps); *DROP when that rule drops the whole window. */
+static sotto_status window_words(run *r, int64_t seek, int size, bool single, int64_t *next, bool *drop)
+{
+    const sotto_transcribe_params *p = r->p;
+    sotto_status st = align_words(r, seek, size);
     if (st) return st;
     const double time_offset = (double)(seek * 160) / 16000.0;
     double end;
@@ -291,6 +391,7 @@ static sotto_status language(run *r, int32_t *lang)
     sotto__language_code(m, *lang, r->res->lang, sizeof r->res->lang);
     r->res->pub.language_probability = (float)prob;
     r->res->pub.language_detected = 1;
+    if (r->p->on_language && r->p->on_language(r->res->lang, (float)prob, r->p->user_data)) r->res->pub.stopped = 1;
     return SOTTO_OK;
 }
 
@@ -320,6 +421,16 @@ static sotto_status initial_prompt(run *r)
     return SOTTO_OK;
 }
 
+/* A callback stopped the run at segment KEEP - 1: the window's later segments, never
+ * shown to it, leave the result (and the text: joined_text). */
+static void drop_after(run *r, int keep)
+{
+    result *x = r->res;
+    for (int i = x->pub.n_segments - 1; i >= keep; i--) segment_free(&x->seg[i]);
+    x->pub.n_segments = keep;
+    x->dropped = true;
+}
+
 /* The seek loop over the windows of the finished log-mel. */
 static sotto_status seek_loop(run *r)
 {
@@ -346,6 +457,7 @@ static sotto_status seek_loop(run *r)
         if (!skip) cut_segments(r, seek, size, d, &advance, &single);
         next = seek + advance;
         if (!skip && p->word_timestamps) st = window_words(r, seek, size, single, &next, &drop);
+        else if (!skip && p->vad_filter) st = chunk_words(r, seek, size);
         skip |= drop;
         for (int i = 0; i < r->n_cur && !skip && !st; i++) st = add_segment(r, seek, &r->cur[i], d);
         for (int i = 0; i < r->n_cur; i++) sotto__wseg_free(&r->cur[i]);
@@ -354,13 +466,29 @@ static sotto_status seek_loop(run *r)
         if (!st && !skip && (!p->condition_on_previous_text || d->temperature > 0.5))
             r->prompt_reset_since = r->n_all;
         for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
-            if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1;
+            if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1, drop_after(r, i + 1);
         seek = next;
         if (p->on_progress && p->on_progress((seek < content ? seek : content) * 160 / 16000.0, total_s, p->user_data))
             r->res->pub.stopped = 1;
     }
     free(d);
     return st;
+}
+
+/* The segments' texts joined: the text of a run stopped inside a window. */
+static char *joined_text(const result *x)
+{
+    size_t len = 0;
+    for (int i = 0; i < x->pub.n_segments; i++) len += strlen(x->seg[i].text);
+    char *t = malloc(len + 1);
+    if (!t) return NULL;
+    t[0] = 0;
+    for (size_t i = 0, at = 0; i < (size_t)x->pub.n_segments; i++) {
+        size_t k = strlen(x->seg[i].text);
+        memcpy(t + at, x->seg[i].text, k + 1);
+        at += k;
+    }
+    return t;
 }
 
 /* The transcription of the signal IN holds (transcribe.py's transcribe()). */
@@ -385,7 +513,8 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     if (!st) st = initial_prompt(&r);
     if (!st) st = seek_loop(&r);
     if (!st) {
-        r.res->text = sotto__detok(ctx->model, r.all + r.n_initial, r.n_all - r.n_initial, false);
+        r.res->text = r.res->dropped ? joined_text(r.res)
+                                     : sotto__detok(ctx->model, r.all + r.n_initial, r.n_all - r.n_initial, false);
         if (!r.res->text) st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
         r.res->pub.text = r.res->text;
     }

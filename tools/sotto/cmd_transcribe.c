@@ -261,6 +261,7 @@ static bool writable(const opts *o)
 
 typedef struct live {
     const opts *o;
+    const char *path;
     const out_writer *w;       /* what stdout shows as segments arrive, or NULL */
     out_state st;
     bool tty;
@@ -282,6 +283,17 @@ static int on_segment(const sotto_segment *s, void *user)
         out_timestamp(b, sizeof b, s->end, false, '.');
         printf("[%s --> %s] %s\n", a, b, s->text);
         fflush(stdout);
+    }
+    return interrupted;
+}
+
+/* The detected language, before the first segment (as openai's "Detected language"). */
+static int on_language(const char *lang, float probability, void *user)
+{
+    live *l = user;
+    if (!l->o->quiet) {
+        fflush(stdout);
+        fprintf(stderr, "sotto: %s: detected language %s (probability %.2f)\n", l->path, lang, probability);
     }
     return interrupted;
 }
@@ -339,10 +351,10 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
  * then its files. Returns the exit status for it. */
 static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
-    live l = {.o = o, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
+    live l = {.o = o, .path = path, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
               .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
-    tp.on_segment = on_segment, tp.on_progress = on_progress, tp.user_data = &l;
+    tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
     if (header && l.w) printf("==> %s <==\n", path);
     if (l.w) l.w->begin(stdout, &l.st);
     sotto_result *r = NULL;
@@ -351,9 +363,6 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
         fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
         return st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
     }
-    if (r->language_detected && !o->quiet)
-        fprintf(stderr, "sotto: %s: detected language %s (probability %.2f)\n", path, r->language,
-                r->language_probability);
     int rc = EXIT_OK;
     if (r->stopped) rc = 130; /* interrupted: what was printed stays, no file is written */
     else if (l.w) l.w->end(stdout, r, &l.st);

@@ -2,6 +2,7 @@
  * helpers every subcommand shares (model lookup, file I/O); options are parsed by
  * cli_opt.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,9 @@ static const char usage[] =
     "  vad [--vad-model PATH] AUDIO      speech intervals (Silero VAD), or --probs per 32 ms\n"
     "\n"
     "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
-    "directory. Without -m, $SOTTO_MODEL or the model `make demo` installed is used.\n"
+    "directory, or the name of an installed model (-m tiny.en: NAME.gguf in\n"
+    "${XDG_DATA_HOME:-~/.local/share}/sotto/models). Without -m, $SOTTO_MODEL or the\n"
+    "model `make demo` installed is used.\n"
     "Commands that run the model take --device cpu|vulkan|vulkan:N|auto (default auto,\n"
     "or $SOTTO_DEVICE: a GPU when the machine has one, else the CPU).\n"
     "Run `sotto COMMAND --help` for the options of a command.\n"
@@ -86,22 +89,61 @@ int cli_threads(long requested)
 }
 
 
+/* Where setup installs models: ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models ("" when
+ * neither is set). */
+static void models_dir(char *out, size_t n)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(out, n, "%s/sotto/models", xdg);
+    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models", home);
+    else out[0] = 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Prints the models installed in DIR (NAME for each NAME.gguf, the VAD left out), sorted. */
+static void list_installed(const char *dir)
+{
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    char *names[256];
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) && n < 256;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".gguf") == 0 && strncmp(e->d_name, "silero-vad", 10) != 0 &&
+            (names[n] = strndup(e->d_name, len - 5)))
+            n++;
+    }
+    if (d) closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    fprintf(stderr, "  installed in %s:", dir[0] ? dir : "~/.local/share/sotto/models");
+    for (int i = 0; i < n; i++) fprintf(stderr, " %s", names[i]), free(names[i]);
+    fprintf(stderr, "%s\n", n ? "" : " none (run `make demo` to install tiny.en)");
+}
+
 bool cli_model_path(const char *flag, char *out, size_t n)
 {
+    char dir[4096];
+    struct stat st;
+    models_dir(dir, sizeof dir);
     if (flag) {
         snprintf(out, n, "%s", flag);
-        return true;
+        if (stat(flag, &st) == 0 || strchr(flag, '/')) return true; /* a path: the loader says what is wrong */
+        /* a name, as openai's -m tiny.en: an installed model */
+        size_t len = strlen(flag);
+        bool ext = len > 5 && strcmp(flag + len - 5, ".gguf") == 0;
+        snprintf(out, n, "%s/%s%s", dir, flag, ext ? "" : ".gguf");
+        if (dir[0] && stat(out, &st) == 0) return true;
+        fprintf(stderr, "sotto: no model '%s': not a file or directory here, nor an installed model\n", flag);
+        list_installed(dir);
+        return false;
     }
     const char *env = getenv("SOTTO_MODEL");
     if (env && *env) {
         snprintf(out, n, "%s", env);
         return true;
     }
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg) snprintf(out, n, "%s/sotto/models/tiny.en.gguf", xdg);
-    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models/tiny.en.gguf", home);
+    if (dir[0]) snprintf(out, n, "%s/tiny.en.gguf", dir);
     else out[0] = 0;
-    struct stat st;
     if (out[0] && stat(out, &st) == 0) return true;
     fprintf(stderr, "sotto: no model given and none installed at %s\n"
                     "  pass -m MODEL, set SOTTO_MODEL, or run `make demo` to install the default model\n",

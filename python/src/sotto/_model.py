@@ -66,14 +66,15 @@ class TranscriptionInfo(NamedTuple):
     language: str
     """code of the language transcribed ("en", ...)"""
     language_probability: float
-    """its probability when detected, else 0"""
+    """its probability when detected, else 1.0 (given, or an English-only model: as
+    faster-whisper)"""
     duration: float
     """seconds of audio"""
     language_detected: bool
     text: str
     """every segment's text, joined"""
     stopped: bool
-    """on_segment asked to stop: the segments are those of the windows done"""
+    """on_segment asked to stop: the segments are those up to the one it stopped at"""
 
 
 def _segment(t: Tuple[Any, ...]) -> Segment:
@@ -262,8 +263,8 @@ class Model:
             seed: of the sampling at temperature > 0.
             sample_len: most tokens per window (None: n_text_ctx / 2).
             on_segment: called with each Segment as its window is done (in the calling
-                thread, the GIL held); a true return stops after that window, an
-                exception stops and is raised from transcribe. Ctrl-C (SIGINT in the
+                thread, the GIL held); a true return stops there (the segments up to
+                that one are returned), an exception stops and is raised from transcribe. Ctrl-C (SIGINT in the
                 main thread) raises KeyboardInterrupt after the window in progress.
 
         Returns:
@@ -346,7 +347,9 @@ class Model:
         finally:
             self._release(ctx)
         segments = [_segment(s) for s in r["segments"]]
+        # faster-whisper: 1 when the language is not detected (given, or an English-only model)
+        probability = r["language_probability"] if r["language_detected"] else 1.0
         info = TranscriptionInfo(
-            r["language"], r["language_probability"], r["duration"], r["language_detected"], r["text"], r["stopped"]
+            r["language"], probability, r["duration"], r["language_detected"], r["text"], r["stopped"]
         )
         return segments, info

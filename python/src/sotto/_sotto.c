@@ -487,6 +487,8 @@ PyMODINIT_FUNC PyInit__sotto(void)
     if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&VadType) < 0 || PyType_Ready(&ContextType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    sotto_audio_ffmpeg_log(0); /* as the tool: FFmpeg's lines ("[mp3 @ 0x...] Estimating duration
+                                  from bitrate") stay off stderr; errors carry FFmpeg's words */
     SottoError = PyErr_NewExceptionWithDoc("sotto.SottoError",
                                            "An error of the sotto engine; str() is its message, .status its kind "
                                            "(\"invalid argument\", \"I/O error\", ...).",

@@ -1,0 +1,77 @@
+#!/bin/bash
+# test_transcribe_ux.sh — what a new user meets in `sotto transcribe` (issue 23): the
+# detected language shown before the first segment, --vad segments cut at the silences
+# the VAD dropped, installed models found by name (-m tiny.en).
+# usage: test_transcribe_ux.sh SOTTO TINY_EN.gguf MULTILINGUAL_MODEL VAD.gguf CLIPS_DIR TMP_DIR
+set -u
+SOTTO=$1 TINY=$2 BASE=$3 VAD=$4 CLIPS=$5 TMP=$6
+rm -rf "$TMP"
+mkdir -p "$TMP"
+pass=0 fail=0
+
+. "$(dirname "$0")/lib.sh"
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+T=(-t 2 --device cpu --vad-model "$VAD")
+
+# the detected language comes before the first segment (openai prints it first), not after
+"$SOTTO" transcribe -m "$BASE" "${T[@]}" --beam-size 1 "$CLIPS/librivox-0870.wav" >"$TMP/lang" 2>&1
+first=$(grep -v -e '^sotto transcribe: device' -e '^sotto: note' "$TMP/lang" | head -1)
+[[ $first == *"detected language en"* ]] && ok || bad "detected language first, got: $(head -c 400 "$TMP/lang")"
+
+# --vad: five utterances 20 s apart; no segment spans a silence the VAD dropped, with and
+# without word timestamps, and no srt cue either
+sox -n -r 16000 -c 1 -b 16 "$TMP/sil.wav" trim 0 20
+parts=() gaps=() t=0
+for n in 01 02 03 04 05; do
+    parts+=("$CLIPS/espeak-ng-$n.wav" "$TMP/sil.wav")
+    t=$(python3 -c "print($t + $(soxi -D "$CLIPS/espeak-ng-$n.wav"))")
+    gaps+=("$t")
+    t=$(python3 -c "print($t + 20)")
+done
+unset 'parts[-1]' 'gaps[-1]'
+sox "${parts[@]}" "$TMP/gappy.wav"
+spans() { # JSON on stdin: the segments that run from before a gap (+1 s) to after it (-1 s)
+    python3 -c "
+import json, sys
+gaps = [float(g) for g in sys.argv[1:]]
+segs = json.load(sys.stdin)['segments']
+print(len(segs), 'segments')
+for s in segs:
+    for g in gaps:
+        if s['start'] < g + 1 and s['end'] > g + 19: print('SPANS', g, s['start'], s['end'], s['text'])" "${gaps[@]}"
+}
+for words in "" --word-timestamps; do
+    "$SOTTO" transcribe -m "$TINY" "${T[@]}" --vad -f json $words "$TMP/gappy.wav" 2>"$TMP/err" | spans >"$TMP/spans"
+    if grep -q SPANS "$TMP/spans" || ! grep -q "^[1-9][0-9]* segments" "$TMP/spans"; then
+        bad "--vad $words: a segment spans a silence: $(cat "$TMP/spans" "$TMP/err")"
+    else
+        ok
+    fi
+done
+"$SOTTO" transcribe -m "$TINY" "${T[@]}" --vad --word-timestamps --max-line-len 42 -f srt "$TMP/gappy.wav" \
+    2>/dev/null >"$TMP/srt"
+python3 - "$TMP/srt" "${gaps[@]}" <<'EOF' && ok || bad "--vad srt cues span a silence: $(head -c 600 "$TMP/srt")"
+import re, sys
+sec = lambda h, m, s, ms: int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
+cues = []
+for m in re.finditer(r"(\d+):(\d+):(\d+),(\d+) --> (\d+):(\d+):(\d+),(\d+)", open(sys.argv[1]).read()):
+    g = m.groups()
+    cues.append((sec(*g[:4]), sec(*g[4:])))
+gaps = [float(g) for g in sys.argv[2:]]
+sys.exit(0 if cues and not [c for c in cues for g in gaps if c[0] < g + 1 and c[1] > g + 19] else 1)
+EOF
+
+# -m NAME: an installed model by name (openai's habit); an unknown name lists what is installed
+mkdir -p "$TMP/xdg/sotto/models"
+ln -s "$(realpath "$TINY")" "$TMP/xdg/sotto/models/tiny.en.gguf"
+ln -s "$(realpath "$VAD")" "$TMP/xdg/sotto/models/silero-vad.gguf"
+clip=$CLIPS/librivox-0880.wav
+expect 0 "stdout:He was not" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe -m tiny.en -t 2 --beam-size 1 "$clip"
+expect 0 "stdout:He was not" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe -m tiny.en.gguf -t 2 --beam-size 1 "$clip"
+expect 1 "installed in $TMP/xdg/sotto/models: tiny.en" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe -m base "$clip"
+grep -q "silero" "$TMP/err" && bad "the VAD listed as a model" || ok
+expect 1 "no model 'base'" env XDG_DATA_HOME="$TMP/empty" "$SOTTO" transcribe -m base "$clip"
+echo "transcribe ux: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
