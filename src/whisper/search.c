@@ -10,6 +10,7 @@
  * token would be <|endoftext|> again and add nothing). The logit rules: logits.c; the seek
  * loop: transcribe.c. */
 #include "search.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -159,6 +160,20 @@ static int sample(sotto__backend *be, const float *logits, int V, double T, uint
 /* log_softmax(LOGITS)[T] as the reference's float tensor holds it. */
 static float logprob(const float *logits, double lse, int t) { return (float)((double)logits[t] - lse); }
 
+/* Whether sequence Q's text so far compresses by more than the group's bound: the same
+ * text and ratio the caller's fallback check computes. */
+static bool ratio_exceeded(const group *g, const seq *q)
+{
+    if (!isfinite(g->o->stop_ratio_above) || q->n < 16) return false; /* a loop shows by then; 1 zlib pass a step */
+    char *text = sotto__detok(g->ctx->model, q->tok, q->n, true);
+    if (!text) return false;
+    size_t a, n;
+    sotto__strip(text, strlen(text), &a, &n);
+    bool over = sotto__compression_ratio(text + a, n) > g->o->stop_ratio_above;
+    free(text);
+    return over;
+}
+
 /* GreedyDecoder.update over the live sequences; true when all are done. */
 static bool greedy_update(group *g)
 {
@@ -173,6 +188,7 @@ static bool greedy_update(group *g)
         q->sum += logprob(L, sotto__logsumexp(be, L, g->V), t);
         q->tok[q->n++] = t;
         q->done = t == g->o->rules->eot;
+        if (!q->done && ratio_exceeded(g, q)) q->done = true; /* stopped: it cannot pass */
         all_done &= q->done;
     }
     return all_done;

@@ -25,6 +25,9 @@ typedef struct sotto__decode_opts {
     float length_penalty;
     int sample_len;            /* most tokens sampled (n_text_ctx / 2) */
     uint64_t *rng;             /* sampling state */
+    double stop_ratio_above;   /* sampling: a sequence whose text so far compresses by more
+                                  than this stops there (INFINITY: never), as it would fail the
+                                  fallback's compression check; see sotto__decode_window */
     double skip_above;         /* a no-speech probability above this ends the decode after the
                                   prefill, with no tokens and SKIPPED set (the silence check:
                                   the window will be skipped whatever is decoded) */
@@ -40,7 +43,13 @@ typedef struct sotto__decode_result {
     bool skipped;                      /* ended after the prefill (skip_above) */
 } sotto__decode_result;
 
-/* Decodes the window last encoded on CTX. */
+/* Decodes the window last encoded on CTX. With sampling and a finite stop_ratio_above,
+ * each live sequence's text is compressed after each step: one whose compression ratio
+ * already exceeds the bound (a loop: it grows while the loop lasts, and a looping sample
+ * runs to sample_len) is stopped as if it had ended there, scored by its tokens so far;
+ * the group ends when every sequence has ended or stopped. Ranked best, such a sequence
+ * fails the caller's compression check as the whole one would, so the window falls back
+ * as openai's rule says, after far fewer steps. */
 sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *o, sotto__decode_result *res);
 
 #endif

@@ -107,7 +107,9 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                 .use_length_penalty = p->use_length_penalty, .length_penalty = p->length_penalty,
                                 .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                   ? p->sample_len : h->n_text_ctx / 2,
-                                .rng = &r->rng, .skip_above = skip_above};
+                                .rng = &r->rng, .skip_above = skip_above,
+                                .stop_ratio_above = t > 0 && p->check_compression
+                                                        ? p->compression_ratio_threshold : INFINITY};
         sotto_status st = sotto__decode_window(r->ctx, &o, out);
         if (st) return st;
         if ((*silent = out->skipped)) return SOTTO_OK;

@@ -63,6 +63,20 @@ gaps = [float(g) for g in sys.argv[2:]]
 sys.exit(0 if cues and not [c for c in cues for g in gaps if c[0] < g + 1 and c[1] > g + 19] else 1)
 EOF
 
+# fallback: a sample whose text already fails the compression check is stopped there
+# (4 times the same sentence: every temperature fails; openai's, and sotto's before, ran
+# each sample to its end, a text compressing 4.2 times, at 1.0)
+c=$CLIPS/librivox-0870.wav
+sox "$c" "$c" "$c" "$c" "$TMP/rep.wav"
+"$SOTTO" transcribe -m "$TINY" "${T[@]}" --no-silence-check -f json "$TMP/rep.wav" 2>"$TMP/err" >"$TMP/rep.json"
+python3 - "$TMP/rep.json" <<'EOF' && ok || bad "fallback samples run past the compression check: $(head -c 600 "$TMP/rep.json")"
+import json, sys
+segs = json.load(open(sys.argv[1]))["segments"]
+hot = [(s["temperature"], s["compression_ratio"]) for s in segs if s["temperature"] > 0]
+print(hot)
+sys.exit(0 if hot and all(r < 3.0 for t, r in hot) else 1)
+EOF
+
 # -m NAME: an installed model by name (openai's habit); an unknown name lists what is installed
 mkdir -p "$TMP/xdg/sotto/models"
 ln -s "$(realpath "$TINY")" "$TMP/xdg/sotto/models/tiny.en.gguf"
