@@ -101,6 +101,11 @@ void sotto_model_get_info(const sotto_model *model, sotto_model_info *info);
  * Returns NULL for an out-of-range id. Valid as long as the model. */
 const char *sotto_token_bytes(const sotto_model *model, int32_t id, size_t *n_bytes);
 
+/* The code of a language given by its code or by openai-whisper's name for it, in any
+ * case ("de", "German", "english", "mandarin": "de", "de", "en", "zh"), as a static
+ * string; NULL for none of openai's 100 languages. */
+const char *sotto_language_code(const char *name);
+
 /* Id of a language code ("en", "de", ...) in a multilingual model, or -1. */
 int32_t sotto_language_token(const sotto_model *model, const char *code);
 
@@ -395,7 +400,8 @@ typedef int (*sotto_language_callback)(const char *language, float probability, 
 typedef struct sotto_vad sotto_vad; /* the Silero VAD (below) */
 
 typedef struct sotto_transcribe_params {
-    const char *language;      /* "en", "de", ...; NULL or "auto": detected from the first 30 s
+    const char *language;      /* "en", "de", ... or openai's name ("German": sotto_language_code);
+                                  NULL or "auto": detected from the first 30 s
                                   (multilingual models; English-only models are "en") */
     int translate;             /* 1: task translate (multilingual models) */
     int timestamps;            /* 1: timestamp tokens, segments cut at them (default);
@@ -470,7 +476,8 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
  * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0.
  * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
- * sotto_last_error(). The language is checked against the model when transcribing. */
+ * sotto_last_error(). The language must be "auto", a code or a name sotto_language_code
+ * knows; whether the model has it is checked when transcribing. */
 sotto_status sotto_transcribe_params_check(const sotto_transcribe_params *p);
 
 /* A transcript: owned by the caller, freed with sotto_result_free; every pointer in it

@@ -2,6 +2,7 @@
  * temperature schedule, and the one check of every value, which sotto_transcribe runs and
  * the tool, the server and the Python package run before they load or decode anything. */
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "../common.h"
@@ -77,6 +78,9 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (!st) st = check_threshold(p->check_logprob, p->logprob_threshold, "the logprob threshold", err);
     if (!st) st = check_threshold(p->check_no_speech, p->no_speech_threshold, "the no-speech threshold", err);
     if (st) return st;
+    if (p->language && strcmp(p->language, "auto") != 0 && !sotto_language_code(p->language))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "unknown language '%s' (a code as de, or openai's name as "
+                           "German)", p->language);
     if (p->check_hallucination_silence && !(p->hallucination_silence_threshold >= 0))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "hallucination silence threshold %g (>= 0 s)",
                            p->hallucination_silence_threshold);

@@ -369,9 +369,11 @@ static sotto_status setup(run *r, int32_t lang)
 static sotto_status language(run *r, int32_t *lang)
 {
     const sotto_model *m = r->ctx->model;
-    const char *code = r->p->language;
-    bool detect = !code || strcmp(code, "auto") == 0;
+    const char *given = r->p->language;
+    bool detect = !given || strcmp(given, "auto") == 0;
+    const char *code = detect ? NULL : sotto_language_code(given); /* "de" or "German" */
     *lang = -1;
+    if (!detect && !code) return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "unknown language '%s'", given);
     if (!m->info.multilingual) {
         if ((!detect && strcmp(code, "en") != 0) || r->p->translate)
             return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG,
@@ -381,7 +383,7 @@ static sotto_status language(run *r, int32_t *lang)
     }
     if (!detect) {
         *lang = sotto_language_token(m, code);
-        if (*lang < 0) return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "unknown language '%s'", code);
+        if (*lang < 0) return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "this model has no language '%s'", given);
         snprintf(r->res->lang, sizeof r->res->lang, "%s", code);
         return SOTTO_OK;
     }

@@ -35,12 +35,20 @@ typedef struct list {
     int n, cap;
 } list;
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal that stopped the run (SIGINT, SIGTERM), else 0 */
 
-static void on_sigint(int sig)
+static void on_stop(int sig)
 {
-    interrupted = 1;
-    signal(sig, SIG_DFL);
+    interrupted = sig;
+    signal(sig, SIG_DFL); /* a second one ends the process at once */
+}
+
+/* The length of DIR without its trailing slashes ("o/" names o: no "o//a.txt"). */
+static int dir_len(const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    return (int)n;
 }
 
 static bool push(list *l, const char *path, const char *stem, size_t stem_len)
@@ -175,9 +183,9 @@ static bool expand(const batch_job *job, list *l)
     qsort(sorted, (size_t)l->n, sizeof *sorted, by_stem);
     for (int i = 1; i < l->n; i++)
         if (strcmp(sorted[i - 1]->stem, sorted[i]->stem) == 0) {
-            fprintf(stderr, "sotto transcribe: %s and %s would both write %s/%s.*: rename one or transcribe them "
-                            "into different --output-dir\n", sorted[i - 1]->path, sorted[i]->path, job->dir,
-                    sorted[i]->stem);
+            fprintf(stderr, "sotto transcribe: %s and %s would both write %.*s/%s.*: rename one or transcribe them "
+                            "into different --output-dir\n", sorted[i - 1]->path, sorted[i]->path, dir_len(job->dir),
+                    job->dir, sorted[i]->stem);
             free(sorted);
             return false;
         }
@@ -187,7 +195,7 @@ static bool expand(const batch_job *job, list *l)
 
 static void output_path(char *out, size_t n, const batch_job *job, const item *it, const out_writer *w)
 {
-    snprintf(out, n, "%s/%s.%s", job->dir, it->stem, w->ext);
+    snprintf(out, n, "%.*s/%s.%s", dir_len(job->dir), job->dir, it->stem, w->ext);
 }
 
 /* Whether every requested output of IT exists (each was renamed into place whole). */
@@ -222,6 +230,7 @@ typedef struct shared {
     list *l;
     int next;                  /* the next item to take */
     int n_todo, n_done, n_failed, write_failed;
+    int write_errno;           /* ENOSPC, EDQUOT, EROFS on an output: the rest cannot be written either */
     double audio_s, t0_ms;
     pthread_mutex_t mu;
 } shared;
@@ -238,14 +247,17 @@ static void one(shared *sh, sotto_context *ctx, item *it)
     double t0 = cli_now_ms();
     sotto_result *r = NULL;
     sotto_status st = sotto_transcribe_file(ctx, it->path, &tp, &r);
-    char path[8192], err[8192 + 32] = "";
+    char path[8192], err[8192 + 64] = "";
     bool wrote = st == SOTTO_OK && !r->stopped;
+    int werr = 0;
     if (st != SOTTO_OK) snprintf(err, sizeof err, "%s", sotto_context_error(ctx));
     for (int i = 0; wrote && i < out_n_writers; i++) {
         if (!(job->formats & 1u << i)) continue;
         output_path(path, sizeof path, job, it, &out_writers[i]);
+        errno = 0;
         if (!make_parents(path) || !out_write_file(path, &out_writers[i], r, &job->lines)) {
-            snprintf(err, sizeof err, "cannot write %s", path);
+            werr = errno;
+            snprintf(err, sizeof err, "cannot write %s: %s", path, werr ? strerror(werr) : "error");
             wrote = false;
         }
     }
@@ -257,6 +269,7 @@ static void one(shared *sh, sotto_context *ctx, item *it)
         /* interrupted: nothing written for it */
     } else if (!wrote) {
         sh->n_failed++, sh->write_failed = 1;
+        if (werr == ENOSPC || werr == EDQUOT || werr == EROFS) sh->write_errno = werr;
         fprintf(stderr, "sotto transcribe: %s\n", err);
     } else {
         sh->n_done++;
@@ -282,7 +295,7 @@ static void *work(void *arg)
     for (;;) {
         pthread_mutex_lock(&sh->mu);
         while (sh->next < sh->l->n && sh->l->v[sh->next].skip) sh->next++;
-        int i = interrupted ? sh->l->n : sh->next++;
+        int i = interrupted || sh->write_errno ? sh->l->n : sh->next++;
         pthread_mutex_unlock(&sh->mu);
         if (i >= sh->l->n) return NULL;
         one(sh, w->ctx, &sh->l->v[i]);
@@ -291,7 +304,7 @@ static void *work(void *arg)
 
 bool batch_wanted(const char *const *inputs, int n_inputs, int jobs)
 {
-    if (jobs > 1) return true;
+    if (jobs > 0) return true;
     struct stat st;
     for (int i = 0; i < n_inputs; i++)
         if (inputs[i][0] == '@' || (stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode))) return true;
@@ -311,14 +324,16 @@ static int run_workers(shared *sh)
             fprintf(stderr, "sotto transcribe: context %d of %d: %s\n", i + 1, n, sotto_last_error());
             rc = EXIT_EXEC;
         } else if (i == 0 && !job->quiet) {
-            fprintf(stderr, "sotto transcribe: %d files at once, each on device %s\n", n,
-                    sotto_context_device(w[0].ctx));
+            if (n == 1) fprintf(stderr, "sotto transcribe: one file at a time, on device %s\n",
+                                sotto_context_device(w[0].ctx));
+            else fprintf(stderr, "sotto transcribe: %d files at once, each on device %s\n", n,
+                         sotto_context_device(w[0].ctx));
         }
     }
     for (int i = 0; i < n && rc == EXIT_OK; i++, started++)
         if (pthread_create(&w[i].tid, NULL, work, &w[i]) != 0) {
             fprintf(stderr, "sotto transcribe: cannot start worker thread %d\n", i + 1);
-            interrupted = 1; /* the ones started stop after their file */
+            interrupted = SIGINT; /* the ones started stop after their file */
             rc = EXIT_EXEC;
         }
     for (int i = 0; i < started; i++) pthread_join(w[i].tid, NULL);
@@ -340,22 +355,29 @@ int batch_transcribe(const batch_job *job)
     sh.n_todo = l.n - skipped;
     if (rc == EXIT_OK && sh.n_todo > 0) {
         pthread_mutex_init(&sh.mu, NULL);
-        struct sigaction sa = {.sa_handler = on_sigint}, old;
+        struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
         sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term); /* as Ctrl-C: the files done stay, a summary */
         rc = run_workers(&sh);
-        sigaction(SIGINT, &old, NULL);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
         pthread_mutex_destroy(&sh.mu);
     }
     if (l.n > 0 && (rc == EXIT_OK || rc == EXIT_EXEC)) {
         double wall = (cli_now_ms() - sh.t0_ms) / 1000;
-        fprintf(stderr, "sotto transcribe: %d files: %d transcribed, %d skipped (outputs exist), %d failed; %.3f h of "
-                        "audio in %.1f s wall (%.1fx real time)\n", l.n, sh.n_done, skipped, sh.n_failed,
+        fprintf(stderr, "sotto transcribe: %d file%s: %d transcribed, %d skipped (outputs exist), %d failed; %.3f h of "
+                        "audio in %.1f s wall (%.1fx real time)\n", l.n, l.n == 1 ? "" : "s", sh.n_done, skipped, sh.n_failed,
                 sh.audio_s / 3600, wall, wall > 0.05 ? sh.audio_s / wall : 0.0);
     }
-    if (interrupted) {
-        fprintf(stderr, "sotto transcribe: interrupted; files done so far are written, run again to go on\n");
-        rc = 130;
+    if (sh.write_errno) {
+        fprintf(stderr, "sotto transcribe: stopped: %s; the files left were not transcribed\n",
+                strerror(sh.write_errno));
+        rc = EXIT_EXEC;
+    } else if (interrupted) {
+        fprintf(stderr, "sotto transcribe: %s; files done so far are written, run again to go on\n",
+                interrupted == SIGTERM ? "terminated (SIGTERM)" : "interrupted");
+        rc = 128 + interrupted; /* 130 for SIGINT, 143 for SIGTERM, as a shell reports them */
     } else if (rc == EXIT_OK && sh.write_failed) {
         rc = EXIT_EXEC;
     } else if (rc == EXIT_OK && sh.n_failed) {

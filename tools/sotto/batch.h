@@ -22,7 +22,8 @@ typedef struct batch_job {
     int n_inputs;
 } batch_job;
 
-/* Whether the inputs ask for batch mode: more than one job, a directory or an @list. */
+/* Whether the inputs ask for batch mode: -j given (JOBS > 0, -j 1 too), a directory or an
+ * @list. */
 bool batch_wanted(const char *const *inputs, int n_inputs, int jobs);
 
 /* Runs the job: expands the inputs (a directory: the audio and video files under it by
@@ -32,7 +33,9 @@ bool batch_wanted(const char *const *inputs, int n_inputs, int jobs);
  * overwrite), transcribes the rest on JOBS threads, each with a context of its own, and
  * prints a line per file (unless quiet) and the summary on stderr. Returns the exit
  * status: 0, 1 (bad input list, or some file failed: the others are done), 2 (no
- * context, or an output could not be written), 130 (interrupted). */
+ * context, or an output could not be written: after a full disk, a quota or a read-only
+ * file system the files left are not started), 130 (SIGINT) or 143 (SIGTERM: the same
+ * stop after the files in progress, the same summary). */
 int batch_transcribe(const batch_job *job);
 
 #endif

@@ -46,8 +46,8 @@ const cli_opt cli_opts_search[] = {
      "a beam count in 1..16", .help = "beams at temperature 0 (default 5; 1: greedy)"},
     {"--best-of", 0, OPT_INT, offsetof(sotto_transcribe_params, best_of), 1, SOTTO_MAX_SEQUENCES, "N",
      "a sample count in 1..16", .help = "samples at temperature > 0 (default 5)"},
-    {"--sample-len", 0, OPT_INT, offsetof(sotto_transcribe_params, sample_len), 1, 448, "N",
-     "a token count in 1..448", .help = "at most N tokens per window (default and most: 224)"},
+    {"--sample-len", 0, OPT_INT, offsetof(sotto_transcribe_params, sample_len), 1, 224, "N",
+     "a token count in 1..224", .help = "at most N tokens per window (default and most: 224, n_text_ctx / 2)"},
     {0},
 };
 const cli_opt cli_opt_no_silence_check[] = {

@@ -23,22 +23,37 @@ static const cli_opt options[] = {
      .help = "runs of each measure; the median is printed (default 5)"},
     {"--tokens", 0, OPT_INT, offsetof(bench_opts, tokens), 2, 400, "N", "a token count in 2..400",
      .help = "tokens decoded per run (default 32)"},
-    {"--audio", 0, OPT_STR, offsetof(bench_opts, audio), 0, 0, "FILE.wav", "a path",
-     .help = "the window is its first 30 s (default: silence)"},
+    {"--audio", 0, OPT_STR, offsetof(bench_opts, audio), 0, 0, "AUDIO", "a path",
+     .help = "the window is its first 30 s: any file FFmpeg reads, - for stdin (default: silence)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = offsetof(bench_opts, c),
      .help = "as for sotto run (the JSON names it)"},
     {0},
 };
 
+/* The first 30 s of PATH as transcribe reads audio (sotto_audio_*: any format, "-" for
+ * stdin) into *PCM (malloc'd) and *N; false with a message printed. */
+static bool first_window(const char *path, float **pcm, int64_t *n)
+{
+    sotto_audio *a = NULL;
+    *pcm = malloc((size_t)SOTTO_N_SAMPLES * sizeof **pcm);
+    *n = 0;
+    sotto_status st = *pcm ? sotto_audio_open(path, &a) : SOTTO_ERR_NOMEM;
+    for (int64_t got = 1; !st && got > 0 && *n < SOTTO_N_SAMPLES; *n += got)
+        st = sotto_audio_read(a, *pcm + *n, SOTTO_N_SAMPLES - *n, &got);
+    sotto_audio_close(a);
+    if (st) fprintf(stderr, "sotto bench: %s\n", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+    return !st;
+}
+
 static const cli_cmd command = {
     .name = "bench",
-    .usage = "usage: sotto bench [-m MODEL] [-t N] [--runs N] [--tokens N] [--audio FILE.wav] [--device DEV]\n"
+    .usage = "usage: sotto bench [-m MODEL] [-t N] [--runs N] [--tokens N] [--audio AUDIO] [--device DEV]\n"
              "\n"
              "Times the engine alone and prints one JSON object: model load, encoder per 30 s\n"
              "window, decoder prefill (the 4-token multilingual or 2-token English prefix) and\n"
              "per-token step cost (plain argmax over N tokens, EOS ignored), each the median of\n"
              "--runs runs (default 5), and the peak resident set size. The window is the first\n"
-             "30 s of --audio, or silence.\n"
+             "30 s of --audio (read as sotto transcribe reads audio), or silence.\n"
              "\n",
     .opts = options,
 };
@@ -88,8 +103,7 @@ int cmd_bench(int argc, char **argv)
         goto done;
     }
     if (!(ctx = cli_context("bench", model, &cp))) goto done;
-    if (o.audio && sotto_wav_read(o.audio, &pcm, &n_pcm) != SOTTO_OK) {
-        fprintf(stderr, "sotto bench: %s\n", sotto_last_error());
+    if (o.audio && !first_window(o.audio, &pcm, &n_pcm)) {
         rc = EXIT_INPUT;
         goto done;
     }

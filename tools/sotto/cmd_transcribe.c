@@ -3,8 +3,9 @@
  * temperature fallback). Segments go to stdout as each window is decoded; files under
  * --output-dir are written whole, through a temporary name; Ctrl-C stops after the
  * current window and writes no output file for it. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
@@ -67,8 +68,8 @@ static const cli_opt options[] = {
     {.kind = OPT_INCLUDE, .sub = cli_opt_threads, .offset = OFF(c)},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
     {"--language", 'l', OPT_STR, OFF(lang), 0, 0, "LANG", "a language",
-     .help = "spoken language (en, de, ...) or auto (default: detect from\n"
-             "the first 30 s; English-only models: en)"},
+     .help = "spoken language: a code (en, de, ...), openai's name (English, german,\n"
+             "...) or auto (default: detect from the first 30 s; English-only models: en)"},
     {"--task", 0, OPT_CALL, TP(translate), 0, 0, "TASK", .call = set_task,
      .help = "transcribe (default) or translate (into English)"},
     {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format, .help_fn = format_help},
@@ -172,19 +173,30 @@ static const cli_cmd command = {
     .args = "an AUDIO file",
     .footer = "\n"
               "exit: 0 ok, 1 invalid arguments or an input that could not be read (the others are\n"
-              "still transcribed), 2 execution error, 130 interrupted\n"
+              "still transcribed), 2 execution error (an output or stdout that cannot be written:\n"
+              "the message says why), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM: the\n"
+              "same stop, the same summary)\n"
               "\n"
               "example:\n"
               "  sotto transcribe talk.wav\n"
               "  sotto transcribe -f srt -f vtt --output-dir subs/ talk.wav\n",
 };
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* SIGINT or SIGTERM once one came, else 0 */
+static int write_errno;                   /* stdout failed (ENOSPC, EPIPE, ...): nothing more can go there */
 
 static void on_sigint(int sig)
 {
-    interrupted = 1;
-    signal(sig, SIG_DFL); /* a second Ctrl-C ends the process at once */
+    interrupted = sig;
+    signal(sig, SIG_DFL); /* a second one ends the process at once */
+}
+
+/* Whether stdout took everything so far; else its errno is kept in write_errno. */
+static bool stdout_ok(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) return true;
+    if (!write_errno) write_errno = errno ? errno : EIO;
+    return false;
 }
 
 static int refuse(const char *why)
@@ -195,6 +207,36 @@ static int refuse(const char *why)
 
 /* The options the command line gives and how they go together; ARGV's positional
  * arguments are the inputs. */
+/* The base name of PATH without its extension, for DIR/NAME.EXT. */
+static void base_name(const char *path, char *out, size_t n)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, n, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = 0;
+}
+
+/* Two inputs that would write one DIR/NAME.EXT (d1/a.wav and d2/a.wav): refused, as batch
+ * mode refuses them, before anything is decoded. */
+static bool name_clash(const opts *o)
+{
+    char a[1024], b[1024];
+    for (int i = 0; i < o->n_files; i++)
+        for (int j = i + 1; j < o->n_files; j++) {
+            base_name(o->files[i], a, sizeof a);
+            base_name(o->files[j], b, sizeof b);
+            if (strcmp(a, b) == 0) {
+                size_t n = strlen(o->dir);
+                while (n > 1 && o->dir[n - 1] == '/') n--;
+                fprintf(stderr, "sotto transcribe: %s and %s would both write %.*s/%s.*: rename one or transcribe "
+                                "them into different --output-dir\n", o->files[i], o->files[j], (int)n, o->dir, a);
+                return true;
+            }
+        }
+    return false;
+}
+
 static int parse(int argc, char **argv, opts *o)
 {
     o->tp = sotto_transcribe_params_default();
@@ -204,8 +246,8 @@ static int parse(int argc, char **argv, opts *o)
     o->files = (const char **)argv + 1;
     if (!o->formats) o->formats = out_format("txt");
     o->n_formats = __builtin_popcount(o->formats);
-    if (!o->jobs) o->jobs = 1;
     o->tp.language = o->lang;
+    if (o->output && strcmp(o->output, "-") == 0) o->output = NULL; /* -o -: stdout */
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
      * command line makes them (t0, t0 + increment, ... up to 1.0) */
     if ((o->temps_given || o->c.no_fallback) &&
@@ -230,14 +272,15 @@ static int parse(int argc, char **argv, opts *o)
     if (batch_wanted(o->files, o->n_files, o->jobs) && (!o->dir || o->output))
         return refuse("directories, @lists and -j write to --output-dir DIR (not stdout or -o)");
     if (o->output && (o->dir || o->n_files > 1)) return refuse("-o names one file: one input and no --output-dir");
-    return EXIT_OK;
+    return o->dir && !batch_wanted(o->files, o->n_files, o->jobs) && name_clash(o) ? EXIT_INPUT : EXIT_OK;
 }
 
 /* Output places are checked before any decoding: DIR exists (or is made) and takes a
- * file; -o FILE's directory takes one. */
+ * file; -o FILE's directory (its target's, for a link) takes one, or FILE is a device or
+ * FIFO open to writing. */
 static bool writable(const opts *o)
 {
-    char probe[4096];
+    char probe[PATH_MAX + 8];
     if (o->dir) {
         if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
             fprintf(stderr, "sotto transcribe: cannot create --output-dir %s: %s\n", o->dir, strerror(errno));
@@ -245,7 +288,18 @@ static bool writable(const opts *o)
         }
         snprintf(probe, sizeof probe, "%s/.sotto-write-test-%ld", o->dir, (long)getpid());
     } else if (o->output) {
-        snprintf(probe, sizeof probe, "%s.tmp", o->output);
+        char real[PATH_MAX];
+        struct stat st;
+        const char *target = realpath(o->output, real) ? real : o->output; /* a link: next to its target */
+        if (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+            if (access(target, W_OK) == 0) return true; /* a device or FIFO: written straight into */
+            fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", o->output, strerror(errno));
+            return false;
+        }
+        if (snprintf(probe, sizeof probe, "%s.tmp", target) >= (int)sizeof probe) {
+            fprintf(stderr, "sotto transcribe: -o %s: the name is too long\n", o->output);
+            return false;
+        }
     } else {
         return true;
     }
@@ -262,16 +316,32 @@ static bool writable(const opts *o)
 typedef struct live {
     const opts *o;
     const char *path;
+    const char *header;        /* "==> PATH <==" still to print before its first output, or NULL */
+    bool begun;                /* the writer's begin (and the header) went out */
+    bool progress;             /* a progress line is on the terminal */
     const out_writer *w;       /* what stdout shows as segments arrive, or NULL */
     out_state st;
     bool tty;
     double t0_ms;
 } live;
 
+/* What goes to stdout before an input's first output: its header (several inputs) and
+ * the writer's begin; only once it has something to show, so an input that fails shows
+ * nothing. */
+static void begin_stdout(live *l)
+{
+    if (l->begun) return;
+    l->begun = true;
+    if (l->header) printf("==> %s <==\n", l->header);
+    if (l->w) l->w->begin(stdout, &l->st);
+}
+
 static int on_segment(const sotto_segment *s, void *user)
 {
     live *l = user;
+    if (l->progress) fputs("\r\033[K", stderr), l->progress = false; /* the segment starts a clean line */
     if (l->w) {
+        begin_stdout(l);
         if (!l->w->segment(stdout, s, &l->st)) {
             fprintf(stderr, "sotto transcribe: out of memory writing a segment\n");
             return 1;
@@ -282,9 +352,8 @@ static int on_segment(const sotto_segment *s, void *user)
         out_timestamp(a, sizeof a, s->start, false, '.');
         out_timestamp(b, sizeof b, s->end, false, '.');
         printf("[%s --> %s] %s\n", a, b, s->text);
-        fflush(stdout);
     }
-    return interrupted;
+    return !stdout_ok() || interrupted;
 }
 
 /* The detected language, before the first segment (as openai's "Detected language"). */
@@ -304,19 +373,10 @@ static int on_progress(double done, double total, void *user)
     if (l->tty && !l->o->quiet) {
         double secs = (cli_now_ms() - l->t0_ms) / 1000;
         fprintf(stderr, "\r\033[K  %.0f / %.0f s of audio, %.1fx real time", done, total, secs > 0 ? done / secs : 0);
+        l->progress = done < total;
         if (done >= total) fputc('\n', stderr);
     }
     return interrupted;
-}
-
-/* The base name of PATH without its extension, for DIR/NAME.EXT. */
-static void base_name(const char *path, char *out, size_t n)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    snprintf(out, n, "%s", b);
-    char *dot = strrchr(out, '.');
-    if (dot && dot != out) *dot = 0;
 }
 
 /* The one writer of a set of one format. */
@@ -329,8 +389,9 @@ static const out_writer *only(unsigned formats)
 static bool write_outputs(const opts *o, const char *path, const sotto_result *r)
 {
     if (o->output) {
+        errno = 0;
         if (out_write_file(o->output, only(o->formats), r, &o->lines)) return true;
-        fprintf(stderr, "sotto transcribe: cannot write %s\n", o->output);
+        fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", o->output, errno ? strerror(errno) : "error");
         return false;
     }
     if (!o->dir) return true;
@@ -338,9 +399,12 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
     base_name(path, name, sizeof name);
     for (int i = 0; i < out_n_writers; i++) {
         if (!(o->formats & 1u << i)) continue;
-        snprintf(file, sizeof file, "%s/%s.%s", o->dir, name, out_writers[i].ext);
+        size_t n = strlen(o->dir);
+        while (n > 1 && o->dir[n - 1] == '/') n--;
+        snprintf(file, sizeof file, "%.*s/%s.%s", (int)n, o->dir, name, out_writers[i].ext);
+        errno = 0;
         if (!out_write_file(file, &out_writers[i], r, &o->lines)) {
-            fprintf(stderr, "sotto transcribe: cannot write %s\n", file);
+            fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", file, errno ? strerror(errno) : "error");
             return false;
         }
     }
@@ -351,12 +415,10 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
  * then its files. Returns the exit status for it. */
 static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
-    live l = {.o = o, .path = path, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
+    live l = {.o = o, .path = path, .header = header ? path : NULL, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
               .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
-    if (header && l.w) printf("==> %s <==\n", path);
-    if (l.w) l.w->begin(stdout, &l.st);
     sotto_result *r = NULL;
     sotto_status st = sotto_transcribe_file(ctx, path, &tp, &r);
     if (st) {
@@ -364,10 +426,10 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
         return st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
     }
     int rc = EXIT_OK;
-    if (r->stopped) rc = 130; /* interrupted: what was printed stays, no file is written */
-    else if (l.w) l.w->end(stdout, r, &l.st);
-    else if (!write_outputs(o, path, r)) rc = EXIT_EXEC;
-    fflush(stdout);
+    if (l.w && !r->stopped) begin_stdout(&l), l.w->end(stdout, r, &l.st);
+    if (!stdout_ok()) rc = EXIT_EXEC; /* reported once by the caller */
+    else if (r->stopped) rc = 128 + (interrupted ? interrupted : SIGINT); /* what was printed stays, no file */
+    else if (!l.w && !write_outputs(o, path, r)) rc = EXIT_EXEC;
     sotto_result_free(r);
     return rc;
 }
@@ -408,22 +470,45 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
     struct sigaction sa = {.sa_handler = on_sigint};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL); /* as Ctrl-C */
     int failed = 0, rc = EXIT_OK;
-    for (int i = 0; i < o->n_files && !interrupted; i++) {
+    for (int i = 0; i < o->n_files && !interrupted && !write_errno; i++) {
         int r = one_file(o, ctx, o->files[i], o->n_files > 1);
         if (r == EXIT_INPUT) failed++;
         else if (r != EXIT_OK) rc = r;
     }
-    if (interrupted) {
-        fprintf(stderr, "sotto transcribe: interrupted; the segments above were decoded, no file was written for the "
-                        "input in progress\n");
-        rc = 130;
+    if (write_errno) {
+        fprintf(stderr, "sotto transcribe: write error: %s\n", strerror(write_errno));
+        rc = EXIT_EXEC;
+    } else if (interrupted) {
+        fprintf(stderr, "sotto transcribe: %s; the segments above were decoded, no file was written for the "
+                        "input in progress\n", interrupted == SIGTERM ? "terminated (SIGTERM)" : "interrupted");
+        rc = 128 + interrupted;
     } else if (failed && rc == EXIT_OK) {
         fprintf(stderr, "sotto transcribe: %d of %d inputs could not be transcribed\n", failed, o->n_files);
         rc = EXIT_INPUT;
     }
     sotto_context_free(ctx);
     return rc;
+}
+
+/* -l and --task against the model, once, before any input is read: an English-only model
+ * takes en alone and no translation; a multilingual one needs the language's token. */
+static bool language_fits(const opts *o, const sotto_model *model)
+{
+    sotto_model_info mi;
+    sotto_model_get_info(model, &mi);
+    const char *code = o->lang && strcmp(o->lang, "auto") ? sotto_language_code(o->lang) : NULL;
+    if (!mi.multilingual && ((code && strcmp(code, "en")) || o->tp.translate)) {
+        fprintf(stderr, "sotto transcribe: this model is English-only: %s\n",
+                o->tp.translate ? "it cannot translate" : "-l en or auto only");
+        return false;
+    }
+    if (mi.multilingual && code && sotto_language_token(model, code) < 0) {
+        fprintf(stderr, "sotto transcribe: this model has no language '%s'\n", o->lang);
+        return false;
+    }
+    return true;
 }
 
 int cmd_transcribe(int argc, char **argv)
@@ -439,7 +524,11 @@ int cmd_transcribe(int argc, char **argv)
         !cli_model_path(o.c.model, path, sizeof path))
         goto done;
     rc = EXIT_EXEC;
-    if (!(model = cli_load_model(path)) || !load_vad(&o, &vad, &rc)) goto done;
+    if (!(model = cli_load_model(path))) goto done;
+    rc = EXIT_INPUT;
+    if (!language_fits(&o, model)) goto done;
+    rc = EXIT_EXEC;
+    if (!load_vad(&o, &vad, &rc)) goto done;
     o.tp.vad = vad;
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.c.threads);
@@ -448,7 +537,7 @@ int cmd_transcribe(int argc, char **argv)
     if (batch_wanted(o.files, o.n_files, o.jobs)) {
         if (!o.c.threads && o.jobs > 1) cp.n_threads = cp.n_threads / o.jobs > 1 ? cp.n_threads / o.jobs : 1;
         batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .lines = o.lines, .dir = o.dir,
-                         .jobs = o.jobs, .overwrite = o.overwrite, .quiet = o.quiet,
+                         .jobs = o.jobs ? o.jobs : 1, .overwrite = o.overwrite, .quiet = o.quiet,
                          .inputs = o.files, .n_inputs = o.n_files};
         rc = batch_transcribe(&job);
     } else {

@@ -1,4 +1,5 @@
-/* cmd_vad.c — `sotto vad AUDIO`: the speech intervals of a 16 kHz WAV file found by the
+/* cmd_vad.c — `sotto vad AUDIO`: the speech intervals of an audio file (read as transcribe
+ * reads it: any format FFmpeg reads, - for stdin) found by the
  * Silero VAD with silero-vad's get_speech_timestamps rules (sotto_vad_speech), one
  * "start end" line each in seconds, or with --probs every 32 ms window's probability. */
 #define _POSIX_C_SOURCE 200809L
@@ -46,7 +47,8 @@ static const cli_cmd command = {
              "                 [--max-speech-s X] [--min-silence-ms N] [--speech-pad-ms N] [--probs] [-t N] AUDIO\n"
              "\n"
              "Voice activity detection with the Silero VAD (16 kHz): prints the speech intervals of\n"
-             "AUDIO (16 kHz mono WAV), one line each, \"start end\" in seconds with 3 decimals, as the\n"
+             "AUDIO (any file FFmpeg reads, or - for standard input, decoded to 16 kHz mono as sotto\n"
+             "transcribe does), one line each, \"start end\" in seconds with 3 decimals, as the\n"
              "silero-vad package's get_speech_timestamps finds them. Defaults are the package's:\n",
     .opts = options,
     .min_args = 1,
@@ -96,7 +98,7 @@ int cmd_vad(int argc, char **argv)
     sotto_vad *vad = NULL;
     if (!cli_vad_model_path(o.c.vad_model, path, sizeof path, true)) return EXIT_EXEC;
     rc = EXIT_INPUT;
-    if (sotto_wav_read(argv[1], &pcm, &n) != SOTTO_OK) {
+    if (sotto_audio_load(argv[1], &pcm, &n) != SOTTO_OK) { /* as transcribe reads audio */
         fprintf(stderr, "sotto vad: %s\n", sotto_last_error());
         goto done;
     }

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static const char usage[] =
     "  info MODEL | --devices            a model's hyper-parameters and sizes; the devices\n"
     "  bench [-m MODEL] [-t N]           machine-readable timings of the engine (JSON)\n"
     "  vad [--vad-model PATH] AUDIO      speech intervals (Silero VAD), or --probs per 32 ms\n"
+    "  serve [-m MODEL] [--port N]       HTTP server: OpenAI's /v1/audio/transcriptions\n"
     "\n"
     "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
     "directory, or the name of an installed model (-m tiny.en: NAME.gguf in\n"
@@ -37,7 +39,8 @@ static const char usage[] =
     "Run `sotto COMMAND --help` for the options of a command.\n"
     "\n"
     "exit codes: 0 success, 1 invalid arguments or input, 2 execution error (unreadable\n"
-    "model, out of memory), 3 mismatch against --expected (sotto run)\n";
+    "model, out of memory, an output that cannot be written), 3 mismatch against --expected\n"
+    "(sotto run), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)\n";
 
 /* SOTTO_KERNELS names a set the library did not take (unknown, or one this CPU lacks). */
 static void check_kernels_env(void)
@@ -72,9 +75,20 @@ static int dispatch(int argc, char **argv)
     return EXIT_INPUT;
 }
 
+/* Every command's stdout is checked once more at the end (a full disk, a closed pipe):
+ * a transcript that did not reach its place is an error, never exit 0. */
 int main(int argc, char **argv)
 {
-    return dispatch(argc, argv);
+    int rc = dispatch(argc, argv);
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !failed) failed = true, e = errno;
+    if (failed && rc == EXIT_OK) { /* else the command said what went wrong */
+        fprintf(stderr, "sotto: write error: %s\n", e ? strerror(e) : "standard output");
+        rc = EXIT_EXEC;
+    }
+    return rc;
 }
 
 int cli_threads(long requested)

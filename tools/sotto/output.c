@@ -4,12 +4,15 @@
  * milliseconds), WriteTSV (integer milliseconds); whisper.cpp's LRC (lyrics: a
  * "[mm:ss.xx] text" line per segment); json is output_json.c's. Timestamps round half to
  * even (to milliseconds, LRC's to hundredths), as Python's round. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "output.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void out_timestamp(char *buf, size_t n, double seconds, bool always_hours, char marker)
 {
@@ -184,16 +187,41 @@ bool out_write(FILE *f, const out_writer *w, const sotto_result *r, out_state *s
     return ok && !ferror(f);
 }
 
-bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines)
+/* W of R straight into PATH, which is not a regular file (a device, a FIFO, a terminal,
+ * /dev/stdout's pipe): no temporary file can stand for it. */
+static bool write_into(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return false;
-    FILE *f = fopen(tmp, "w");
+    FILE *f = fopen(path, "w");
     if (!f) return false;
     out_state st = {.lines = lines ? *lines : (out_lines){0}};
     bool ok = out_write(f, w, r, &st);
+    int e = errno;
+    ok = fclose(f) == 0 && ok;
+    if (!ok && !errno) errno = e;
+    return ok;
+}
+
+bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines)
+{
+    char real[PATH_MAX], tmp[PATH_MAX + 8];
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (!realpath(path, real)) return false; /* dangling: its target's directory is not known */
+        path = real;                             /* the file it points to is replaced; the link stays */
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) return errno = EISDIR, false;
+        return write_into(path, w, r, lines);
+    }
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, false;
+    FILE *f = fopen(tmp, "w");
+    if (!f) return false;
+    out_state os = {.lines = lines ? *lines : (out_lines){0}};
+    bool ok = out_write(f, w, r, &os);
     ok = fclose(f) == 0 && ok;
     if (ok) ok = rename(tmp, path) == 0;
+    int e = errno;
     if (!ok) remove(tmp);
+    errno = e; /* the write's reason, for the caller's message */
     return ok;
 }

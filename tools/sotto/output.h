@@ -56,8 +56,10 @@ const char *out_names(void);
 
 /* R whole into F as W writes it; false on a write error or out of memory. */
 bool out_write(FILE *f, const out_writer *w, const sotto_result *r, out_state *st);
-/* R as W writes it (srt and vtt cut as LINES says; NULL: a cue per segment) into PATH
- * through PATH.tmp and a rename: never a half-written file. */
+/* R as W writes it (srt and vtt cut as LINES says; NULL: a cue per segment) into PATH:
+ * a regular file (or a new one) through PATH.tmp and a rename, never a half-written file;
+ * a symbolic link's target the same way (the link stays); anything else (a device, a
+ * FIFO, /dev/stdout) written straight into. False with errno set on failure. */
 bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines);
 
 /* The json writer's END (output_json.c): the whole result. */
