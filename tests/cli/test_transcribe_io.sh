@@ -36,7 +36,7 @@ else
     echo "note: not root: no mknod, the character device case is skipped (the FIFO and /dev/full cover devices)"
 fi
 mkfifo "$TMP/fifo"
-cat "$TMP/fifo" >"$TMP/fifo.out" &
+timeout 150 cat "$TMP/fifo" >"$TMP/fifo.out" & # bounded: a FIFO replaced by a file has no writer
 reader=$!
 runs 0 timeout 120 "$SOTTO" transcribe "${T[@]}" -o "$TMP/fifo" "$clip"
 wait "$reader"
