@@ -206,8 +206,9 @@ bool out_write_file(const char *path, const out_writer *w, const sotto_result *r
     char real[PATH_MAX], tmp[PATH_MAX + 8];
     struct stat st;
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        if (!realpath(path, real)) return false; /* dangling: its target's directory is not known */
-        path = real;                             /* the file it points to is replaced; the link stays */
+        if (realpath(path, real)) path = real; /* the file it points to is replaced; the link stays */
+        else if (stat(path, &st) != 0) return false; /* dangling: its target's directory is not known */
+        /* else it names what has no path (/dev/stdout onto a pipe): written into below */
     }
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) return errno = EISDIR, false;
