@@ -32,7 +32,8 @@ typedef enum sotto_status {
     SOTTO_ERR_IO,            /* a file could not be opened, read or written */
     SOTTO_ERR_FORMAT,        /* a file is malformed, truncated or inconsistent */
     SOTTO_ERR_UNSUPPORTED,   /* well-formed input that this version cannot handle */
-    SOTTO_ERR_NOMEM          /* an allocation failed or a size overflowed */
+    SOTTO_ERR_NOMEM,         /* an allocation failed or a size overflowed */
+    SOTTO_ERR_CANCELLED      /* a caller's abort callback asked to stop */
 } sotto_status;
 
 /* Static string naming a status ("ok", "invalid argument", ...). */
@@ -394,6 +395,11 @@ typedef int (*sotto_progress_callback)(double done_s, double total_s, void *user
 /* The language detected from the first 30 s (its code, "en", ..., and probability),
  * before the first window is decoded; returns nonzero to stop there (no segments). */
 typedef int (*sotto_language_callback)(const char *language, float probability, void *user_data);
+/* Polled with the seconds of audio read so far while the input is read (every 4 s of it),
+ * then with the whole input's before each window and every 16 decoder steps; nonzero
+ * stops the transcription there, which fails with SOTTO_ERR_CANCELLED and keeps nothing (a server cancels the work of a
+ * client that left, or refuses audio past a duration without decoding all of it). */
+typedef int (*sotto_abort_callback)(double audio_s, void *user_data);
 
 #define SOTTO_MAX_TEMPERATURES 16
 
@@ -452,7 +458,8 @@ typedef struct sotto_transcribe_params {
     sotto_segment_callback on_segment; /* each segment as its window is done, or NULL */
     sotto_progress_callback on_progress;
     sotto_language_callback on_language; /* when the language is detected, or NULL */
-    void *user_data;
+    sotto_abort_callback abort_callback; /* or NULL */
+    void *user_data;           /* for the four callbacks */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */

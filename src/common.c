@@ -45,6 +45,7 @@ const char *sotto_status_str(sotto_status status)
     case SOTTO_ERR_FORMAT: return "malformed input";
     case SOTTO_ERR_UNSUPPORTED: return "unsupported input";
     case SOTTO_ERR_NOMEM: return "out of memory";
+    case SOTTO_ERR_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

@@ -28,6 +28,31 @@ static serve_config config(void)
     return c;
 }
 
+/* Scans the head TEXT (N bytes) whole, then again a byte at a time; the status (the same
+ * both ways, else -1), with *E the refusal's. */
+static int head(const char *text, size_t n, serve_error *e)
+{
+    serve_head h = {0}, one = {0};
+    int whole = serve_head_scan(&h, text, n, e), r = SERVE_HEAD_MORE;
+    serve_error e1;
+    for (size_t i = 1; i <= n && r == SERVE_HEAD_MORE; i++) r = serve_head_scan(&one, text, i, &e1);
+    return r == whole ? whole : -1;
+}
+
+/* HEAD(TEXT) is refused with STATUS and a message holding WHAT. */
+static bool head_refused(const char *text, size_t n, int status, const char *what)
+{
+    serve_error e = {0};
+    int r = head(text, n, &e);
+    if (r != SERVE_HEAD_BAD || e.http_status != status || !strstr(e.message, what)) {
+        fprintf(stderr, "  head %.40s...: %d, %d '%s'\n", text, r, e.http_status, e.message);
+        return false;
+    }
+    return true;
+}
+
+#define H(s) s, sizeof s - 1
+
 /* Checks F and expects refusal with PARAM and CODE (or success when CODE is NULL). */
 static bool refused(serve_form *f, bool translate, const char *param, const char *code)
 {
@@ -204,6 +229,86 @@ int main(void)
         free(j);
         j = serve_models_json("tiny.en", &n);
         CHECK(j && strstr(j, "\"id\": \"tiny.en\"") && strstr(j, "\"object\": \"list\""), "models: %s", j ? j : "");
+        free(j);
+    }
+    { /* request heads (RFC 9112): what libmicrohttpd took or answered twice */
+        serve_error e;
+        CHECK(head(H("POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\n\r\nbody"), &e) ==
+                  SERVE_HEAD_OK, "a valid head");
+        serve_head h = {0};
+        const char ok[] = "GET /health HTTP/1.0\r\n\r\nGET /x";
+        CHECK(serve_head_scan(&h, ok, sizeof ok - 1, &e) == SERVE_HEAD_OK && h.at == 24 && h.minor == 0,
+              "HTTP/1.0 needs no Host; the head's length (%zu)", h.at);
+        CHECK(head(H("GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n"), &e) == SERVE_HEAD_OK,
+              "chunked alone");
+        CHECK(head(H("GET / HTTP/1.1\r\nHo"), &e) == SERVE_HEAD_MORE, "an incomplete head waits");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\ncontent-length: 33\r\n\r\n"), 400,
+                           "more than once"), "two Content-Lengths");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n"), 400,
+                           "more than once"), "two equal Content-Lengths");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 18446744073709551617\r\n\r\n"), 400,
+                           "not a length"), "an overflowing Content-Length");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: -5\r\n\r\n"), 400, "not a length"),
+              "a negative Content-Length");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1 2\r\n\r\n"), 400, "not a length"),
+              "Content-Length 1 2");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"),
+                           400, "both"), "Transfer-Encoding with Content-Length");
+        CHECK(head_refused(H("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"), 501,
+                           "only chunked"), "a transfer coding other than chunked");
+        CHECK(head_refused(H("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"), 400, "HTTP/1.0"),
+              "chunked in HTTP/1.0");
+        CHECK(head_refused(H("GET /health HTTP/1.1\r\n\r\n"), 400, "Host"), "HTTP/1.1 without Host");
+        CHECK(head_refused(H("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"), 400, "Host"), "two Hosts");
+        CHECK(head_refused(H("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer k\0junk\r\n\r\n"), 400, "NUL"),
+              "a NUL byte in a header");
+        CHECK(head_refused(H("GET / HTTP/1.1\r\nHost: a\r\nX-Bad header: 1\r\n\r\n"), 400, "before its colon"),
+              "a space in a header name");
+        CHECK(head_refused(H("GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n"), 400, "folding"), "obs-fold");
+        CHECK(head_refused(H("GET / HTTP/1.1\nHost: a\n\n"), 400, "CR"), "bare LF");
+        CHECK(head_refused(H("GET / HTTP/2.0\r\nHost: a\r\n\r\n"), 505, "HTTP/2.0"), "HTTP/2.0");
+        CHECK(head_refused(H("GET / FTP\r\n\r\n"), 400, "HTTP version"), "not an HTTP version");
+        /* a binary request line is refused at its first byte, whatever follows */
+        serve_head b = {0};
+        CHECK(serve_head_scan(&b, "\x16\x03\x01", 3, &e) == SERVE_HEAD_BAD && b.at == 1 && e.http_status == 400,
+              "binary: at byte %zu", b.at);
+        CHECK(head_refused(H("P\0ST / HTTP/1.1\r\n"), 400, "not HTTP"), "a NUL in the method");
+        char big[SERVE_HEAD_MAX + 64];
+        int n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\nHost: a\r\nX-Big: ");
+        memset(big + n, 'y', sizeof big - (size_t)n);
+        CHECK(head_refused(big, SERVE_HEAD_MAX, 431, "longer"), "a head of SERVE_HEAD_MAX bytes is 431");
+    }
+    { /* NUL bytes, duplicated fields, strict temperatures (issue 23's 18) */
+        serve_form f = {0};
+        serve_form_field(&f, "response_format", "json\0srt", 0, 8);
+        CHECK(refused(&f, false, "response_format", "invalid_value"), "a NUL in response_format");
+        serve_form g = {0};
+        feed(&g, "language", "en", 1);
+        feed(&g, "language", "en", 2);
+        CHECK(refused(&g, false, "language", "duplicate_field"), "language twice names the duplicate");
+        serve_form g2 = {0};
+        serve_form_field(&g2, "language", "", 0, 0); /* MHD's empty first piece, then the value */
+        serve_form_field(&g2, "language", "en", 0, 2);
+        CHECK(refused(&g2, false, NULL, NULL), "an empty piece at 0, then the value: one value");
+        const char *bad_t[] = {" 0.5", "0x1p-1", "+0.5", "5e-1", "0.5 ", "inf", "nan", ".", "0..5", "-.", "--0"};
+        for (size_t i = 0; i < sizeof bad_t / sizeof *bad_t; i++) {
+            serve_form t = {0};
+            feed(&t, "temperature", bad_t[i], 3);
+            CHECK(refused(&t, false, "temperature", "invalid_value"), "temperature '%s' refused", bad_t[i]);
+        }
+        const char *good_t[] = {"0", "0.5", ".5", "1", "1.0", "0.25"};
+        for (size_t i = 0; i < sizeof good_t / sizeof *good_t; i++) {
+            serve_form t = {0};
+            feed(&t, "temperature", good_t[i], 3);
+            CHECK(refused(&t, false, NULL, NULL), "temperature '%s' taken", good_t[i]);
+        }
+    }
+    { /* json: OpenAI's text has no leading space */
+        sotto_result r = {.text = " Hello there."};
+        size_t n = 0;
+        char *j = serve_render(&r, serve_format("json"), &n);
+        const char *want = "{\"text\": \"Hello there.\"}\n";
+        CHECK(j && n == strlen(want) && !memcmp(j, want, n), "json text: %s", j ? j : "(null)");
         free(j);
     }
     return check_summary();

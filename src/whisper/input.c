@@ -52,8 +52,10 @@ static sotto_status next_chunk(source *s, float *buf, const float **out, int64_t
 }
 
 /* Every sample of SRC into the log-mel (when MEL) and the VAD (when VS). With KEEP, only
- * the samples inside in->speech go to the log-mel (the second pass of vad_filter). */
-static sotto_status feed(sotto__input *in, source *src, bool mel, sotto_vad_stream *vs, bool keep, int n_mels)
+ * the samples inside in->speech go to the log-mel (the second pass of vad_filter). P's
+ * abort callback is polled after each chunk. */
+static sotto_status feed(sotto__input *in, source *src, bool mel, sotto_vad_stream *vs, bool keep, int n_mels,
+                         const sotto_transcribe_params *p)
 {
     float *buf = malloc(CHUNK * sizeof *buf);
     sotto_status st = buf ? SOTTO_OK : SOTTO_ERR_NOMEM;
@@ -79,6 +81,8 @@ static sotto_status feed(sotto__input *in, source *src, bool mel, sotto_vad_stre
             else break;
         }
         pos += got;
+        if (!st && p->abort_callback && p->abort_callback((double)pos / SOTTO_SAMPLE_RATE, p->user_data))
+            st = SOTTO_ERR_CANCELLED;
     }
     if (!st && vs) {
         int64_t n_p = 0;
@@ -208,19 +212,21 @@ sotto_status sotto__input_read(const sotto_audio_source *from, const float *samp
         sotto_audio_close(src.audio);
         src = (source){kept, n_kept, 0, NULL};
     }
-    if (!st) st = feed(in, &src, !filter, vs, false, n_mels);
+    if (!st) st = feed(in, &src, !filter, vs, false, n_mels, p);
     if (!st && filter) st = intervals(in, p);
     if (!st && filter) {
         src.at = 0;
         if (src.audio && (st = sotto__audio_restart(src.audio, err))) st = sotto__publish(err);
-        if (!st) st = feed(in, &src, true, NULL, true, n_mels);
+        if (!st) st = feed(in, &src, true, NULL, true, n_mels, p);
     }
     sotto_audio_close(src.audio);
     sotto_vad_stream_free(vs);
     free(kept);
     if (st) {
         sotto__input_free(in);
-        return sotto__fail(err, st, "%s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+        return sotto__fail(err, st, "%s", st == SOTTO_ERR_NOMEM       ? "out of memory"
+                                          : st == SOTTO_ERR_CANCELLED ? "cancelled by the caller while reading the audio"
+                                                                      : sotto_last_error());
     }
     return SOTTO_OK;
 }

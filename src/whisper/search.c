@@ -404,13 +404,22 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
     }
     prefill(&g, init, sot_index, res);
     res->skipped = res->no_speech_prob > o->skip_above;
+    bool cancelled = false;
     for (int i = 0; i < o->sample_len && !res->skipped; i++) {
+        if ((i & 15) == 15 && o->abort_callback && o->abort_callback(o->audio_s, o->user_data)) {
+            cancelled = true;
+            break;
+        }
         int n_pos = n_init + i; /* tokens so far: their K/V are in the caches */
         if (i > 0) step(&g, n_pos);
         for (int r = 0; r < G; r++)
             if (!g.s[r].done) sotto__rules_apply(ctx->be, o->rules, g.s[r].tok, g.s[r].n, g.logits + (size_t)r * g.V);
         bool completed = beam ? beam_update(&g, n_pos, max_candidates) : greedy_update(&g);
         if (completed || n_pos + 1 > h->n_text_ctx) break;
+    }
+    if (cancelled) {
+        free(g.logits), free(g.weights), free(g.s), free(g.next), free(g.fin);
+        return sotto__ctx_fail(ctx, SOTTO_ERR_CANCELLED, "decode: cancelled by the caller");
     }
     const seq *best;
     if (res->skipped) {

@@ -31,6 +31,9 @@ typedef struct sotto__decode_opts {
     double skip_above;         /* a no-speech probability above this ends the decode after the
                                   prefill, with no tokens and SKIPPED set (the silence check:
                                   the window will be skipped whatever is decoded) */
+    sotto_abort_callback abort_callback; /* or NULL: polled every 16 steps with AUDIO_S; */
+    void *user_data;           /*   nonzero ends the decode with SOTTO_ERR_CANCELLED */
+    double audio_s;
 } sotto__decode_opts;
 
 typedef struct sotto__decode_result {

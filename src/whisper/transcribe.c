@@ -109,7 +109,9 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                                   ? p->sample_len : h->n_text_ctx / 2,
                                 .rng = &r->rng, .skip_above = skip_above,
                                 .stop_ratio_above = t > 0 && p->check_compression
-                                                        ? p->compression_ratio_threshold : INFINITY};
+                                                        ? p->compression_ratio_threshold : INFINITY,
+                                .abort_callback = p->abort_callback, .user_data = p->user_data,
+                                .audio_s = r->res->pub.duration};
         sotto_status st = sotto__decode_window(r->ctx, &o, out);
         if (st) return st;
         if ((*silent = out->skipped)) return SOTTO_OK;
@@ -446,6 +448,10 @@ static sotto_status seek_loop(run *r)
     if (!d) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
     sotto_status st = SOTTO_OK;
     for (int64_t seek = 0; seek < content && !st && !r->res->pub.stopped;) {
+        if (p->abort_callback && p->abort_callback(total_s, p->user_data)) {
+            st = sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "transcribe: cancelled by the caller at %.2f s", seek / 100.0);
+            break;
+        }
         int size = content - seek < SOTTO_N_FRAMES ? (int)(content - seek) : SOTTO_N_FRAMES;
         sotto__melfile_window(r->mf, seek, size, r->mel);
         st = sotto_encode(r->ctx, r->mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);

@@ -5,13 +5,17 @@ that hang up mid-body) thrown at the running server. Properties: every answer is
 formed HTTP response with a 4xx status, or 200 for a request that is in fact valid, never
 5xx; /health answers between rounds; a valid request is still transcribed right at the
 end; SIGTERM then exits 0 with no sanitizer report on stderr (run under the ASan build
-this is the leak and memory-error check).
+this is the leak and memory-error check). Before the random rounds, a fixed corpus (issue
+23's 14-19: smuggling Content-Lengths, Transfer-Encoding with Content-Length, NUL bytes,
+heads that are not HTTP, slow heads and bodies) must each get its exact answer.
 
 usage: fuzz_serve.py SOTTO MODEL CLIPS WORKDIR [SECONDS] [SEED]"""
 import collections
+import json
 import os
 import random
 import socket
+import struct
 import sys
 import time
 
@@ -28,7 +32,7 @@ audio = open(clip, "rb").read()
 DECODE = ["--beam-size", "1", "--sample-len", "8"]
 check = Checks()
 srv = Server(sotto, model, [*DECODE, "-t", "1", "--workers", "1", "--queue", "4", "--timeout", "2",
-                            "--max-upload-mb", "1", "--api-key", "k"], os.path.join(work, "serve.log"))
+                            "--max-upload-mb", "1", "--api-key", "k", "--max-audio-s", "20"], os.path.join(work, "serve.log"))
 AUTH = "Authorization: Bearer k"
 PATHS = ["/v1/audio/transcriptions", "/v1/audio/translations", "/v1/models", "/health", "/", "/v1/audio/",
          "/v1/audio/transcriptions?x=1", "/%00", "/" + "a" * 3000, "*"]
@@ -103,6 +107,117 @@ def case():
         return raw[:rng.randrange(1, len(raw))], True
     return raw, False
 
+
+# The corpus of issue 23 (14-19): each case answers as RFC 9112 and OpenAI's error shape
+# say: its status, one JSON error body with a message holding WHAT, Connection: close.
+ctype0, body0 = multipart([("response_format", "text")], audio[:4000])
+post0 = b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\n" + AUTH.encode() + b"\r\nContent-Type: " + ctype0.encode()
+smuggled = b"GET /v1/models HTTP/1.1\r\nHost: a\r\n" + AUTH.encode() + b"\r\n\r\n"
+CORPUS = [
+    ("two differing Content-Lengths", post0 + b"\r\nContent-Length: 0\r\nContent-Length: %d\r\n\r\n" % len(smuggled)
+     + smuggled, 400, "more than once"),
+    ("Content-Length overflowing 64 bits", post0 + b"\r\nContent-Length: 18446744073709551617\r\n\r\n" + smuggled, 400,
+     "not a length"),
+    ("a negative Content-Length", post0 + b"\r\nContent-Length: -5\r\n\r\n" + smuggled, 400, "not a length"),
+    ("Content-Length with a sign", post0 + b"\r\nContent-Length: +5\r\n\r\n" + smuggled, 400, "not a length"),
+    ("Transfer-Encoding with Content-Length", post0 + b"\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"0\r\n\r\n" + smuggled, 400, "both"),
+    ("Transfer-Encoding twice", post0 + b"\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+     400, "more than once"),
+    ("a NUL byte in a header", b"GET /v1/models HTTP/1.1\r\nHost: a\r\n" + AUTH.encode() + b"\0junk\r\n\r\n", 400, "NUL"),
+    ("a NUL byte in a form value", request_bytes("/v1/audio/transcriptions", multipart(
+        [("response_format", "json\0srt")], audio[:4000])[1], ctype0, [AUTH]), 400, "NUL"),
+    ("HTTP/1.1 without Host", b"GET /health HTTP/1.1\r\n\r\n", 400, "Host"),
+    ("a binary request line", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + rand_bytes(300), 400, "not HTTP"),
+    ("HTTP/2.0", b"GET /health HTTP/2.0\r\nHost: a\r\n\r\n", 505, "HTTP/2.0"),
+]
+
+
+def corpus_case(name, raw, want, what):
+    t0 = time.time()
+    status, headers, body = exchange(srv.port, raw, timeout=10)
+    try:
+        msg = json.loads(body)["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        msg = None
+    check(status == want and msg is not None and what in msg and headers.get("connection") == "close",
+          "corpus: %s: %d, one error body, close" % (name, want), "(%s %r)" % (status, body[:300]))
+    check(time.time() - t0 < 1.5, "corpus: %s: answered at once" % name, "%.1f s" % (time.time() - t0))
+
+
+def trickle(raw, every, until):
+    """Sends RAW a byte per EVERY seconds until the answer comes or UNTIL s pass: (status, seconds)."""
+    t0 = time.time()
+    answer = b""
+    with socket.create_connection(("127.0.0.1", srv.port)) as s:
+        s.settimeout(every)
+        for i in range(min(len(raw), int(until / every) + 1)):
+            try:
+                s.sendall(raw[i:i + 1])
+                answer += s.recv(65536)
+                if answer:
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+    m = answer.split(b" ", 2)
+    return (int(m[1]) if len(m) > 2 and m[0] == b"HTTP/1.1" else None), time.time() - t0
+
+
+for name, raw, want, what in CORPUS:
+    corpus_case(name, raw, want, what)
+
+
+def wav(rate, n_frames, declared=None):
+    """A 16-bit mono WAV of N_FRAMES at RATE whose data chunk declares DECLARED bytes."""
+    data = b"\0\1" * n_frames
+    n = len(data) if declared is None else declared
+    return (b"RIFF" + struct.pack("<I", (36 + n) & 0xffffffff) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, rate,
+            2 * rate, 2, 16) + b"data" + struct.pack("<I", n & 0xffffffff) + data)
+
+
+# a tiny file of enormous duration (100 s at 1 kHz in 200 kB, past --max-audio-s 20): 413 at once
+big_ctype, big_body = multipart([], wav(1000, 100000))
+t0 = time.time()
+status, _, body = exchange(srv.port, request_bytes("/v1/audio/transcriptions", big_body, big_ctype, [AUTH]), 30)
+try:
+    err = json.loads(body)["error"]
+except (ValueError, KeyError, TypeError):
+    err = {}
+check(status == 413 and err.get("code") == "audio_too_long" and "--max-audio-s" in err.get("message", "")
+      and time.time() - t0 < 10, "corpus: audio past --max-audio-s: 413 naming it, at once",
+      "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
+# a WAV whose header declares 4 GB of samples at 8 kHz (74 hours) over 2 kB of them: answered at once
+lie_ctype, lie_body = multipart([], wav(8000, 1000, declared=0xfffffff0))
+t0 = time.time()
+status, _, body = exchange(srv.port, request_bytes("/v1/audio/transcriptions", lie_body, lie_ctype, [AUTH]), 30)
+check(status in (200, 400, 413) and time.time() - t0 < 10, "corpus: a header declaring 74 hours over 2 kB",
+      "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
+# slow heads and bodies (--timeout 2): the 408 comes at the deadline, while the client still trickles
+status, took = trickle(b"GET /health HTTP/1.1\r\nHost: a\r\nX-Slow: " + b"z" * 100 + b"\r\n\r\n", 0.3, 6)
+check(status == 408 and took < 3.5, "corpus: a slow head gets 408 at --timeout", "(%s after %.1f s)" % (status, took))
+slow_body = request_bytes("/v1/audio/transcriptions", body0, ctype0, [AUTH])
+head_len = slow_body.index(b"\r\n\r\n") + 4
+t0 = time.time()
+with socket.create_connection(("127.0.0.1", srv.port)) as s:
+    s.sendall(slow_body[:head_len])
+    status, took = None, 0
+    s.settimeout(0.3)
+    answer = b""
+    for i in range(head_len, min(len(slow_body), head_len + 20)):
+        try:
+            s.sendall(slow_body[i:i + 1])
+            answer += s.recv(65536)
+            if answer:
+                break
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+    took = time.time() - t0
+check(answer.startswith(b"HTTP/1.1 408 ") and took < 3.5, "corpus: a slow body gets 408 at --timeout",
+      "(%r after %.1f s)" % (answer[:60], took))
 
 statuses = collections.Counter()
 t_end = time.time() + seconds

@@ -49,10 +49,15 @@ class Server:
         with open("/proc/%d/status" % self.proc.pid) as f:
             return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
-    def stop(self, timeout=120):
-        """SIGTERM; the exit status (0 expected)."""
-        if self.proc.poll() is None:
+    def terminate(self):
+        """SIGTERM, once: the drain begins (a second signal would cut it short)."""
+        if self.proc.poll() is None and not getattr(self, "terminated", False):
             self.proc.terminate()
+        self.terminated = True
+
+    def stop(self, timeout=120):
+        """SIGTERM unless sent already; the exit status (0 expected)."""
+        self.terminate()
         try:
             rc = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -147,8 +152,9 @@ def cli(sotto, model, fmt, audio, args=()):
 
 
 def openai_json(cli_json):
-    """OpenAI's json answer for the text of `sotto transcribe -f json`."""
-    return ('{"text": %s}\n' % json.dumps(json.loads(cli_json)["text"])).encode()
+    """OpenAI's json answer for the text of `sotto transcribe -f json` (without the leading
+    space openai-whisper's text has, as OpenAI's)."""
+    return ('{"text": %s}\n' % json.dumps(json.loads(cli_json)["text"].lstrip(" "))).encode()
 
 
 def verbose_with_words(cli_json):

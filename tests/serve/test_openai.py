@@ -39,7 +39,7 @@ for fmt in ["text", "srt", "vtt"]:
     check(got == want[fmt], "openai client, response_format=%s equals the CLI's" % fmt, "%r vs %r" % (got, want[fmt]))
 ref = json.loads(want["verbose_json"])
 got = transcribe("json")
-check(got.text == ref["text"], "json: Transcription.text", "%r vs %r" % (got.text, ref["text"]))
+check(got.text == ref["text"].lstrip(" ") and not got.text.startswith(" "), "json: Transcription.text", "%r vs %r" % (got.text, ref["text"]))
 raw = client.audio.transcriptions.with_raw_response.create(model="whisper-1", file=open(clip, "rb"),
                                                            response_format="json")
 check(raw.http_response.content == openai_json(want["verbose_json"]), "json: the bytes of {\"text\": ...}")

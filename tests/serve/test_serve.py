@@ -1,16 +1,22 @@
 """`sotto serve` with curl and raw HTTP: every response_format equals `sotto transcribe`'s
-output for the same file and options (timestamp_granularities[]=word: --word-timestamps); the 401, 413 (declared and streamed), 400 (audio
-FFmpeg cannot decode, malformed forms), 404/405, 503 (+ Retry-After) and 408 answers in
-OpenAI's error shape; a SIGTERM while a request is in flight still answers it, exit 0.
+output for the same file and options (timestamp_granularities[]=word: --word-timestamps);
+the 401, 413 (declared and streamed), 400 (audio FFmpeg cannot decode, malformed forms,
+NUL bytes, duplicated fields, loose temperatures), 404/405, 503 (+ Retry-After, only for
+requests whose body is in) and 408 (slow heads and bodies, at the deadline) answers in
+OpenAI's error shape; request heads that smuggle or are not HTTP: 400 and close, at once;
+a SIGTERM while a request is in flight still answers it, exit 0.
 
 usage: test_serve.py SOTTO MODEL CLIPS WORKDIR"""
+import concurrent.futures
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
+import wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serverlib import (Checks, Server, cli, curl, exchange, multipart, openai_json, read_response, request_bytes,
@@ -20,11 +26,12 @@ sotto, model, clips, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 clip = os.path.join(clips, "librivox-0880.wav")
 KEY = "test-key-3f1c"
-DECODE = ["--beam-size", "1"]
+DECODE = ["--beam-size", "1", "--no-fallback"]  # no fallback: the repeated minute below takes seconds
 check = Checks()
 
 srv = Server(sotto, model, [*DECODE, "-t", "1", "--workers", "1", "--queue", "0", "--api-key", KEY,
-                            "--max-upload-mb", "1", "--timeout", "2"], os.path.join(work, "serve.log"))
+                            "--max-upload-mb", "1", "--timeout", "2", "--max-audio-s", "90"],
+             os.path.join(work, "serve.log"))
 T = srv.url + "/v1/audio/transcriptions"
 
 
@@ -137,35 +144,89 @@ status, _, rbody = exchange(srv.port, request_bytes("/v1/audio/transcriptions", 
 error_of(rbody, status, "invalid_multipart", "a part without a name (once a crash, found by fuzz_serve.py)")
 status, body, _ = curl(srv.url + "/v2/whatever", key=KEY)
 error_of(body, status, "not_found", "unknown route") and check(status == 404, "404")
+check("GET /v2/whatever" in json.loads(body)["error"]["message"], "the 404 names the path", body)
 status, body, head = curl(T, key=KEY)
 error_of(body, status, "method_not_allowed", "GET on the upload route") and check(status == 405, "405")
 check(curl(srv.url + "/health")[0] == 200, "alive after the 400s")
 
-# 503: --workers 1 --queue 0 and one request uploading holds the only slot
+# 503: --workers 1 --queue 0; a request transcribing a minute of audio holds the only slot.
+# A request still uploading holds none: admission comes with the whole body.
 audio = open(clip, "rb").read()
 ctype, body = multipart([("response_format", "text")], audio)
 raw = request_bytes("/v1/audio/transcriptions", body, ctype, auth)
 hold = socket.create_connection(("127.0.0.1", srv.port))
 hold.sendall(raw[:len(raw) // 2])
-time.sleep(1)  # its headers are in: it holds the slot
-status, body, head = curl(T, [], clip, KEY)
-error_of(body, status, "overloaded", "a request past workers + queue") and check(status == 503, "503", str(status))
-check("retry-after:" in head.lower(), "503 has Retry-After", head)
-hold.sendall(raw[len(raw) // 2:])
-status, _, rbody = read_response(hold)
-hold.close()
-check(status == 200 and rbody == cli_out["text"], "the request that held the slot is answered", "%s %r" % (status, rbody))
+time.sleep(0.5)  # its head is in and half its body: it holds no slot
+status, body, _ = curl(T, [("response_format", "text")], clip, KEY)
+check(status == 200 and body == cli_out["text"], "a request uploading holds no slot (issue 23's 17)", str(status))
+hold.close()  # (its deadline, --timeout 2 s, has about passed: the 408s are tested below)
+long_wav = os.path.join(work, "long.wav")
+with wave.open(clip) as w:
+    params, frames = w.getparams(), w.readframes(w.getnframes())
+with wave.open(long_wav, "wb") as w:  # 60 s at 8 kHz (every other sample): under the 1 MB limit
+    w.setparams(params)
+    w.setframerate(params.framerate // 2)
+    half_rate = b"".join(frames[i:i + 2] for i in range(0, len(frames), 4))
+    w.writeframes(half_rate * 20)
+lctype, lbody = multipart([("response_format", "text")], open(long_wav, "rb").read())
+busy = socket.create_connection(("127.0.0.1", srv.port))
+busy.sendall(request_bytes("/v1/audio/transcriptions", lbody, lctype, auth))
+time.sleep(1)  # it is being transcribed
+with concurrent.futures.ThreadPoolExecutor(3) as ex:
+    burst = list(ex.map(lambda _: curl(T, [], clip, KEY), range(3)))
+check(all(st == 503 and "retry-after:" in hd.lower() and json.loads(b)["error"]["code"] == "overloaded"
+          for st, b, hd in burst), "past workers + queue (--queue 0): 503 with Retry-After", str([b[0] for b in burst]))
+status, _, rbody = read_response(busy, timeout=300)
+busy.close()
+check(status == 200 and len(rbody) > 100, "the request that held the slot is answered", "%s %r" % (status, rbody[:100]))
 
-# 408: a body that trickles in past --timeout (2 s) without ever going silent for 2 s
+# a tiny file of enormous duration: 100 s at 1 kHz in 200 kB, past --max-audio-s 90: 413
+# naming the limit, found as it is decoded
+tiny_long = os.path.join(work, "tiny-long.wav")
+with wave.open(tiny_long, "wb") as w:
+    w.setnchannels(1), w.setsampwidth(2), w.setframerate(1000)
+    w.writeframes(b"\0\1" * 100000)
+t0 = time.time()
+status, body, _ = curl(T, [], tiny_long, KEY)
+error_of(body, status, "audio_too_long", "audio past --max-audio-s")
+check(status == 413 and "--max-audio-s" in json.loads(body)["error"]["message"] and time.time() - t0 < 10,
+      "audio past --max-audio-s is 413 naming it", "(%s %r, %.1f s)" % (status, body[:200], time.time() - t0))
+# a client that leaves: its work is stopped, and the next request does not wait for it
+gone = socket.create_connection(("127.0.0.1", srv.port))
+gone.sendall(request_bytes("/v1/audio/transcriptions", lbody, lctype, auth))
+time.sleep(1.5)
+gone.close()
+t0 = time.time()
+while "the client left" not in srv.text() and time.time() - t0 < 20:
+    time.sleep(0.1)
+check(time.time() - t0 < 8, "the work of a client that left is stopped (not run to its end)",
+      "%.1f s" % (time.time() - t0))
+status, body, _ = curl(T, [("response_format", "text")], clip, KEY)
+check(status == 200 and body == cli_out["text"], "the request after a client that left is answered", str(status))
+
+# 408: a body that trickles in past --timeout (2 s) without ever going silent for 2 s, and
+# never ends: the 408 comes at the deadline, not when (if ever) the body is complete
 t = socket.create_connection(("127.0.0.1", srv.port))
 t.sendall(raw[:1000])
-for i in range(6):
-    time.sleep(0.5)
-    t.sendall(raw[1000 + i * 10:1010 + i * 10])
-t.sendall(raw[1060:])
-status, _, rbody = read_response(t)
+t0 = time.time()
+answer = b""
+t.settimeout(0.5)
+for i in range(12):
+    try:
+        t.sendall(raw[1000 + i * 10:1010 + i * 10])
+        got = t.recv(65536)
+        if not got:
+            break
+        answer += got
+    except socket.timeout:
+        continue
+    except OSError:
+        break
 t.close()
-error_of(rbody, status, "timeout", "a trickling body") and check(status == 408, "408", str(status))
+status = int(answer.split(b" ")[1]) if answer.startswith(b"HTTP/1.1 ") else None
+check(status == 408 and time.time() - t0 < 4.5, "a trickling body gets its 408 at the deadline",
+      "%s after %.1f s: %r" % (status, time.time() - t0, answer[:200]))
+error_of(answer.partition(b"\r\n\r\n")[2], status, "timeout", "the 408's body")
 # a client that goes silent mid-body is disconnected after --timeout
 t = socket.create_connection(("127.0.0.1", srv.port))
 t.sendall(raw[:1000])
@@ -173,12 +234,81 @@ t0 = time.time()
 status, _, _ = read_response(t, timeout=20)
 t.close()
 check(time.time() - t0 < 8, "a silent client is disconnected within the timeout", "%.1f s" % (time.time() - t0))
+# a client that half-closes with its body cut short: nothing is answered, and the log says so (not 408)
+t = socket.create_connection(("127.0.0.1", srv.port))
+t.sendall(raw[:5000])
+t.shutdown(socket.SHUT_WR)
+status, _, _ = read_response(t, timeout=10)
+t.close()
+
+# a request head must arrive whole within --timeout (2 s), however it trickles
+t = socket.create_connection(("127.0.0.1", srv.port))
+t0 = time.time()
+answer = b""
+t.settimeout(0.5)
+for piece in [b"GET /hea", b"l", b"t", b"h", b" HTTP/1.1\r\n", b"Host: a\r\n", b"X-A: 1\r\n", b"X-B: 2\r\n"] * 2:
+    try:
+        t.sendall(piece)
+        answer += t.recv(65536)
+        if answer:
+            break
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+t.close()
+check(answer.startswith(b"HTTP/1.1 408 ") and time.time() - t0 < 4, "a slow request head gets 408 at the deadline",
+      "after %.1f s: %r" % (time.time() - t0, answer[:120]))
+
+# framing and heads that libmicrohttpd took or answered twice (issue 23's 16, 18, 19):
+# 400 and close, one answer, nothing smuggled behind
+hidden = b"GET /v1/models HTTP/1.1\r\nHost: a\r\n" + auth[0].encode() + b"\r\n\r\n"
+mp = b"Content-Type: " + ctype.encode() + b"\r\n" + auth[0].encode() + b"\r\n"
+heads = [
+    (b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\n" + mp + b"Content-Length: 0\r\nContent-Length: %d\r\n\r\n"
+     % len(hidden) + hidden, 400, "more than once", "two differing Content-Lengths"),
+    (b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\n" + mp + b"Content-Length: 18446744073709551617\r\n\r\n"
+     + hidden, 400, "not a length", "an overflowing Content-Length"),
+    (b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\n" + mp + b"Content-Length: -5\r\n\r\n" + hidden, 400,
+     "not a length", "a negative Content-Length"),
+    (b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: a\r\n" + mp + b"Content-Length: 5\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + hidden, 400, "both", "Transfer-Encoding with Content-Length"),
+    (b"GET /health HTTP/1.1\r\n\r\n", 400, "Host", "HTTP/1.1 without Host"),
+    (b"GET /v1/models HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + KEY.encode() + b"\0junk\r\n\r\n", 400, "NUL",
+     "a NUL byte in a header (Bearer KEY\\0junk)"),
+    (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400, "not HTTP", "a binary request line (a TLS hello)"),
+]
+for raw_head, want, what, name in heads:
+    t0 = time.time()
+    status, hd, rbody = exchange(srv.port, raw_head, timeout=10)
+    try:
+        one = "error" in json.loads(rbody)  # one JSON body, no second answer behind it
+    except ValueError:
+        one = False
+    check(status == want and one and what in json.loads(rbody)["error"]["message"]
+          and hd.get("connection") == "close" and time.time() - t0 < 1,
+          name + ": %d and close, at once, one answer" % want, "(%s %r, %.1f s)" % (status, rbody[:200], time.time() - t0))
+# two requests in one packet: one answer, and the connection closes (each request is checked at the door)
+status, _, rbody = exchange(srv.port, b"GET /health HTTP/1.1\r\nHost: a\r\n\r\n" + hidden)
+check(status == 200 and b"HTTP/1." not in rbody, "a pipelined second request is not served", repr(rbody[:200]))
+# form values: NUL bytes, a field given twice, temperatures not plain decimals
+for fields, param, code, what in [
+        ([("response_format", "json\0srt")], "response_format", "invalid_value", "a NUL byte in response_format"),
+        ([("language", "en"), ("language", "en")], "language", "duplicate_field", "language given twice"),
+        ([("temperature", " 0.5")], "temperature", "invalid_value", "temperature ' 0.5'"),
+        ([("temperature", "0x1p-1")], "temperature", "invalid_value", "temperature 0x1p-1")]:
+    fctype, fbody = multipart(fields, audio)
+    status, _, rbody = exchange(srv.port, request_bytes("/v1/audio/transcriptions", fbody, fctype, auth))
+    ok = error_of(rbody, status, code, what)
+    check(ok and status == 400 and json.loads(rbody)["error"]["param"] == param and
+          (code != "duplicate_field" or "language" in json.loads(rbody)["error"]["message"]), what + " is 400",
+          "(%s %r)" % (status, rbody[:200]))
 
 # SIGTERM with a request in flight (its upload half done): it is answered, then exit 0
 s2 = socket.create_connection(("127.0.0.1", srv.port))
 s2.sendall(raw[:len(raw) // 2])
 time.sleep(1)
-srv.proc.terminate()
+srv.terminate()
 time.sleep(0.3)
 s2.sendall(raw[len(raw) // 2:])
 status, _, rbody = read_response(s2)
@@ -190,6 +320,51 @@ log = srv.text()
 check("POST /v1/audio/transcriptions 200 audio=2.99s" in log, "a log line: method, path, status, audio seconds, ms")
 check("POST /v1/audio/transcriptions 413" in log and "GET /health 200" in log, "log lines of refusals")
 check("stopped" in log, "the drain ends with 'stopped'")
+said_408 = [line for line in log.splitlines() if " 408 " in line]
+check(all("did not arrive" in line for line in said_408) and len(said_408) == 2, "408 is logged only where it was sent "
+      "(the trickling body and head; not the half-closed cut body)", str(said_408))
+check("POST /v1/audio/transcriptions - audio=-" in log, "a request left unanswered is logged with status -")
 if check.failed:
     print(log[-3000:])
+
+
+def lifecycle(args, name):
+    """A server on ARGS with the long request in flight: (server, socket)."""
+    lsrv = Server(sotto, model, [*DECODE, "-t", "1", "--workers", "1", *args], os.path.join(work, name + ".log"))
+    conn = socket.create_connection(("127.0.0.1", lsrv.port))
+    conn.sendall(request_bytes("/v1/audio/transcriptions", lbody, lctype))
+    time.sleep(1)  # being transcribed
+    return lsrv, conn
+
+
+# a request that waits past --queue-timeout for a worker: 503 with Retry-After; then a drain
+# past --drain-timeout: the work in flight is stopped, answered 503, exit 128 + 15
+lsrv, conn = lifecycle(["--queue", "4", "--queue-timeout", "1", "--drain-timeout", "1"], "lifecycle1")
+t0 = time.time()
+status, body, head = curl(lsrv.url + "/v1/audio/transcriptions", [], clip)
+error_of(body, status, "overloaded", "waited past --queue-timeout")
+check(status == 503 and "retry-after:" in head.lower() and "--queue-timeout" in json.loads(body)["error"]["message"]
+      and time.time() - t0 < 4, "a request waiting past --queue-timeout gets 503 with Retry-After",
+      "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
+lsrv.terminate()
+t0 = time.time()
+status, _, rbody = read_response(conn, timeout=30)
+rc = lsrv.proc.wait(30)  # no second signal: the drain's deadline alone ends it
+lsrv.stop()
+check("--drain-timeout passed" in lsrv.text(), "the log says the drain's deadline passed", lsrv.text()[-500:])
+check(status == 503 and b"shutting down" in rbody and rc == 143 and time.time() - t0 < 20,
+      "past --drain-timeout the work in flight is stopped: 503, exit 143", "(%s %r, exit %s, %.1f s)"
+      % (status, rbody[:200], rc, time.time() - t0))
+# a second signal during the drain stops it at once
+lsrv, conn = lifecycle(["--drain-timeout", "600"], "lifecycle2")
+lsrv.proc.send_signal(signal.SIGINT)
+time.sleep(0.5)
+lsrv.proc.send_signal(signal.SIGINT)
+t0 = time.time()
+status, _, rbody = read_response(conn, timeout=30)
+rc = lsrv.proc.wait(30)
+lsrv.stop()
+check(status == 503 and rc == 130 and time.time() - t0 < 20, "a second SIGINT during the drain stops it: 503, exit 130",
+      "(%s %r, exit %s, %.1f s)" % (status, rbody[:200], rc, time.time() - t0))
+check("a second signal" in lsrv.text(), "the log says why", lsrv.text()[-500:])
 check.done("serve_http")

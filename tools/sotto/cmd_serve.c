@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -19,7 +20,7 @@
 
 typedef struct serve_opts {
     cli_common c;
-    int workers, queue, port, max_mb, timeout;
+    int workers, queue, port, max_mb, timeout, queue_timeout, max_audio, drain_timeout;
     serve_config cfg;
 } serve_opts;
 
@@ -34,17 +35,32 @@ static const cli_opt options[] = {
      .help = "requests transcribed at once (default: cores / threads)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_threads, .offset = OFF(c),
      .help = "threads of each worker (default: 4, at most the cores)"},
-    {"--queue", 0, OPT_INT, OFF(queue), 0, 4096, "N", "a count in 0..4096",
-     .help = "requests that may wait beyond the workers (default 16)"},
+    {"--queue", 0, OPT_INT, OFF(queue), 0, 32768, "N", "a count in 0..32768",
+     .help = "requests that may wait beyond the workers; past them, 503\n"
+             "(default: what half the available memory holds at about\n"
+             "400 kB a waiting request, at most half the open-file limit:\n"
+             "each holds a socket and its upload in $TMPDIR, up to\n"
+             "--max-upload-mb of disk; printed at start). Size it as\n"
+             "the burst to absorb; the wait is bounded by --queue-timeout"},
+    {"--queue-timeout", 0, OPT_INT, OFF(queue_timeout), 1, 86400, "S", "seconds in 1..86400",
+     .help = "a request that waited S seconds for a worker gets 503 with\n"
+             "Retry-After (default 300)"},
     {"--api-key", 0, OPT_STR, OFF(cfg.api_key), 0, 0, "KEY", "a key",
      .help = "require Authorization: Bearer KEY (default: $SOTTO_API_KEY,\n"
              "which keeps the key out of ps; none: no key asked); a missing\n"
              "or wrong one gets 401"},
     {"--max-upload-mb", 0, OPT_INT, OFF(max_mb), 1, 1 << 20, "N", "megabytes in 1..1048576",
      .help = "larger request bodies get 413, checked as they stream (default 25)"},
+    {"--max-audio-s", 0, OPT_INT, OFF(max_audio), 1, 1000000000, "S", "seconds, at least 1",
+     .help = "longer audio gets 413, found as it is decoded (default: the\n"
+             "upload limit at 16 kbit/s: 13107 s for 25 MB)"},
     {"--timeout", 0, OPT_INT, OFF(timeout), 1, 86400, "S", "seconds in 1..86400",
-     .help = "a connection silent S seconds is closed; a body that takes\n"
-             "longer than S seconds to arrive gets 408 (default 30)"},
+     .help = "a request head, and then its body, must each arrive within S\n"
+             "seconds, else 408; a connection silent S seconds is closed\n"
+             "(default 30)"},
+    {"--drain-timeout", 0, OPT_INT, OFF(drain_timeout), 1, 86400, "S", "seconds in 1..86400",
+     .help = "after SIGTERM/SIGINT, the requests still in flight after S\n"
+             "seconds are stopped and answered 503 (default 60)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
     {.kind = OPT_TEXT,
      .help = "\nThe decoding of every request, as sotto transcribe's flags (defaults: openai-whisper's):\n"},
@@ -78,11 +94,16 @@ static const cli_cmd command = {
              "\n"
              "The model is loaded once and shared by the workers, each a context transcribing one\n"
              "request at a time; more requests wait in a queue, and past it get 503 with Retry-After.\n"
+             "A request takes its place only once its whole body is in. Each request head is checked\n"
+             "before it is read (RFC 9112: ambiguous framing, a missing Host, NUL bytes: 400), and\n"
+             "every answer closes its connection.\n"
              "\n",
     .opts = options,
     .footer = "\n"
               "Each request is logged on stderr: method, path, status, audio seconds, milliseconds.\n"
-              "SIGTERM or SIGINT: no new requests; those in flight are answered; exit 0.\n"
+              "SIGTERM or SIGINT: no new requests; those in flight are answered; exit 0. A second\n"
+              "signal, or --drain-timeout, stops the work still in flight (answered 503); exit 128 +\n"
+              "the first signal's number. A request whose client leaves has its work stopped.\n"
               "\n"
               "examples:\n"
               "  sotto serve -m models/tiny.en.gguf --port 8080\n"
@@ -91,11 +112,51 @@ static const cli_cmd command = {
               "    print(c.audio.transcriptions.create(model=\"whisper-1\", file=open(\"talk.mp3\", \"rb\")).text)'\n",
 };
 
+/* Connections the server may hold: each takes a socket and, uploading, a temporary file,
+ * so half the open-file limit (raised to its hard limit) less a margin for the rest. */
+static int max_connections(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 256;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0) getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+    return n < 128 ? 16 : (int)((n - 64) / 2 < 32768 ? (n - 64) / 2 : 32768);
+}
+
+/* Bytes of memory one waiting request holds: its MHD connection (the memory limit
+ * serve_http.c sets), its state, and the kernel's socket buffers. */
+#define SERVE_WAITING_BYTES ((size_t)(2 * SERVE_HEAD_MAX + 65536) + sizeof(serve_form) + 262144)
+
+/* The default --queue: the waiting requests half the available memory holds
+ * (SERVE_WAITING_BYTES each), at most what the connection limit leaves beside the workers
+ * and 32768. Their uploads wait on disk ($TMPDIR), not in memory. */
+static int default_queue(int max_connections, int workers)
+{
+    long long avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lld kB", &avail) == 1) {
+            avail *= 1024;
+            break;
+        }
+    if (f) fclose(f);
+    if (avail <= 0) avail = (long long)sysconf(_SC_AVPHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    long long q = avail / 2 / (long long)SERVE_WAITING_BYTES, by_conn = max_connections - workers;
+    if (q > by_conn) q = by_conn;
+    if (q > 32768) q = 32768;
+    return q < 0 ? 0 : (int)q;
+}
+
 static int parse(int argc, char **argv, serve_opts *o)
 {
     o->cfg.tp = sotto_transcribe_params_default();
     o->cfg.host = "127.0.0.1";
-    o->port = 8080, o->queue = 16, o->max_mb = 25, o->timeout = 30;
+    o->port = 8080, o->queue = -1, o->max_mb = 25, o->timeout = 30, o->queue_timeout = 300, o->drain_timeout = 60;
     int n_pos;
     int rc = cli_parse(&command, argc, argv, o, &n_pos);
     if (rc) return rc;
@@ -124,6 +185,14 @@ static int parse(int argc, char **argv, serve_opts *o)
     o->cfg.port = o->port, o->cfg.workers = o->workers, o->cfg.queue = o->queue;
     o->cfg.timeout_s = o->timeout;
     o->cfg.max_upload_bytes = (size_t)o->max_mb << 20;
+    o->cfg.max_connections = max_connections();
+    if (o->queue < 0) o->cfg.queue = default_queue(o->cfg.max_connections, o->cfg.workers);
+    if (o->cfg.queue > o->cfg.max_connections - o->cfg.workers)
+        fprintf(stderr, "sotto serve: warning: --queue %d: only %d connections may be open at once (the open-file "
+                "limit)\n", o->cfg.queue, o->cfg.max_connections);
+    o->cfg.queue_timeout_s = o->queue_timeout, o->cfg.drain_timeout_s = o->drain_timeout;
+    /* default: an upload limit's worth of 16 kbit/s audio (speech at its lowest usual bitrate) */
+    o->cfg.max_audio_s = o->max_audio ? (double)o->max_audio : (double)(o->cfg.max_upload_bytes / 2000);
     return EXIT_OK;
 }
 

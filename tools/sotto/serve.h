@@ -19,7 +19,12 @@ typedef struct serve_config {
     int port;                      /* 0: any free port (the one taken is printed) */
     int workers;                   /* contexts, each transcribing one request at a time */
     int queue;                     /* requests that may wait for a worker beyond those */
-    int timeout_s;                 /* idle connections closed; uploads must end within it */
+    int timeout_s;                 /* idle connections closed; a request head, and then its
+                                      body, must each arrive within it */
+    int max_connections;           /* open at once (from the open-file limit) */
+    int queue_timeout_s;           /* a request waiting this long for a worker gets 503 */
+    double max_audio_s;            /* longer audio gets 413, found as it is decoded */
+    int drain_timeout_s;           /* after SIGTERM/SIGINT: the work still in flight is stopped */
     size_t max_upload_bytes;       /* request bodies larger than this get 413 */
     const char *api_key;           /* NULL: no authentication */
     const char *model_id;          /* the name /v1/models lists ("tiny.en") */
@@ -35,11 +40,16 @@ typedef struct serve_job serve_job;
 /* Called on the worker's thread when JOB is done; the pool no longer touches JOB after it. */
 typedef void (*serve_job_done)(serve_job *job);
 
+enum { SERVE_JOB_RAN, SERVE_JOB_EXPIRED, SERVE_JOB_DROPPED };
+
 struct serve_job {
     sotto_audio_source source;     /* in: the audio (the upload's descriptor) */
-    sotto_transcribe_params tp;    /* in */
+    sotto_transcribe_params tp;    /* in (its abort callback, if any, is the caller's) */
     serve_job_done done;           /* in */
     void *user;                    /* in: for DONE */
+    double deadline_ms;            /* in: cli_now_ms() by which a worker must take it; 0: none */
+    int outcome;                   /* out: SERVE_JOB_RAN, or EXPIRED / DROPPED by serve_pool_sweep
+                                      without running (status and result are then unset) */
     sotto_status status;           /* out: of sotto_transcribe_source */
     sotto_result *result;          /* out: on success (the caller frees it) */
     char error[512];               /* out: the context's message on failure */
@@ -51,15 +61,19 @@ typedef struct serve_pool serve_pool;
 /* Creates WORKERS contexts on MODEL with CP and a thread for each; QUEUE requests may wait
  * beyond them. NULL with a message on stderr when a context cannot be made. */
 serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params *cp, int workers, int queue);
-/* Takes one of the workers + queue slots for a request about to upload; false when all are
+/* Takes one of the workers + queue slots for a request whose body is in; false when all are
  * taken (the caller answers 503). A slot is given back by serve_pool_cancel, or when the job
  * submitted with it is done (before its DONE is called). */
 bool serve_pool_reserve(serve_pool *pool);
 void serve_pool_cancel(serve_pool *pool);
 /* Queues JOB on a reserved slot; a worker runs it in order of submission. */
 void serve_pool_submit(serve_pool *pool, serve_job *job);
-/* Slots taken now (requests uploading, waiting or being transcribed). */
+/* Slots taken now (requests waiting or being transcribed). */
 int serve_pool_busy(serve_pool *pool);
+/* Takes out of the queue every job whose deadline has passed by NOW_MS (EXPIRED), and, with
+ * DROP, those DROP says to (DROPPED: a client gone); each then gets its DONE, on this thread,
+ * its slot given back. */
+void serve_pool_sweep(serve_pool *pool, double now_ms, bool (*drop)(serve_job *job));
 /* Runs the jobs still queued, then stops the workers and frees every context. NULL is fine. */
 void serve_pool_free(serve_pool *pool);
 
@@ -79,6 +93,8 @@ typedef struct serve_form {
     size_t n_gran;
     bool gran_open, gran_overflow; /*   since its first piece; longer than any valid one */
     char too_long[40];             /* the field whose value was longer than its buffer */
+    char duplicate[40];            /* a field given twice */
+    char has_nul[40];              /* a field whose value has a NUL byte (the file's aside) */
 } serve_form;
 
 /* An error answer, in OpenAI's shape: {"error": {"message", "type", "param", "code"}}. */
@@ -107,7 +123,8 @@ const char *serve_format_names(void);
 
 /* The request's transcription parameters and response format from F over CFG's defaults
  * (timestamp_granularities[]=word turns word timestamps on): false with E filled (400) for
- * a value out of range, an unknown format, a model that is not the one served, a language
+ * a field given twice, a NUL byte in a value, a temperature that is not a plain decimal
+ * from 0 to 1, a value out of range, an unknown format, a model that is not the one served, a language
  * the model lacks, translation on an English-only model, or timestamp granularities with
  * another format than verbose_json. TP's string pointers point into F. */
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
@@ -116,19 +133,69 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
 /* ---- response bodies (malloc'd, *n bytes; NULL when out of memory) ---- */
 
 /* R as FORMAT (of serve_format) writes it: text/srt/vtt/verbose_json exactly as `sotto
- * transcribe -f txt/srt/vtt/json` writes them, json as OpenAI's {"text": ...}. A
- * verbose_json of R made with word timestamps (timestamp_granularities[]=word) is `-f json
- * --word-timestamps`'s with OpenAI's top-level "words" (the json writer's top_words). */
+ * transcribe -f txt/srt/vtt/json` writes them, json as OpenAI's {"text": ...} (the text
+ * without its leading space). A verbose_json of R made with word timestamps
+ * (timestamp_granularities[]=word) is `-f json --word-timestamps`'s with OpenAI's top-level
+ * "words" (the json writer's top_words). */
 char *serve_render(const sotto_result *r, const out_writer *format, size_t *n);
 char *serve_error_json(const serve_error *e, size_t *n);
 /* {"object": "list", "data": [{"id": MODEL_ID, "object": "model", ...}]} */
 char *serve_models_json(const char *model_id, size_t *n);
 
+/* ---- the request head (serve_head.c): checked before libmicrohttpd reads it ---- */
+
+#define SERVE_HEAD_MAX 16384       /* bytes of a request head: longer ones get 431 */
+#define SERVE_HEAD_MAX_TEXT "16384"
+enum { SERVE_HEAD_MORE, SERVE_HEAD_OK, SERVE_HEAD_BAD };
+
+typedef struct serve_head {
+    int state;                     /* the scanner's; < 0 after a refusal */
+    size_t at;                     /* bytes scanned */
+    char method[24], version[12], name[32], value[64];
+    size_t n_method, n_target, n_version, n_name, n_value;
+    bool value_long;               /* the header's value is longer than VALUE holds */
+    int minor;                     /* HTTP/1.MINOR */
+    int n_host, n_length, n_te;    /* times each header is given */
+    bool chunked;
+    unsigned long long length;     /* Content-Length's value */
+} serve_head;
+
+/* Scans BUF[H->at, N) (the connection's first N bytes; H zeroed before the first call) as
+ * an HTTP/1.0 or 1.1 request head (RFC 9112), byte by byte: SERVE_HEAD_MORE while it is
+ * valid so far and not complete; SERVE_HEAD_OK at its end (H->at is then its length);
+ * SERVE_HEAD_BAD with E filled at the first byte that cannot be part of one: 400 for a
+ * request line that is not HTTP (binary bytes), control or NUL bytes in a header, obsolete
+ * line folding, whitespace before a header's colon, a Content-Length that is not 1 to 18
+ * digits or given twice, Transfer-Encoding given twice, with Content-Length or in
+ * HTTP/1.0, an HTTP/1.1 request without exactly one Host; 501 for a transfer coding other
+ * than chunked; 505 for another HTTP version; 431 for a head of SERVE_HEAD_MAX bytes. */
+int serve_head_scan(serve_head *h, const char *buf, size_t n, serve_error *e);
+
+/* ---- the front door (serve_door.c): a thread between the listening socket and MHD ---- */
+
+struct sockaddr;
+typedef struct serve_door serve_door;
+/* Takes over FD, a connection whose request head (still unread in the socket) is valid. */
+typedef void (*serve_door_pass)(int fd, const struct sockaddr *addr, unsigned addr_len, void *user);
+
+/* Accepts on LISTEN_FD (which it then owns) at most MAX_PENDING connections at a time whose
+ * heads are arriving; each head must arrive within TIMEOUT_S of the connection (else 408)
+ * and pass serve_head_scan (else its answer), then goes to PASS. NULL when out of memory. */
+serve_door *serve_door_start(int listen_fd, int timeout_s, int max_pending, serve_door_pass pass, void *user);
+/* Stops accepting (the listening socket is closed); heads already arriving go on. */
+void serve_door_close(serve_door *d);
+/* Stops the thread and closes every connection it holds. NULL is fine. */
+void serve_door_free(serve_door *d);
+/* Writes E as a complete HTTP/1.1 answer with Connection: close on FD, without waiting,
+ * and shuts FD's sending side: for a connection no HTTP library is answering on. */
+bool serve_send_raw(int fd, const serve_error *e);
+
 /* ---- the HTTP server ---- */
 
 /* Listens as CFG says, answers with POOL until SIGTERM or SIGINT (which the caller has
- * blocked in every thread), then finishes the requests in flight and returns 0; nonzero
- * with a message when it cannot listen. */
+ * blocked in every thread), then finishes the requests in flight and returns 0; a second
+ * signal or CFG's drain timeout stops them (answered 503) and returns 128 + the first
+ * signal's number; nonzero with a message when it cannot listen. */
 int serve_http_run(const serve_config *cfg, serve_pool *pool);
 
 /* Whether this build has the HTTP server; when not, what to install. */

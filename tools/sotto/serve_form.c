@@ -44,8 +44,15 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
         {"prompt", f->prompt, sizeof f->prompt, &f->n_prompt},
         {"stream", f->stream, sizeof f->stream, &f->n_stream},
     };
+    if (memchr(data, 0, size) && !f->has_nul[0]) /* C strings would end there: refused, not cut */
+        snprintf(f->has_nul, sizeof f->has_nul, "%.*s", (int)sizeof f->has_nul - 1, key);
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         if (strcmp(key, fields[i].name) != 0) continue;
+        /* a value starts at offset 0; the field has bytes already: it is given twice */
+        if (off == 0 && *fields[i].n > 0) {
+            if (!f->duplicate[0]) snprintf(f->duplicate, sizeof f->duplicate, "%s", key);
+            return;
+        }
         if (!append(fields[i].buf, fields[i].cap, fields[i].n, data, off, size) && !f->too_long[0])
             snprintf(f->too_long, sizeof f->too_long, "%s", key);
         return;
@@ -82,6 +89,21 @@ static bool check_format(const serve_form *f, const out_writer **format, serve_e
     return false;
 }
 
+/* S is a plain decimal number: an optional '-' (-0 is 0; the range refuses the rest),
+ * digits with at most one '.', at least one digit: no '+', space, exponent, hexadecimal,
+ * inf or nan, which strtod would take. */
+static bool plain_decimal(const char *s)
+{
+    int digits = 0, dots = 0;
+    if (*s == '-') s++;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9') digits++;
+        else if (*s == '.' && !dots) dots++;
+        else return false;
+    }
+    return digits > 0;
+}
+
 /* The temperatures `sotto transcribe --temperature T` tries (the library's schedule, as
  * openai's command line: T, T + 0.2, ... up to 1.0, or T alone without fallback). */
 static bool check_temperature(const serve_form *f, const serve_config *cfg, sotto_transcribe_params *tp,
@@ -93,7 +115,7 @@ static bool check_temperature(const serve_form *f, const serve_config *cfg, sott
         char *end;
         errno = 0;
         t0 = strtod(f->temperature, &end);
-        if (*end || errno || !isfinite(t0) || t0 < 0 || t0 > 1) {
+        if (!plain_decimal(f->temperature) || *end || errno || !isfinite(t0) || t0 < 0 || t0 > 1) {
             serve_error_set(e, 400, "invalid_request_error", "temperature", "invalid_value",
                             "temperature must be a number from 0 to 1, not '%s'", f->temperature);
             return false;
@@ -107,6 +129,16 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
                       const out_writer **format, serve_error *e)
 {
     *tp = cfg->tp;
+    if (f->has_nul[0]) {
+        serve_error_set(e, 400, "invalid_request_error", f->has_nul, "invalid_value",
+                        "the value of '%s' has a NUL byte", f->has_nul);
+        return false;
+    }
+    if (f->duplicate[0]) {
+        serve_error_set(e, 400, "invalid_request_error", f->duplicate, "duplicate_field",
+                        "the field '%s' is given more than once", f->duplicate);
+        return false;
+    }
     if (f->too_long[0]) {
         serve_error_set(e, 400, "invalid_request_error", f->too_long, "field_too_long",
                         "the value of '%s' is too long", f->too_long);

@@ -7,7 +7,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <microhttpd.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,10 +30,13 @@ typedef struct server {
     serve_pool *pool;
     atomic_int active;             /* requests begun and not yet completed */
     atomic_bool draining;
+    atomic_bool forced;            /* the drain cut short: work in flight is stopped */
+    struct MHD_Daemon *daemon;
 } server;
 
 enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE };
 enum { ST_UPLOADING, ST_QUEUED, ST_DONE };
+enum { STOP_TOO_LONG = 1, STOP_FORCED, STOP_GONE }; /* why a job was stopped or dropped */
 
 typedef struct request {
     server *srv;
@@ -46,11 +51,13 @@ typedef struct request {
     char filename[256];            /* as the client named it */
     uint64_t body_bytes, file_bytes;
     bool file_seen, reserved;
+    bool answered_raw;             /* answered on the socket, past MHD (too_slow): MHD closes it */
     serve_error reject;            /* answered once the body is in, when http_status != 0 */
     serve_form form;
     const out_writer *format;
     serve_job job;
     atomic_int state;
+    int why_stopped;               /* STOP_*: set on the worker's or the sweeping thread */
     char *body;                    /* the worker's answer: malloc'd */
     size_t n_body;
     int body_status;
@@ -71,7 +78,9 @@ static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, con
     if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     if (status == 405)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->route ? "POST" : strcmp(q->path, "/health") ? "GET" : "GET, HEAD");
-    if (atomic_load(&s->draining)) MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    /* one request per connection: the front door checks every request head (serve_door.c),
+     * and it sees only a connection's first */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     if (q->reserved) { /* the slot goes back before the client sees the answer */
         serve_pool_cancel(s->pool);
         q->reserved = false;
@@ -186,6 +195,21 @@ static enum MHD_Result on_field(void *cls, enum MHD_ValueKind kind, const char *
     return MHD_YES;
 }
 
+/* Answers 408 on the connection itself (MHD sends nothing while a body arrives) and drops
+ * the rest of the body: the client has been told; a second --timeout later MHD closes it. */
+static void too_slow(request *q)
+{
+    const serve_config *cfg = q->srv->cfg;
+    serve_error e;
+    serve_error_set(&e, 408, "invalid_request_error", NULL, "timeout", "the request body did not arrive within %d s",
+                    cfg->timeout_s);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(q->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci) serve_send_raw(ci->connect_fd, &e);
+    reject(q, 408, NULL, "timeout", "%s", e.message); /* the upload's disk space goes back */
+    q->status = 408;
+    q->answered_raw = true;
+}
+
 static void upload(request *q, const char *data, size_t size)
 {
     const serve_config *cfg = q->srv->cfg;
@@ -197,7 +221,7 @@ static void upload(request *q, const char *data, size_t size)
         return;
     }
     if (cli_now_ms() - q->t0_ms > cfg->timeout_s * 1000.0) {
-        reject(q, 408, NULL, "timeout", "the request body did not arrive within %d s", cfg->timeout_s);
+        too_slow(q);
         return;
     }
     if (MHD_post_process(q->pp, data, size) != MHD_YES)
@@ -206,10 +230,71 @@ static void upload(request *q, const char *data, size_t size)
 
 /* ---- the request's life ---- */
 
+/* Whether Q's client has gone: its side closed or reset (nginx's test of a client that
+ * left, ngx_http_test_reading: a request whose answer nobody reads is not worth its work). */
+static bool client_gone(request *q)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(q->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci) return false;
+    char c;
+    ssize_t r = recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* The job's abort callback (on the worker's thread, the connection suspended): past
+ * --max-audio-s, on a forced stop, or when the client has left. */
+static int job_abort(double audio_s, void *user)
+{
+    request *q = user;
+    const server *s = q->srv;
+    if (audio_s > s->cfg->max_audio_s) q->why_stopped = STOP_TOO_LONG;
+    else if (atomic_load(&s->forced)) q->why_stopped = STOP_FORCED;
+    else if (client_gone(q)) q->why_stopped = STOP_GONE;
+    return q->why_stopped != 0;
+}
+
+/* serve_pool_sweep's question for a queued job: drop it (a client gone, a forced stop)? */
+static bool drop_job(serve_job *job)
+{
+    request *q = job->user;
+    if (atomic_load(&q->srv->forced)) q->why_stopped = STOP_FORCED;
+    else if (client_gone(q)) q->why_stopped = STOP_GONE;
+    return q->why_stopped != 0;
+}
+
+/* The error answer of a job that failed, expired in the queue or was stopped. */
+static void job_error(request *q, const serve_job *job, serve_error *e)
+{
+    const serve_config *cfg = q->srv->cfg;
+    if (job->outcome == SERVE_JOB_EXPIRED) {
+        serve_error_set(e, 503, "server_error", NULL, "overloaded",
+                        "no worker was free within %d s (--queue-timeout): retry later", cfg->queue_timeout_s);
+        return;
+    }
+    if (q->why_stopped == STOP_TOO_LONG) {
+        serve_error_set(e, 413, "invalid_request_error", "file", "audio_too_long",
+                        "the audio is longer than this server's limit of %g s (--max-audio-s)", cfg->max_audio_s);
+        return;
+    }
+    if (q->why_stopped) {
+        serve_error_set(e, 503, "server_error", NULL, "overloaded",
+                        q->why_stopped == STOP_FORCED ? "the server is shutting down" : "the client left");
+        return;
+    }
+    char msg[512]; /* the library's message names the upload as the client named it */
+    snprintf(msg, sizeof msg, "%s", job->status == SOTTO_OK ? "out of memory" : job->error);
+    bool audio = job->status == SOTTO_ERR_FORMAT || job->status == SOTTO_ERR_IO || job->status == SOTTO_ERR_UNSUPPORTED;
+    if (job->status == SOTTO_OK || job->status == SOTTO_ERR_NOMEM)
+        serve_error_set(e, 500, "server_error", NULL, "internal_error", "%s", msg);
+    else
+        serve_error_set(e, 400, "invalid_request_error", audio ? "file" : NULL, audio ? "invalid_audio" : "invalid_value",
+                        "%s", msg);
+}
+
 static void job_done(serve_job *job)
 {
     request *q = job->user;
-    if (job->status == SOTTO_OK) {
+    if (job->outcome == SERVE_JOB_RAN && job->status == SOTTO_OK) {
         q->audio_s = job->result->duration;
         q->body = serve_render(job->result, q->format, &q->n_body);
         q->body_status = q->body ? 200 : 500;
@@ -217,14 +302,7 @@ static void job_done(serve_job *job)
     }
     if (!q->body) {
         serve_error e;
-        char msg[512]; /* the library's message names the upload as the client named it */
-        snprintf(msg, sizeof msg, "%s", job->status == SOTTO_OK ? "out of memory" : job->error);
-        bool audio = job->status == SOTTO_ERR_FORMAT || job->status == SOTTO_ERR_IO || job->status == SOTTO_ERR_UNSUPPORTED;
-        if (job->status == SOTTO_OK || job->status == SOTTO_ERR_NOMEM)
-            serve_error_set(&e, 500, "server_error", NULL, "internal_error", "%s", msg);
-        else
-            serve_error_set(&e, 400, "invalid_request_error", audio ? "file" : NULL,
-                            audio ? "invalid_audio" : "invalid_value", "%s", msg);
+        job_error(q, job, &e);
         q->body = serve_error_json(&e, &q->n_body);
         q->body_status = e.http_status;
     }
@@ -248,10 +326,8 @@ static enum MHD_Result begin_upload(request *q)
     if (!type || strncasecmp(type, "multipart/form-data", 19) != 0)
         return fail(q, 400, "invalid_request_error", NULL, "invalid_content_type",
                     "the body must be multipart/form-data with the audio in a 'file' part");
-    if (atomic_load(&s->draining) || !serve_pool_reserve(s->pool))
-        return fail(q, 503, "server_error", NULL, "overloaded",
-                    atomic_load(&s->draining) ? "the server is shutting down" : "every worker is busy and the queue is full: retry later");
-    q->reserved = true;
+    if (atomic_load(&s->draining))
+        return fail(q, 503, "server_error", NULL, "overloaded", "the server is shutting down");
     q->pp = MHD_create_post_processor(q->conn, 65536, on_field, q);
     if (!q->pp)
         return fail(q, 400, "invalid_request_error", NULL, "invalid_multipart",
@@ -274,10 +350,13 @@ static enum MHD_Result begin(request *q)
                    : fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use GET /health");
     if (!strcmp(p, "/v1/audio/transcriptions")) q->route = ROUTE_TRANSCRIBE;
     else if (!strcmp(p, "/v1/audio/translations")) q->route = ROUTE_TRANSLATE;
-    else if (strcmp(p, "/v1/models") != 0)
-        return fail(q, 404, "invalid_request_error", NULL, "not_found",
-                    "no such route: POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/models "
-                    "and GET /health are served");
+    else if (strcmp(p, "/v1/models") != 0) {
+        serve_error e;
+        serve_error_set(&e, 404, "invalid_request_error", NULL, "not_found",
+                        "no such route: %s %s (POST /v1/audio/transcriptions, POST /v1/audio/translations, "
+                        "GET /v1/models and GET /health are served)", m, p);
+        return send_error(q, &e);
+    }
     if (!authorized(q))
         return fail(q, 401, "authentication_error", NULL, "invalid_api_key",
                     "missing or wrong API key: send Authorization: Bearer KEY");
@@ -313,10 +392,18 @@ static enum MHD_Result body_done(request *q)
         return send_error(q, &e);
     if (lseek(q->fd, 0, SEEK_SET) != 0)
         return fail(q, 500, "server_error", NULL, "storage_error", "cannot read the stored upload back");
+    /* a slot is taken only now, with the whole upload on disk: a slow client holds none (a
+     * request whose head came before a drain began is in flight: it is served) */
+    if (!serve_pool_reserve(s->pool))
+        return fail(q, 503, "server_error", NULL, "overloaded", "every worker is busy and the queue is full: retry later");
+    q->reserved = true;
     q->job.source = (sotto_audio_source){.kind = SOTTO_SOURCE_FD, .fd = q->fd,
                                          .name = q->filename[0] ? q->filename : "the uploaded file"};
     q->job.done = job_done;
     q->job.user = q;
+    q->job.deadline_ms = cli_now_ms() + 1000.0 * s->cfg->queue_timeout_s;
+    q->job.tp.abort_callback = job_abort;
+    q->job.tp.user_data = q;
     q->reserved = false; /* the job holds the slot now; the pool gives it back */
     atomic_store(&q->state, ST_QUEUED);
     MHD_suspend_connection(q->conn);
@@ -348,10 +435,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* a refused body is read and dropped so the answer can be sent (MHD sends none while
          * a body arrives); one still arriving a second --timeout later is cut off */
         if (q->reject.http_status && cli_now_ms() - q->t0_ms > 2000.0 * s->cfg->timeout_s) return MHD_NO;
+        if (q->answered_raw) {
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
         upload(q, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
+    if (q->answered_raw) return MHD_NO; /* answered already: MHD closes the connection */
     return body_done(q);
 }
 
@@ -361,12 +453,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     request *q = *con_cls;
     if (!q) return;
     const char *note = "";
-    if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client stalled: connection closed at --timeout)";
+    if (q->answered_raw) note = " (the body did not arrive within --timeout)";
+    else if (q->why_stopped == STOP_GONE) note = " (the client left: its work was stopped)";
+    else if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client silent for --timeout: closed unanswered)";
     else if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK) note = q->status ? " (connection lost)" : " (closed by the client)";
-    char audio[32] = "-", status[8] = "-";
+    char audio[32] = "-", status[8] = "-"; /* "-": nothing was answered */
     if (q->audio_s >= 0) snprintf(audio, sizeof audio, "%.2fs", q->audio_s);
-    if (q->status || why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
-        snprintf(status, sizeof status, "%d", q->status ? q->status : 408);
+    if (q->status) snprintf(status, sizeof status, "%d", q->status);
     fprintf(stderr, "sotto serve: %s %s %s audio=%s %.0fms%s\n", q->method, q->path, status, audio,
             cli_now_ms() - q->t0_ms, note);
     if (q->pp) MHD_destroy_post_processor(q->pp);
@@ -409,50 +502,126 @@ bool serve_http_available(const char **missing)
     return true;
 }
 
+/* A listening TCP socket on AI; -1 with errno. */
+static int listen_on(const struct addrinfo *ai)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 256) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+static void pass_to_mhd(int fd, const struct sockaddr *addr, unsigned len, void *user)
+{
+    server *s = user;
+    if (MHD_add_connection(s->daemon, fd, addr, (socklen_t)len) != MHD_YES) /* it closed FD */
+        fprintf(stderr, "sotto serve: libmicrohttpd took no more connections: one closed unanswered\n");
+}
+
+static unsigned port_of(int fd)
+{
+    struct sockaddr_storage a;
+    socklen_t n = sizeof a;
+    if (getsockname(fd, (struct sockaddr *)&a, &n) != 0) return 0;
+    if (a.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+    return ntohs(((struct sockaddr_in *)&a)->sin_port);
+}
+
+/* Stops the work in flight: running jobs at their next poll, queued ones at the next sweep;
+ * each is answered 503. */
+static void force_stop(server *s, const char *why)
+{
+    int n = atomic_load(&s->active);
+    fprintf(stderr, "sotto serve: %s: stopping the %d request%s still in flight (answered 503)\n", why, n,
+            n == 1 ? "" : "s");
+    atomic_store(&s->forced, true);
+}
+
+/* Serves until SIGTERM or SIGINT (sweeping the queue every 200 ms: deadlines, clients gone),
+ * then drains: the requests in flight are answered, until a second signal or
+ * --drain-timeout cuts the drain short. 0, or 128 + the first signal's number when cut. */
+static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
+{
+    const serve_config *cfg = s->cfg;
+    int sig = 0;
+    double t_drain = 0, t_forced = 0;
+    for (;;) {
+        struct timespec tick = {0, 200 * 1000 * 1000};
+        int got = sigtimedwait(set, NULL, &tick);
+        double now = cli_now_ms();
+        serve_pool_sweep(s->pool, now, drop_job);
+        if (got > 0 && !sig) {
+            sig = got, t_drain = now;
+            atomic_store(&s->draining, true);
+            int n = atomic_load(&s->active);
+            fprintf(stderr, "sotto serve: %s: finishing %d request%s in flight, accepting no more (a second signal, "
+                    "or %d s, stops them)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", n, n == 1 ? "" : "s",
+                    cfg->drain_timeout_s);
+            serve_door_close(door);
+        } else if (got > 0 && !t_forced) {
+            force_stop(s, got == SIGINT ? "a second signal (SIGINT)" : "a second signal (SIGTERM)");
+            t_forced = now;
+        } else if (sig && !t_forced && now - t_drain > 1000.0 * cfg->drain_timeout_s) {
+            force_stop(s, "--drain-timeout passed");
+            t_forced = now;
+        }
+        if (sig && atomic_load(&s->active) == 0) break;
+        if (t_forced && now - t_forced > 10000) { /* a request that stays in flight: leave without it */
+            fprintf(stderr, "sotto serve: %d request%s still in flight after 10 s: exiting without them\n",
+                    atomic_load(&s->active), atomic_load(&s->active) == 1 ? "" : "s");
+            _exit(128 + sig);
+        }
+    }
+    return t_forced ? 128 + sig : EXIT_OK;
+}
+
 int serve_http_run(const serve_config *cfg, serve_pool *pool)
 {
     server s = {.cfg = cfg, .pool = pool};
     struct addrinfo *ai = resolve(cfg->host, cfg->port);
     if (!ai) return EXIT_INPUT;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-    /* connections beyond the slots still get their 503 (or a quick answer); past this MHD
-     * refuses them outright */
-    unsigned limit = (unsigned)(4 * (cfg->workers + cfg->queue) + 64);
-    struct MHD_Daemon *d = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, &s,
-                                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &s,
-                                            MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
-                                            MHD_OPTION_CONNECTION_LIMIT, limit,
-                                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
-                                            MHD_OPTION_END);
+    int lfd = listen_on(ai);
     freeaddrinfo(ai);
-    if (!d) {
-        fprintf(stderr, "sotto serve: cannot listen on %s port %d (in use, or not an address of this machine?)\n",
-                cfg->host, cfg->port);
+    if (lfd < 0) {
+        fprintf(stderr, "sotto serve: cannot listen on %s port %d: %s\n", cfg->host, cfg->port, strerror(errno));
         return EXIT_EXEC;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned port = port_of(lfd);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
+                     MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+    s.daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
+                                MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &s,
+                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(2 * SERVE_HEAD_MAX + 65536),
+                                MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+                                MHD_OPTION_END);
+    serve_door *door = s.daemon ? serve_door_start(lfd, cfg->timeout_s, cfg->max_connections, pass_to_mhd, &s) : NULL;
+    if (!door) {
+        fprintf(stderr, "sotto serve: cannot start the HTTP server (libmicrohttpd, or out of memory)\n");
+        if (s.daemon) MHD_stop_daemon(s.daemon);
+        close(lfd);
+        return EXIT_EXEC;
+    }
+    struct MHD_Daemon *d = s.daemon;
     bool v6 = strchr(cfg->host, ':') != NULL;
     fprintf(stderr, "sotto serve: listening on http://%s%s%s:%u (model %s%s)\n", v6 ? "[" : "", cfg->host,
-            v6 ? "]" : "", info ? info->port : (unsigned)cfg->port, cfg->model_id,
+            v6 ? "]" : "", port, cfg->model_id,
             cfg->api_key ? ", API key required" : "");
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
-    int sig = 0;
-    while (sigwait(&set, &sig) != 0) {
-    }
-    atomic_store(&s.draining, true);
-    int in_flight = atomic_load(&s.active);
-    fprintf(stderr, "sotto serve: %s: finishing %d request%s in flight, accepting no more\n",
-            sig == SIGINT ? "SIGINT" : "SIGTERM", in_flight, in_flight == 1 ? "" : "s");
-    MHD_socket ls = MHD_quiesce_daemon(d);
-    if (ls != MHD_INVALID_SOCKET) close(ls);
-    struct timespec tick = {0, 20 * 1000 * 1000};
-    while (atomic_load(&s.active) > 0) nanosleep(&tick, NULL);
+    int rc = wait_and_drain(&s, door, &set);
+    serve_door_free(door);
     MHD_stop_daemon(d);
     fprintf(stderr, "sotto serve: stopped\n");
-    return EXIT_OK;
+    return rc;
 }

@@ -1,7 +1,8 @@
 /* serve_pool.c — the workers of `sotto serve`: one read-only model shared by N contexts,
  * each owned by one thread that takes jobs (an uploaded file and its parameters) from a
  * FIFO queue and runs sotto_transcribe_source on them. Admission is by slots: workers +
- * queue of them, taken when a request starts uploading, so what waits is bounded. */
+ * queue of them, taken when a request's body is in, so what waits is bounded; a job that
+ * waits past its deadline, or whose client left, is taken out by serve_pool_sweep. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct serve_pool {
 
 static void run_job(sotto_context *ctx, serve_job *job)
 {
+    job->outcome = SERVE_JOB_RAN;
     job->result = NULL;
     job->error[0] = 0;
     job->status = sotto_transcribe_source(ctx, &job->source, &job->tp, &job->result);
@@ -125,6 +127,33 @@ int serve_pool_busy(serve_pool *p)
     int n = p->busy;
     pthread_mutex_unlock(&p->mu);
     return n;
+}
+
+void serve_pool_sweep(serve_pool *p, double now_ms, bool (*drop)(serve_job *job))
+{
+    serve_job *out = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (serve_job **at = &p->head, *prev = NULL; *at;) {
+        serve_job *j = *at;
+        bool expired = j->deadline_ms > 0 && now_ms > j->deadline_ms;
+        if (expired || (drop && drop(j))) {
+            j->outcome = expired ? SERVE_JOB_EXPIRED : SERVE_JOB_DROPPED;
+            *at = j->next;
+            if (p->tail == j) p->tail = prev;
+            p->busy--;
+            j->next = out;
+            out = j;
+        } else {
+            prev = j;
+            at = &j->next;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    while (out) { /* DONE may free the job: its link is read first */
+        serve_job *next = out->next;
+        out->done(out);
+        out = next;
+    }
 }
 
 void serve_pool_free(serve_pool *p)

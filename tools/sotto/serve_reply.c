@@ -22,11 +22,14 @@ static char *finish(FILE *f, char **buf, size_t *n)
     return *buf;
 }
 
-/* OpenAI's json: {"text": ...} alone. */
+/* OpenAI's json: {"text": ...} alone, without the leading space openai-whisper's text has
+ * (as OpenAI's API answers). */
 static void text_json_end(FILE *f, const sotto_result *r, out_state *st)
 {
+    const char *text = r->text;
+    while (*text == ' ') text++;
     fputs("{\"text\": ", f);
-    out_json_string(f, r->text);
+    out_json_string(f, text);
     fputs("}\n", f);
 }
 
