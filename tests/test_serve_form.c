@@ -303,6 +303,33 @@ int main(void)
             CHECK(refused(&t, false, NULL, NULL), "temperature '%s' taken", good_t[i]);
         }
     }
+    { /* the JSON writer (output.c, the CLI's -f json too): U+FFFD for bytes that are not
+       * well-formed UTF-8, over each maximal subpart as Python's errors="replace", never a
+       * lone surrogate escape */
+        struct { const char *in, *want; } u[] = {
+            {"\xc3\xa9", "\\u00e9"},
+            {"\xf0\x9f\x98\x80", "\\ud83d\\ude00"},          /* U+1F600: a pair */
+            {"\xf4\x8f\xbf\xbf", "\\udbff\\udfff"},          /* U+10FFFF */
+            {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},        /* a surrogate, U+D800 */
+            {"\xed\xbf\xbf\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"},
+            {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* above U+10FFFF */
+            {"\xf7\xbf\xbf\xbf", "\\ufffd\\ufffd\\ufffd\\ufffd"},
+            {"\xc0\xaf", "\\ufffd\\ufffd"},                  /* overlong '/' */
+            {"\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd"},
+            {"\xe2\x82" "a", "\\ufffda"},                        /* cut short: one U+FFFD */
+            {"\xff\x80", "\\ufffd\\ufffd"},
+            {"a\xe2", "a\\ufffd"},                            /* cut by the string's end */
+        };
+        for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+            serve_error e;
+            serve_error_set(&e, 400, "t", NULL, NULL, "%s", u[i].in);
+            size_t n = 0;
+            char *j = serve_error_json(&e, &n), want[128];
+            snprintf(want, sizeof want, "{\"error\": {\"message\": \"%s\",", u[i].want);
+            CHECK(j && !strncmp(j, want, strlen(want)), "utf-8 case %zu: %s", i, j ? j : "(null)");
+            free(j);
+        }
+    }
     { /* json: OpenAI's text has no leading space */
         sotto_result r = {.text = " Hello there."};
         size_t n = 0;

@@ -41,19 +41,46 @@ static void put_number(FILE *f, double x)
     }
 }
 
-/* A JSON string as Python's json.dump (ensure_ascii): non-ASCII as \\uXXXX (UTF-16). */
+/* The code point of the UTF-8 sequence at P, *N its bytes; for bytes that do not form
+ * one (a stray continuation byte, a lead byte C0, C1 or F5-FF, a sequence cut short, an
+ * overlong one, a surrogate U+D800-DFFF, above U+10FFFF: RFC 3629's table of well-formed
+ * sequences) U+FFFD over the maximal subpart (*N >= 1), as Python's errors="replace". */
+static unsigned utf8_next(const unsigned char *p, int *n)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xbf;
+    int extra = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    *n = 1;
+    if (c < 0x80) return c;
+    if (!extra) return 0xfffd;
+    if (c == 0xe0) lo = 0xa0;      /* E0 80-9F: overlong */
+    else if (c == 0xed) hi = 0x9f; /* ED A0-BF: surrogates */
+    else if (c == 0xf0) lo = 0x90; /* F0 80-8F: overlong */
+    else if (c == 0xf4) hi = 0x8f; /* F4 90-BF: above U+10FFFF */
+    unsigned cp = c & (0x3f >> extra);
+    for (int k = 1; k <= extra; k++) { /* a NUL ends the string: it is no continuation byte */
+        unsigned b = p[k];
+        if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf)) {
+            *n = k;
+            return 0xfffd;
+        }
+        cp = cp << 6 | (b & 0x3f);
+    }
+    *n = extra + 1;
+    return cp;
+}
+
+/* A JSON string as Python's json.dump (ensure_ascii): non-ASCII as \\uXXXX (UTF-16, a
+ * pair above U+FFFF), and U+FFFD for bytes that are not well-formed UTF-8, so a reader
+ * never meets a lone surrogate. */
 static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         unsigned c = *p;
-        int extra = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
         if (c >= 0x80) {
-            unsigned cp = c & (0x3f >> extra);
-            int k = 1;
-            for (; k <= extra && (p[k] & 0xc0) == 0x80; k++) cp = cp << 6 | (p[k] & 0x3f);
-            if (c < 0xc0 || k <= extra) cp = 0xfffd, k = 1; /* malformed: the replacement character */
+            int k;
+            unsigned cp = utf8_next(p, &k);
             p += k;
             if (cp >= 0x10000) {
                 cp -= 0x10000;
