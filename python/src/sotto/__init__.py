@@ -6,6 +6,11 @@
     for s in segments:
         print(f"[{s.start:.2f} -> {s.end:.2f}]{s.text}")
 
+Coming from faster-whisper or openai-whisper, change the import alone:
+``from sotto import WhisperModel`` (faster-whisper's API, :mod:`sotto.faster_whisper`) or
+``import sotto as whisper`` (``whisper.load_model(name).transcribe(audio)``, openai's dict,
+:mod:`sotto.whisper`).
+
 ``sotto.ray`` holds a Ray Data recipe for many files on many machines.
 """
 
@@ -23,8 +28,20 @@ from ._model import (
 )
 from ._sotto import VERSION as __version__
 from ._sotto import audio_formats
+from .faster_whisper import BatchedInferencePipeline, WhisperModel, decode_audio
+from .models import installed_models, resolve_model
+from .whisper import available_models, load_audio, load_model, transcribe
 
 __all__ = [
+    "BatchedInferencePipeline",
+    "WhisperModel",
+    "available_models",
+    "decode_audio",
+    "installed_models",
+    "load_audio",
+    "load_model",
+    "resolve_model",
+    "transcribe",
     "DEFAULT_APPEND_PUNCTUATIONS",
     "DEFAULT_PREPEND_PUNCTUATIONS",
     "DEFAULT_TEMPERATURES",

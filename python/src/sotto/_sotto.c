@@ -86,8 +86,59 @@ static PyObject *Model_info(ModelObject *self, PyObject *unused)
                          "source_format", i.source_format);
 }
 
+static const char *type_name(sotto_type t)
+{
+    return t == SOTTO_TYPE_F32 ? "f32" : t == SOTTO_TYPE_F16 ? "f16" : t == SOTTO_TYPE_Q8_0 ? "q8_0" : "?";
+}
+
+/* "f32", "f16" or "q8_0" as a sotto_type; -1 with ValueError set for anything else. */
+static int type_parse(const char *name, sotto_type *out)
+{
+    static const sotto_type types[] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, type_name(types[i])) == 0) {
+            *out = types[i];
+            return 0;
+        }
+    PyErr_Format(PyExc_ValueError, "weight type must be f32, f16 or q8_0, not '%s'", name);
+    return -1;
+}
+
+/* Model.weight_types() -> (encoder type, decoder type) as stored: "f32", "f16", "q8_0". */
+static PyObject *Model_weight_types(ModelObject *self, PyObject *unused)
+{
+    if (!self->model) return raise_status(SOTTO_ERR_INVALID_ARG, "Model is not loaded");
+    sotto_model_info i;
+    sotto_model_get_info(self->model, &i);
+    return Py_BuildValue("(ss)", type_name(i.encoder_type), type_name(i.decoder_type));
+}
+
+/* Model.save_gguf(path, encoder_type, decoder_type): sotto_model_save_gguf with the GIL
+ * released (what `sotto convert` does). */
+static PyObject *Model_save_gguf(ModelObject *self, PyObject *args)
+{
+    PyObject *path_obj;
+    const char *enc, *dec;
+    if (!PyArg_ParseTuple(args, "O&ss", PyUnicode_FSConverter, &path_obj, &enc, &dec)) return NULL;
+    sotto_convert_params cp = sotto_convert_params_default();
+    if (!self->model || type_parse(enc, &cp.encoder_type) < 0 || type_parse(dec, &cp.decoder_type) < 0) {
+        Py_DECREF(path_obj);
+        return self->model ? NULL : raise_status(SOTTO_ERR_INVALID_ARG, "Model is not loaded");
+    }
+    sotto_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_model_save_gguf(self->model, PyBytes_AS_STRING(path_obj), &cp);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != SOTTO_OK) return raise_status(st, sotto_last_error());
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Model_methods[] = {
     {"info", (PyCFunction)Model_info, METH_NOARGS, "The model's hyper-parameters (sotto_model_get_info)."},
+    {"weight_types", (PyCFunction)Model_weight_types, METH_NOARGS, "(encoder, decoder) weight types as stored."},
+    {"save_gguf", (PyCFunction)Model_save_gguf, METH_VARARGS,
+     "save_gguf(path, encoder_type, decoder_type): sotto_model_save_gguf (f32, f16 or q8_0)."},
     {NULL}};
 
 static PyTypeObject ModelType = {
@@ -125,6 +176,52 @@ static void Vad_dealloc(VadObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static int samples_view(PyObject *audio, Py_buffer *view);
+
+/* Vad.speech(samples, threshold, neg_threshold, min_speech_duration_ms,
+ * max_speech_duration_s, min_silence_duration_ms, speech_pad_ms, n_threads) -> list of
+ * (start, end) sample intervals: sotto_vad_speech (silero-vad's get_speech_timestamps) on
+ * a 1-D float32 buffer, the GIL released; NEG_THRESHOLD None: the package's own. */
+static PyObject *Vad_speech(VadObject *self, PyObject *args)
+{
+    PyObject *audio, *neg = Py_None;
+    sotto_vad_params vp = sotto_vad_params_default();
+    int n_threads = 0;
+    if (!PyArg_ParseTuple(args, "OdOidiii", &audio, &vp.threshold, &neg, &vp.min_speech_duration_ms,
+                          &vp.max_speech_duration_s, &vp.min_silence_duration_ms, &vp.speech_pad_ms, &n_threads))
+        return NULL;
+    if (!self->vad) return raise_status(SOTTO_ERR_INVALID_ARG, "Vad is not loaded");
+    if (neg != Py_None) {
+        vp.use_neg_threshold = 1;
+        vp.neg_threshold = PyFloat_AsDouble(neg);
+        if (vp.neg_threshold == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    Py_buffer view;
+    if (samples_view(audio, &view) < 0) return NULL;
+    sotto_vad_interval *iv = NULL;
+    int64_t n = 0;
+    sotto_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_vad_speech(self->vad, view.buf, (int64_t)(view.len / 4), &vp, n_threads, &iv, &n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (st != SOTTO_OK) return raise_status(st, sotto_last_error());
+    PyObject *out = PyList_New((Py_ssize_t)n);
+    for (int64_t i = 0; out && i < n; i++) {
+        PyObject *t = Py_BuildValue("(LL)", (long long)iv[i].start, (long long)iv[i].end);
+        if (!t) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+    }
+    sotto_free(iv);
+    return out;
+}
+
+static PyMethodDef Vad_methods[] = {
+    {"speech", (PyCFunction)Vad_speech, METH_VARARGS,
+     "speech(samples, threshold, neg_threshold, min_speech_ms, max_speech_s, min_silence_ms, pad_ms, n_threads)"
+     " -> [(start, end), ...] in samples (sotto_vad_speech)."},
+    {NULL}};
+
 static PyTypeObject VadType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Vad",
     .tp_basicsize = sizeof(VadObject),
@@ -133,6 +230,7 @@ static PyTypeObject VadType = {
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Vad_init,
     .tp_dealloc = (destructor)Vad_dealloc,
+    .tp_methods = Vad_methods,
 };
 
 /* ---- Context ---------------------------------------------------------------------- */
@@ -409,14 +507,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
     PyObject *path = NULL;
     Py_buffer view = {0};
     if (PyObject_CheckBuffer(audio) && !PyBytes_Check(audio)) {
-        if (PyObject_GetBuffer(audio, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-        const char *f = view.format ? view.format : "";
-        if (*f == '=' || (*f == '<' && PY_LITTLE_ENDIAN) || (*f == '>' && !PY_LITTLE_ENDIAN)) f++;
-        if (view.ndim != 1 || view.itemsize != 4 || strcmp(f, "f") != 0) {
-            PyBuffer_Release(&view);
-            PyErr_SetString(PyExc_TypeError, "audio samples must be a 1-D float32 buffer (16 kHz mono)");
-            return NULL;
-        }
+        if (samples_view(audio, &view) < 0) return NULL;
     } else if (!PyUnicode_FSConverter(audio, &path)) {
         return NULL;
     }
@@ -440,7 +531,49 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
     return out;
 }
 
+/* A 1-D float32 buffer from AUDIO into VIEW: 0, or -1 with TypeError set. */
+static int samples_view(PyObject *audio, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(audio, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    const char *f = view->format ? view->format : "";
+    if (*f == '=' || (*f == '<' && PY_LITTLE_ENDIAN) || (*f == '>' && !PY_LITTLE_ENDIAN)) f++;
+    if (view->ndim != 1 || view->itemsize != 4 || strcmp(f, "f") != 0) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_TypeError, "audio samples must be a 1-D float32 buffer (16 kHz mono)");
+        return -1;
+    }
+    return 0;
+}
+
+/* Context.detect_language(samples) -> (code, probability): sotto_detect_language on the
+ * first 30 s of SAMPLES (a 1-D float32 buffer), the GIL released. */
+static PyObject *Context_detect_language(ContextObject *self, PyObject *args)
+{
+    PyObject *audio;
+    if (!PyArg_ParseTuple(args, "O", &audio)) return NULL;
+    if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (samples_view(audio, &view) < 0) return NULL;
+    char code[16] = "";
+    float prob = 0;
+    sotto_status st;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_detect_language(self->ctx, view.buf, (int64_t)(view.len / 4), code, sizeof code, &prob);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    PyBuffer_Release(&view);
+    if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
+    return Py_BuildValue("(sd)", code, (double)prob);
+}
+
 static PyMethodDef Context_methods[] = {
+    {"detect_language", (PyCFunction)Context_detect_language, METH_VARARGS,
+     "detect_language(samples) -> (code, probability): sotto_detect_language, the GIL released."},
     {"transcribe", (PyCFunction)(void (*)(void))Context_transcribe, METH_VARARGS | METH_KEYWORDS,
      "transcribe(audio, **options) -> dict: sotto_transcribe_file or sotto_transcribe, the GIL released."},
     {NULL}};
@@ -474,8 +607,28 @@ static PyObject *audio_formats(PyObject *m, PyObject *unused)
     return PyUnicode_FromString(sotto_audio_formats());
 }
 
+/* audio_load(path) -> bytes: the whole file as 16 kHz mono float32 samples (native
+ * byte order), decoded by sotto_audio_load with the GIL released. */
+static PyObject *audio_load(PyObject *m, PyObject *args)
+{
+    PyObject *path_obj;
+    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj)) return NULL;
+    float *samples = NULL;
+    int64_t n = 0;
+    sotto_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_audio_load(PyBytes_AS_STRING(path_obj), &samples, &n);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != SOTTO_OK) return raise_status(st, sotto_last_error());
+    PyObject *out = PyBytes_FromStringAndSize((const char *)samples, (Py_ssize_t)n * (Py_ssize_t)sizeof(float));
+    sotto_free(samples);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
+    {"audio_load", audio_load, METH_VARARGS, "audio_load(path) -> bytes of float32 16 kHz mono (sotto_audio_load)."},
     {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_sotto",

@@ -1,0 +1,552 @@
+"""faster-whisper 1.2.1's Python API on the sotto engine: WhisperModel, its transcribe()
+(a lazy generator of segments fed by a worker thread), detect_language, decode_audio and
+BatchedInferencePipeline. Every parameter of their signatures is taken: it works with
+faster-whisper's meaning, mapped onto sotto.Model's, or raises NotImplementedError naming
+it when given a value sotto cannot honour yet."""
+
+from __future__ import annotations
+
+import io
+import os
+import queue
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+from . import _sotto
+from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model, Segment, Word
+from .models import converted, resolve_model, resolve_vad
+
+#: openai-whisper's language codes, in the order of its language tokens
+LANGUAGE_CODES: Tuple[str, ...] = tuple(
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg "
+    "lt la mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so "
+    "af oc ka be tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue".split()
+)
+
+_TEMPERATURES = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+
+__all__ = [
+    "BatchedInferencePipeline",
+    "Segment",
+    "TranscriptionInfo",
+    "TranscriptionOptions",
+    "VadOptions",
+    "WhisperModel",
+    "Word",
+    "decode_audio",
+]
+
+
+@dataclass
+class VadOptions:
+    """faster-whisper's VAD options (silero-vad's get_speech_timestamps parameters)."""
+
+    threshold: float = 0.5
+    neg_threshold: Optional[float] = None
+    min_speech_duration_ms: int = 0
+    max_speech_duration_s: float = float("inf")
+    min_silence_duration_ms: int = 2000
+    speech_pad_ms: int = 400
+
+
+@dataclass
+class TranscriptionOptions:
+    """The options a transcription ran with, as faster-whisper reports them."""
+
+    beam_size: int
+    best_of: int
+    patience: float
+    length_penalty: float
+    repetition_penalty: float
+    no_repeat_ngram_size: int
+    log_prob_threshold: Optional[float]
+    no_speech_threshold: Optional[float]
+    compression_ratio_threshold: Optional[float]
+    condition_on_previous_text: bool
+    prompt_reset_on_temperature: float
+    temperatures: List[float]
+    initial_prompt: Optional[Union[str, Iterable[int]]]
+    prefix: Optional[str]
+    suppress_blank: bool
+    suppress_tokens: Optional[List[int]]
+    without_timestamps: bool
+    max_initial_timestamp: float
+    word_timestamps: bool
+    prepend_punctuations: str
+    append_punctuations: str
+    multilingual: bool
+    max_new_tokens: Optional[int]
+    clip_timestamps: Union[str, List[float]]
+    hallucination_silence_threshold: Optional[float]
+    hotwords: Optional[str]
+
+
+@dataclass
+class TranscriptionInfo:
+    """faster-whisper's TranscriptionInfo. ``all_language_probs`` holds the detected
+    language alone (the engine reports the most probable one), None when the language
+    was given or the model is English-only."""
+
+    language: str
+    language_probability: float
+    duration: float
+    duration_after_vad: float
+    all_language_probs: Optional[List[Tuple[str, float]]]
+    transcription_options: TranscriptionOptions
+    vad_options: Optional[VadOptions]
+
+
+def decode_audio(
+    input_file: Union[str, "os.PathLike[str]", BinaryIO], sampling_rate: int = 16000, split_stereo: bool = False
+) -> Any:
+    """The audio of INPUT_FILE (a path or a binary file object) as float32 samples in
+    [-1, 1], mono at 16 kHz: openai-whisper's load_audio, through the library's FFmpeg
+    decoder (a numpy array).
+
+    Raises:
+        NotImplementedError: split_stereo=True (the library down-mixes to mono; per-channel
+            decoding is a later part of issue 27), or a rate other than 16000.
+        SottoError: the file cannot be decoded, with the engine's message.
+    """
+    import numpy as np
+
+    if split_stereo:
+        raise NotImplementedError("decode_audio(split_stereo=True): sotto decodes to mono only so far")
+    if sampling_rate != _sotto.SAMPLE_RATE:
+        raise NotImplementedError(f"decode_audio(sampling_rate={sampling_rate}): sotto decodes at 16000 Hz only")
+    if hasattr(input_file, "read"):
+        data = input_file.read()  # type: ignore[union-attr]
+        with tempfile.NamedTemporaryFile(suffix=".audio") as f:
+            f.write(data)
+            f.flush()
+            raw = _sotto.audio_load(f.name)
+    else:
+        raw = _sotto.audio_load(os.fspath(input_file))  # type: ignore[arg-type]
+    return np.frombuffer(raw, dtype=np.float32).copy()
+
+
+def _samples(audio: Any) -> Any:
+    import numpy as np
+
+    if isinstance(audio, (str, os.PathLike)) or hasattr(audio, "read"):
+        return decode_audio(audio)
+    if isinstance(audio, (bytes, bytearray)):
+        return decode_audio(io.BytesIO(bytes(audio)))
+    arr = np.ascontiguousarray(audio, dtype=np.float32)
+    if arr.ndim != 1:
+        raise ValueError(f"audio samples must be 1-D (16 kHz mono), not of shape {arr.shape}")
+    return arr
+
+
+def _refuse(name: str, value: Any, default: Any) -> None:
+    if value != default:
+        raise NotImplementedError(f"{name}={value!r}: not supported by sotto yet (only {default!r})")
+
+
+def _vad_options(vad_parameters: Union[None, Dict[str, Any], VadOptions], **defaults: Any) -> VadOptions:
+    if vad_parameters is None:
+        return VadOptions(**defaults)
+    if isinstance(vad_parameters, VadOptions):
+        return vad_parameters
+    return VadOptions(**{**defaults, **vad_parameters})
+
+
+class WhisperModel:
+    """faster-whisper's WhisperModel on the sotto engine: ``from sotto import WhisperModel``
+    in place of ``from faster_whisper import WhisperModel``.
+
+    Args:
+        model_size_or_path: a model file or folder, or a name ("tiny.en", "base") looked up
+            by :func:`sotto.models.resolve_model` in download_root, $SOTTO_MODELS_DIR and
+            ${XDG_DATA_HOME:-~/.local/share}/sotto/models (NAME.gguf or NAME-ct2); nothing
+            is downloaded.
+        device: "auto", "cpu", or "cuda" (a GPU: sotto's Vulkan device device_index), or any
+            device string sotto takes ("vulkan:1").
+        device_index: the GPU's index with device="cuda" (one int).
+        compute_type: "default"/"auto" (the file's weight types), "int8*" (q8_0),
+            "float16" (f16), "float32" (f32): converted once through the library into
+            ${XDG_CACHE_HOME:-~/.cache}/sotto/converted.
+        cpu_threads: threads per transcription (0: every core).
+        num_workers: transcriptions that may run at once from several Python threads
+            (sotto makes a context per thread anyway; this many are made up front).
+        download_root: one more folder to look the name up in.
+        local_files_only: accepted (sotto never downloads).
+        files, revision, use_auth_token, model_kwargs: refused (they are about downloads
+            and CTranslate2's loader).
+    """
+
+    def __init__(
+        self,
+        model_size_or_path: str,
+        device: str = "auto",
+        device_index: Union[int, List[int]] = 0,
+        compute_type: str = "default",
+        cpu_threads: int = 0,
+        num_workers: int = 1,
+        download_root: Optional[str] = None,
+        local_files_only: bool = False,
+        files: Optional[dict] = None,
+        revision: Optional[str] = None,
+        use_auth_token: Union[str, bool, None] = None,
+        **model_kwargs: Any,
+    ) -> None:
+        for name, value in (("files", files), ("revision", revision), ("use_auth_token", use_auth_token)):
+            if value not in (None, False):
+                raise NotImplementedError(f"{name}={value!r}: sotto loads local files only")
+        if model_kwargs:
+            raise NotImplementedError(f"WhisperModel({', '.join(sorted(model_kwargs))}=...): not supported by sotto")
+        if not isinstance(device_index, int):
+            raise NotImplementedError(f"device_index={device_index!r}: sotto runs a model on one device")
+        if not isinstance(num_workers, int) or num_workers < 1:
+            raise ValueError(f"num_workers must be an int >= 1, not {num_workers!r}")
+        engine_device = {"cuda": f"vulkan:{device_index}", "gpu": f"vulkan:{device_index}"}.get(device, device)
+        path = resolve_model(model_size_or_path, [download_root] if download_root else [])
+        vad = resolve_vad([download_root] if download_root else [])
+        self._model = Model(path, threads=cpu_threads, device=engine_device, vad_model=vad)
+        target = converted(self._model._model, path, compute_type)
+        if target is not None:
+            self._model = Model(target, threads=cpu_threads, device=engine_device, vad_model=vad)
+        self.model_path = self._model.path
+        self.compute_type = compute_type
+        self.num_workers = num_workers
+        for ctx in [self._model._context(5) for _ in range(num_workers - 1)]:
+            self._model._release(ctx)
+        info = self._model.info()
+        self.is_multilingual = bool(info["multilingual"])
+        self._n_languages = int(info["n_languages"])
+
+    @property
+    def supported_languages(self) -> List[str]:
+        """The language codes the model knows (["en"] for an English-only one)."""
+        if not self.is_multilingual:
+            return ["en"]
+        return list(LANGUAGE_CODES[: self._n_languages])
+
+    def detect_language(
+        self,
+        audio: Optional[Any] = None,
+        features: Optional[Any] = None,
+        vad_filter: bool = False,
+        vad_parameters: Union[None, Dict[str, Any], VadOptions] = None,
+        language_detection_segments: int = 1,
+        language_detection_threshold: float = 0.5,
+    ) -> Tuple[str, float, List[Tuple[str, float]]]:
+        """(language, probability, [(language, probability)]) of the first 30 s of
+        AUDIO (samples or a file), as faster-whisper's; the list holds the most probable
+        language alone (the engine reports that one). An English-only model says ("en", 1.0).
+
+        Raises:
+            NotImplementedError: features (a log-mel), vad_filter=True, or
+                language_detection_segments > 1.
+        """
+        if features is not None:
+            raise NotImplementedError("detect_language(features=...): pass the audio")
+        _refuse("vad_filter", vad_filter, False)
+        _refuse("language_detection_segments", language_detection_segments, 1)
+        if audio is None:
+            raise ValueError("detect_language needs the audio")
+        return self._detect(_samples(audio))
+
+    def _detect(self, samples: Any) -> Tuple[str, float, List[Tuple[str, float]]]:
+        if not self.is_multilingual:
+            return "en", 1.0, [("en", 1.0)]
+        ctx = self._model._context(1)
+        try:
+            code, prob = ctx.detect_language(samples)
+        finally:
+            self._model._release(ctx)
+        return code, prob, [(code, prob)]
+
+    def _speech(self, samples: Any, vo: VadOptions) -> List[Tuple[int, int]]:
+        vad = self._model._vad
+        if vad is None:
+            raise ValueError("vad_filter needs a Silero VAD model: install one with scripts/setup.sh")
+        return vad.speech(samples, vo.threshold, vo.neg_threshold, int(vo.min_speech_duration_ms),
+                          float(vo.max_speech_duration_s), int(vo.min_silence_duration_ms),
+                          int(vo.speech_pad_ms), self._model.threads)
+
+    def transcribe(
+        self,
+        audio: Union[str, BinaryIO, Any],
+        language: Optional[str] = None,
+        task: str = "transcribe",
+        log_progress: bool = False,
+        beam_size: int = 5,
+        best_of: int = 5,
+        patience: float = 1,
+        length_penalty: float = 1,
+        repetition_penalty: float = 1,
+        no_repeat_ngram_size: int = 0,
+        temperature: Union[float, List[float], Tuple[float, ...]] = _TEMPERATURES,
+        compression_ratio_threshold: Optional[float] = 2.4,
+        log_prob_threshold: Optional[float] = -1.0,
+        no_speech_threshold: Optional[float] = 0.6,
+        condition_on_previous_text: bool = True,
+        prompt_reset_on_temperature: float = 0.5,
+        initial_prompt: Optional[Union[str, Iterable[int]]] = None,
+        prefix: Optional[str] = None,
+        suppress_blank: bool = True,
+        suppress_tokens: Optional[List[int]] = [-1],  # noqa: B006 (faster-whisper's default)
+        without_timestamps: bool = False,
+        max_initial_timestamp: float = 1.0,
+        word_timestamps: bool = False,
+        prepend_punctuations: str = DEFAULT_PREPEND_PUNCTUATIONS,
+        append_punctuations: str = DEFAULT_APPEND_PUNCTUATIONS,
+        multilingual: bool = False,
+        vad_filter: bool = False,
+        vad_parameters: Union[None, Dict[str, Any], VadOptions] = None,
+        max_new_tokens: Optional[int] = None,
+        chunk_length: Optional[int] = None,
+        clip_timestamps: Union[str, List[float]] = "0",
+        hallucination_silence_threshold: Optional[float] = None,
+        hotwords: Optional[str] = None,
+        language_detection_threshold: Optional[float] = 0.5,
+        language_detection_segments: int = 1,
+    ) -> Tuple[Iterator[Segment], TranscriptionInfo]:
+        """faster-whisper's transcribe(): openai-whisper's long-form decoding of AUDIO (a
+        path, a binary file object or 16 kHz float samples). Returns (segments, info) at
+        once; the segments are a generator: decoding starts at the first ``next()`` and
+        runs in a worker thread (the GIL released) a window ahead of the consumer.
+        Closing the generator early stops the engine after the window in progress.
+
+        Works as faster-whisper's: language, task, log_progress, beam_size, best_of,
+        patience, length_penalty (1 only: the score is logprob / length, as
+        CTranslate2's default), temperature, the three thresholds,
+        condition_on_previous_text, prompt_reset_on_temperature (0.5: openai's rule),
+        initial_prompt (text), suppress_blank, suppress_tokens ([-1]: the model's list),
+        without_timestamps, max_initial_timestamp, word_timestamps, the punctuations,
+        vad_filter, vad_parameters (neg_threshold and max_speech_duration_s unset),
+        max_new_tokens (per window), chunk_length (30), clip_timestamps ("0"),
+        hallucination_silence_threshold, language_detection_threshold and
+        language_detection_segments (1).
+
+        Raises NotImplementedError naming the parameter for other values of those, and
+        for repetition_penalty, no_repeat_ngram_size, prefix, multilingual and hotwords
+        at anything but their defaults.
+        """
+        _refuse("repetition_penalty", repetition_penalty, 1)
+        _refuse("no_repeat_ngram_size", no_repeat_ngram_size, 0)
+        _refuse("length_penalty", length_penalty, 1)
+        _refuse("prompt_reset_on_temperature", prompt_reset_on_temperature, 0.5)
+        _refuse("prefix", prefix, None)
+        _refuse("suppress_tokens", suppress_tokens, [-1])
+        _refuse("multilingual", multilingual, False)
+        _refuse("hotwords", hotwords, None)
+        _refuse("language_detection_segments", language_detection_segments, 1)
+        if chunk_length not in (None, 30):
+            raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
+        if clip_timestamps not in ("0", "", [0], [0.0], []):
+            raise NotImplementedError(f"clip_timestamps={clip_timestamps!r}: not supported by sotto yet")
+        if initial_prompt is not None and not isinstance(initial_prompt, str):
+            raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
+        vo = _vad_options(vad_parameters)
+        if vo.neg_threshold is not None or vo.max_speech_duration_s != float("inf"):
+            raise NotImplementedError("vad_parameters: neg_threshold and max_speech_duration_s are not supported yet")
+        samples = _samples(audio)
+        duration = len(samples) / _sotto.SAMPLE_RATE
+        duration_after_vad = duration
+        if vad_filter:
+            duration_after_vad = sum(e - s for s, e in self._speech(samples, vo)) / _sotto.SAMPLE_RATE
+        temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
+        all_probs = None
+        if language is None:
+            language, probability, all_probs = self._detect(samples)
+            if not self.is_multilingual:
+                all_probs = None
+        else:
+            probability = 1.0
+        options = TranscriptionOptions(
+            beam_size, best_of, patience, length_penalty, repetition_penalty, no_repeat_ngram_size,
+            log_prob_threshold, no_speech_threshold, compression_ratio_threshold, condition_on_previous_text,
+            prompt_reset_on_temperature, temps, initial_prompt, prefix, suppress_blank, suppress_tokens,
+            without_timestamps, max_initial_timestamp, word_timestamps, prepend_punctuations, append_punctuations,
+            multilingual, max_new_tokens, clip_timestamps, hallucination_silence_threshold, hotwords,
+        )
+        info = TranscriptionInfo(language, probability, duration, duration_after_vad, all_probs, options,
+                                 vo if vad_filter else None)
+        kwargs = dict(
+            language=language, task=task, beam_size=beam_size, best_of=best_of, patience=patience,
+            temperature=temps, compression_ratio_threshold=compression_ratio_threshold,
+            log_prob_threshold=log_prob_threshold, no_speech_threshold=no_speech_threshold,
+            condition_on_previous_text=condition_on_previous_text, initial_prompt=initial_prompt,
+            suppress_blank=suppress_blank, without_timestamps=without_timestamps,
+            max_initial_timestamp=max_initial_timestamp, word_timestamps=word_timestamps,
+            prepend_punctuations=prepend_punctuations, append_punctuations=append_punctuations,
+            hallucination_silence_threshold=hallucination_silence_threshold, vad_filter=vad_filter,
+            vad_parameters=None if not vad_filter else dict(
+                threshold=vo.threshold, min_speech_duration_ms=vo.min_speech_duration_ms,
+                min_silence_duration_ms=vo.min_silence_duration_ms, speech_pad_ms=vo.speech_pad_ms),
+            silence_check=False, sample_len=max_new_tokens,
+        )
+        return _stream(self._model, samples, kwargs, duration if log_progress else None), info
+
+
+def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Optional[float]) -> Iterator[Segment]:
+    """The segments of model.transcribe(samples, **kwargs) as they are made: a worker
+    thread runs the engine and hands each segment over a queue; closing the generator
+    asks the engine to stop after the window in progress, and waits for it."""
+    q: "queue.Queue[Tuple[str, Any]]" = queue.Queue()
+    stop = threading.Event()
+
+    def on_segment(s: Segment) -> bool:
+        q.put(("segment", s))
+        return stop.is_set()
+
+    def work() -> None:
+        try:
+            model.transcribe(samples, on_segment=on_segment, **kwargs)
+            q.put(("end", None))
+        except BaseException as e:  # handed to the consumer
+            q.put(("error", e))
+
+    worker = threading.Thread(target=work, name="sotto-transcribe", daemon=True)
+    worker.start()
+    try:
+        while True:
+            kind, value = q.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            if progress_of:
+                print(f"sotto: {min(100.0, 100.0 * value.end / progress_of):5.1f} %", file=sys.stderr)
+            yield value._replace(id=value.id + 1)  # faster-whisper counts from 1
+    finally:
+        stop.set()
+        worker.join()
+
+
+def _merge_chunks(speech: Sequence[Tuple[int, int]], max_samples: int) -> List[Tuple[int, int]]:
+    """Consecutive speech intervals joined while a chunk spans at most MAX_SAMPLES (a
+    longer interval stays a chunk of its own)."""
+    chunks: List[Tuple[int, int]] = []
+    for s, e in speech:
+        if chunks and e - chunks[-1][0] <= max_samples:
+            chunks[-1] = (chunks[-1][0], e)
+        else:
+            chunks.append((s, e))
+    return chunks
+
+
+class BatchedInferencePipeline:
+    """faster-whisper's BatchedInferencePipeline: the speech Silero VAD finds, merged into
+    chunks of at most 30 s, each decoded on its own (no conditioning on the previous
+    chunk, no timestamps unless asked, max_initial_timestamp 0), times offset by the
+    chunk's start.
+
+    This implementation decodes the chunks one after the other, through the same engine
+    as WhisperModel.transcribe: ``batch_size`` is accepted and checked but changes
+    nothing yet (the batched engine, N chunks through the encoder and decoder at once,
+    is a later issue). The results are those batching will give, chunk for chunk.
+    """
+
+    def __init__(self, model: WhisperModel) -> None:
+        if not isinstance(model, WhisperModel):
+            raise TypeError("BatchedInferencePipeline takes a sotto.WhisperModel")
+        self.model = model
+
+    def transcribe(
+        self,
+        audio: Union[str, BinaryIO, Any],
+        language: Optional[str] = None,
+        task: str = "transcribe",
+        log_progress: bool = False,
+        beam_size: int = 5,
+        best_of: int = 5,
+        patience: float = 1,
+        length_penalty: float = 1,
+        repetition_penalty: float = 1,
+        no_repeat_ngram_size: int = 0,
+        temperature: Union[float, List[float], Tuple[float, ...]] = _TEMPERATURES,
+        compression_ratio_threshold: Optional[float] = 2.4,
+        log_prob_threshold: Optional[float] = -1.0,
+        no_speech_threshold: Optional[float] = 0.6,
+        condition_on_previous_text: bool = True,
+        prompt_reset_on_temperature: float = 0.5,
+        initial_prompt: Optional[Union[str, Iterable[int]]] = None,
+        prefix: Optional[str] = None,
+        suppress_blank: bool = True,
+        suppress_tokens: Optional[List[int]] = [-1],  # noqa: B006 (faster-whisper's default)
+        without_timestamps: bool = True,
+        max_initial_timestamp: float = 1.0,
+        word_timestamps: bool = False,
+        prepend_punctuations: str = DEFAULT_PREPEND_PUNCTUATIONS,
+        append_punctuations: str = DEFAULT_APPEND_PUNCTUATIONS,
+        multilingual: bool = False,
+        vad_filter: bool = True,
+        vad_parameters: Union[None, Dict[str, Any], VadOptions] = None,
+        max_new_tokens: Optional[int] = None,
+        chunk_length: Optional[int] = None,
+        clip_timestamps: Optional[List[dict]] = None,
+        hallucination_silence_threshold: Optional[float] = None,
+        batch_size: int = 8,
+        hotwords: Optional[str] = None,
+        language_detection_threshold: Optional[float] = 0.5,
+        language_detection_segments: int = 1,
+    ) -> Tuple[Iterator[Segment], TranscriptionInfo]:
+        """faster-whisper's batched transcribe(); the parameters work and are refused as
+        WhisperModel.transcribe's, and: vad_filter must be True (clip_timestamps, the
+        other way to give chunks, is not supported yet); condition_on_previous_text and
+        max_initial_timestamp are ignored, as faster-whisper's batched decoding ignores
+        them; batch_size must be an int >= 1."""
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be an int >= 1, not {batch_size!r}")
+        if clip_timestamps is not None:
+            raise NotImplementedError("clip_timestamps: not supported by sotto yet")
+        if not vad_filter:
+            raise NotImplementedError("vad_filter=False: the chunks come from the VAD (clip_timestamps is not supported)")
+        chunk_s = chunk_length or 30
+        if chunk_s != 30:
+            raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
+        vo = _vad_options(vad_parameters, max_speech_duration_s=chunk_s, min_silence_duration_ms=160)
+        samples = _samples(audio)
+        speech = self.model._speech(samples, vo)
+        chunks = _merge_chunks(speech, chunk_s * _sotto.SAMPLE_RATE)
+        first = samples[chunks[0][0]:chunks[0][1]] if chunks else samples[:_sotto.SAMPLE_RATE]
+        probability, all_probs = 1.0, None
+        if language is None:  # from the first chunk, as faster-whisper's
+            language, probability, all_probs = self.model._detect(first)
+            all_probs = all_probs if self.model.is_multilingual else None
+        opts = dict(
+            language=language, task=task, log_progress=False, beam_size=beam_size, best_of=best_of,
+            patience=patience, length_penalty=length_penalty, repetition_penalty=repetition_penalty,
+            no_repeat_ngram_size=no_repeat_ngram_size, temperature=temperature,
+            compression_ratio_threshold=compression_ratio_threshold, log_prob_threshold=log_prob_threshold,
+            no_speech_threshold=no_speech_threshold, condition_on_previous_text=False,
+            prompt_reset_on_temperature=prompt_reset_on_temperature, initial_prompt=initial_prompt, prefix=prefix,
+            suppress_blank=suppress_blank, suppress_tokens=suppress_tokens, without_timestamps=without_timestamps,
+            max_initial_timestamp=0.0, word_timestamps=word_timestamps,
+            prepend_punctuations=prepend_punctuations, append_punctuations=append_punctuations,
+            multilingual=multilingual, max_new_tokens=max_new_tokens,
+            hallucination_silence_threshold=hallucination_silence_threshold, hotwords=hotwords,
+            language_detection_threshold=language_detection_threshold,
+            language_detection_segments=language_detection_segments,
+        )
+        # every option checked now (the segments of this call are never started)
+        _, probe = self.model.transcribe(first, **opts)
+        duration = len(samples) / _sotto.SAMPLE_RATE
+        info = TranscriptionInfo(
+            language, probability, duration, sum(e - s for s, e in speech) / _sotto.SAMPLE_RATE, all_probs,
+            probe.transcription_options, vo,
+        )
+        return self._segments(samples, chunks, opts, duration if log_progress else None), info
+
+    def _segments(self, samples: Any, chunks: List[Tuple[int, int]], opts: Dict[str, Any],
+                  progress_of: Optional[float]) -> Iterator[Segment]:
+        n = 0
+        for s, e in chunks:
+            offset = s / _sotto.SAMPLE_RATE
+            segments, _ = self.model.transcribe(samples[s:e], **opts)
+            for seg in segments:
+                words = None if seg.words is None else [
+                    Word(round(w.start + offset, 3), round(w.end + offset, 3), w.word, w.probability)
+                    for w in seg.words
+                ]
+                yield seg._replace(id=n + 1, seek=seg.seek + round(offset * 100),
+                                   start=round(seg.start + offset, 3), end=round(seg.end + offset, 3), words=words)
+                n += 1
+            if progress_of:
+                print(f"sotto: {min(100.0, 100.0 * e / _sotto.SAMPLE_RATE / progress_of):5.1f} %", file=sys.stderr)

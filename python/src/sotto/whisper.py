@@ -1,0 +1,158 @@
+"""openai-whisper's Python API on the sotto engine: ``import sotto as whisper``, then
+``whisper.load_model(name).transcribe(audio, **options)`` returns openai's dict (text,
+segments with openai's keys, language), from the same long-form decoding."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
+from .faster_whisper import decode_audio
+from .models import installed_models, resolve_model, resolve_vad
+
+__all__ = ["WhisperOpenAI", "available_models", "load_audio", "load_model", "transcribe"]
+
+_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+#: openai's DecodingOptions that transcribe() takes as **decode_options, and sotto's name
+_DECODE = {"task", "language", "sample_len", "best_of", "beam_size", "patience", "length_penalty", "prompt",
+           "prefix", "suppress_tokens", "suppress_blank", "without_timestamps", "max_initial_timestamp", "fp16",
+           "temperature"}
+
+
+def available_models(download_root: Optional[str] = None) -> List[str]:
+    """The model names installed (openai lists what it can download; sotto never does)."""
+    return installed_models([download_root] if download_root else [])
+
+
+def load_audio(file: str, sr: int = 16000) -> Any:
+    """openai's load_audio: FILE as 16 kHz mono float32 samples (a numpy array)."""
+    return decode_audio(file, sampling_rate=sr)
+
+
+def load_model(name: str, device: Optional[str] = None, download_root: Optional[str] = None,
+               in_memory: bool = False, threads: int = 0) -> "WhisperOpenAI":
+    """openai's load_model: NAME a model name installed ("tiny.en", "base", see
+    :func:`sotto.models.resolve_model`) or a file or folder sotto reads. DEVICE: None
+    ("auto"), "cpu", "cuda" (a GPU through Vulkan) or a sotto device string. IN_MEMORY is
+    accepted (sotto maps the weights either way)."""
+    dev = {None: "auto", "cuda": "vulkan"}.get(device, device)
+    extra = [download_root] if download_root else []
+    return WhisperOpenAI(Model(resolve_model(name, extra), threads=threads, device=dev, vad_model=resolve_vad(extra)))
+
+
+def _segment_dict(s: Any, with_words: bool) -> Dict[str, Any]:
+    d: Dict[str, Any] = {
+        "id": s.id, "seek": s.seek, "start": s.start, "end": s.end, "text": s.text, "tokens": list(s.tokens),
+        "temperature": s.temperature, "avg_logprob": s.avg_logprob, "compression_ratio": s.compression_ratio,
+        "no_speech_prob": s.no_speech_prob,
+    }
+    if with_words:
+        d["words"] = [{"word": w.word, "start": w.start, "end": w.end, "probability": w.probability}
+                      for w in s.words or []]
+    return d
+
+
+def _timestamp(seconds: float) -> str:
+    ms = int(round(seconds * 1000))
+    return f"{ms // 60000:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+
+def _print_segment(s: Any) -> None:
+    print(f"[{_timestamp(s.start)} --> {_timestamp(s.end)}] {s.text}")
+
+
+class WhisperOpenAI:
+    """What :func:`load_model` returns: openai's Whisper model, as far as transcribe goes."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        info = model.info()
+        self.is_multilingual = bool(info["multilingual"])
+        self.dims = info
+
+    def transcribe(
+        self,
+        audio: Union[str, Any],
+        *,
+        verbose: Optional[bool] = None,
+        temperature: Union[float, Tuple[float, ...]] = _TEMPERATURES,
+        compression_ratio_threshold: Optional[float] = 2.4,
+        logprob_threshold: Optional[float] = -1.0,
+        no_speech_threshold: Optional[float] = 0.6,
+        condition_on_previous_text: bool = True,
+        initial_prompt: Optional[str] = None,
+        carry_initial_prompt: bool = False,
+        word_timestamps: bool = False,
+        prepend_punctuations: str = DEFAULT_PREPEND_PUNCTUATIONS,
+        append_punctuations: str = DEFAULT_APPEND_PUNCTUATIONS,
+        clip_timestamps: Union[str, List[float]] = "0",
+        hallucination_silence_threshold: Optional[float] = None,
+        **decode_options: Any,
+    ) -> Dict[str, Any]:
+        """openai-whisper's transcribe(): {"text", "segments", "language"}, each segment
+        with openai's keys (id, seek, start, end, text, tokens, temperature, avg_logprob,
+        compression_ratio, no_speech_prob, and words with word_timestamps).
+
+        decode_options as openai's DecodingOptions: task, language, sample_len, best_of
+        (None: 1), beam_size (None: greedy), patience, length_penalty, suppress_blank,
+        without_timestamps, max_initial_timestamp, fp16 (accepted; the weights' own
+        types decide). verbose=True prints each segment as openai's does.
+
+        Raises:
+            NotImplementedError: carry_initial_prompt=True, clip_timestamps other than
+                "0", prompt, prefix, suppress_tokens other than "-1".
+            TypeError: an option openai's transcribe() does not have.
+        """
+        unknown = set(decode_options) - _DECODE
+        if unknown:
+            raise TypeError(f"transcribe() got unexpected options {sorted(unknown)}")
+        if carry_initial_prompt:
+            raise NotImplementedError("carry_initial_prompt=True: not supported by sotto yet")
+        if clip_timestamps not in ("0", "", [0], [0.0], []):
+            raise NotImplementedError(f"clip_timestamps={clip_timestamps!r}: not supported by sotto yet")
+        for name, default in (("prompt", None), ("prefix", None), ("suppress_tokens", "-1")):
+            if decode_options.get(name, default) not in (default, [-1]):
+                raise NotImplementedError(f"{name}={decode_options[name]!r}: not supported by sotto yet")
+        opts = decode_options
+        temps = temperature if isinstance(temperature, (int, float)) else tuple(temperature)
+        if "temperature" in opts:  # openai lets DecodingOptions' temperature through too
+            temps = opts["temperature"]
+        if isinstance(audio, (str, os.PathLike)):
+            audio = os.fspath(audio)
+        segments, info = self.model.transcribe(
+            audio,
+            language=opts.get("language"),
+            task=opts.get("task", "transcribe"),
+            beam_size=opts.get("beam_size") or 1,
+            best_of=opts.get("best_of") or 1,
+            patience=opts.get("patience") or 1.0,
+            length_penalty=opts.get("length_penalty"),
+            temperature=temps,
+            compression_ratio_threshold=compression_ratio_threshold,
+            log_prob_threshold=logprob_threshold,
+            no_speech_threshold=no_speech_threshold,
+            condition_on_previous_text=condition_on_previous_text,
+            initial_prompt=initial_prompt,
+            suppress_blank=opts.get("suppress_blank", True),
+            without_timestamps=opts.get("without_timestamps", False),
+            max_initial_timestamp=opts.get("max_initial_timestamp", 1.0),
+            word_timestamps=word_timestamps,
+            prepend_punctuations=prepend_punctuations,
+            append_punctuations=append_punctuations,
+            hallucination_silence_threshold=hallucination_silence_threshold,
+            silence_check=False,
+            sample_len=opts.get("sample_len"),
+            on_segment=_print_segment if verbose else None,
+        )
+        return {
+            "text": info.text,
+            "segments": [_segment_dict(s, word_timestamps) for s in segments],
+            "language": info.language,
+        }
+
+
+def transcribe(model: WhisperOpenAI, audio: Union[str, Any], **options: Any) -> Dict[str, Any]:
+    """openai's whisper.transcribe(model, audio, ...): model.transcribe(audio, ...)."""
+    return model.transcribe(audio, **options)

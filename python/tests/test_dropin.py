@@ -1,0 +1,292 @@
+"""The drop-in front ends: faster-whisper's API (WhisperModel, BatchedInferencePipeline,
+decode_audio) checked with the assertions faster-whisper's own tests make, on our clips,
+and openai-whisper's (``import sotto as whisper``) against openai's long-form goldens."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import threading
+from typing import Any, Dict, List
+
+import numpy as np
+import pytest
+
+import sotto
+import sotto as whisper
+from conftest import read_wav
+from sotto import BatchedInferencePipeline, WhisperModel, decode_audio
+
+# faster-whisper 1.2.1's WhisperModel.transcribe parameters and defaults, in order
+FW_TRANSCRIBE = [
+    ("audio", inspect.Parameter.empty), ("language", None), ("task", "transcribe"), ("log_progress", False),
+    ("beam_size", 5), ("best_of", 5), ("patience", 1), ("length_penalty", 1), ("repetition_penalty", 1),
+    ("no_repeat_ngram_size", 0), ("temperature", [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+    ("compression_ratio_threshold", 2.4), ("log_prob_threshold", -1.0), ("no_speech_threshold", 0.6),
+    ("condition_on_previous_text", True), ("prompt_reset_on_temperature", 0.5), ("initial_prompt", None),
+    ("prefix", None), ("suppress_blank", True), ("suppress_tokens", [-1]), ("without_timestamps", False),
+    ("max_initial_timestamp", 1.0), ("word_timestamps", False), ("prepend_punctuations", "\"'“¿([{-"),
+    ("append_punctuations", "\"'.。,，!！?？:：”)]}、"), ("multilingual", False), ("vad_filter", False),
+    ("vad_parameters", None), ("max_new_tokens", None), ("chunk_length", None), ("clip_timestamps", "0"),
+    ("hallucination_silence_threshold", None), ("hotwords", None), ("language_detection_threshold", 0.5),
+    ("language_detection_segments", 1),
+]
+
+
+@pytest.fixture(scope="module")
+def models_dir(model_path: str) -> str:
+    return os.path.dirname(model_path)
+
+
+@pytest.fixture(scope="module")
+def fw(models_dir: str) -> WhisperModel:
+    os.environ["SOTTO_MODELS_DIR"] = models_dir
+    return WhisperModel("tiny.en", device="cpu", cpu_threads=2)
+
+
+def clip(clips: List[str], name: str) -> str:
+    return [c for c in clips if c.endswith(name)][0]
+
+
+def test_signatures_are_faster_whispers():
+    params = inspect.signature(WhisperModel.transcribe).parameters
+    got = [(n, p.default) for n, p in params.items() if n != "self"]
+    assert got == FW_TRANSCRIBE
+    batched = [n for n in inspect.signature(BatchedInferencePipeline.transcribe).parameters if n != "self"]
+    assert batched == [n for n, _ in FW_TRANSCRIBE[:-3]] + ["batch_size", "hotwords", "language_detection_threshold",
+                                                             "language_detection_segments"]
+    ctor = list(inspect.signature(WhisperModel.__init__).parameters)[1:]
+    assert ctor == ["model_size_or_path", "device", "device_index", "compute_type", "cpu_threads", "num_workers",
+                    "download_root", "local_files_only", "files", "revision", "use_auth_token", "model_kwargs"]
+    assert list(inspect.signature(decode_audio).parameters) == ["input_file", "sampling_rate", "split_stereo"]
+
+
+def test_supported_languages(fw, models_dir):
+    assert fw.supported_languages == ["en"]
+    if os.path.isdir(os.path.join(models_dir, "base-ct2")):
+        base = WhisperModel("base", device="cpu", cpu_threads=2)
+        langs = base.supported_languages
+        assert len(langs) in (99, 100) and langs[:3] == ["en", "zh", "de"]
+
+
+def test_transcribe(fw, model, clips):
+    # faster-whisper's test_transcribe: language, probability, duration, segment fields,
+    # and the text of the segments is the transcript; here equal to sotto.Model's
+    path = clip(clips, "librivox-0870.wav")
+    segments, info = fw.transcribe(path, word_timestamps=True)
+    assert info.language == "en" and info.language_probability == 1.0  # English-only: faster-whisper's 1.0
+    assert info.duration == pytest.approx(7.1, abs=0.01) and info.duration_after_vad == info.duration
+    assert info.all_language_probs is None and info.vad_options is None
+    assert info.transcription_options.beam_size == 5 and info.transcription_options.word_timestamps
+    assert inspect.isgenerator(segments)
+    segments = list(segments)
+    ref, _ = model.transcribe(path, word_timestamps=True, silence_check=False)
+    assert [s._replace(id=s.id - 1) for s in segments] == ref and segments[0].id == 1
+    text = "".join(s.text for s in segments).strip()
+    assert text.startswith("And Mr. John Dashwood")
+    for s in segments:
+        assert s.words and s.start <= s.words[0].start and s.words[-1].end <= s.end + 0.01
+        assert s._asdict()["text"] == s.text
+    assert segments[0].words[0].word == " And"
+
+
+def test_transcribe_inputs(fw, clips):
+    # a path, a binary file object, bytes and numpy samples give the same segments
+    path = clip(clips, "librivox-0880.wav")
+    by_path = list(fw.transcribe(path, beam_size=1)[0])
+    with open(path, "rb") as f:
+        assert list(fw.transcribe(f, beam_size=1)[0]) == by_path
+    assert list(fw.transcribe(decode_audio(path), beam_size=1)[0]) == by_path
+    assert np.array_equal(decode_audio(path), read_wav(path))
+
+
+def test_segments_are_lazy(fw, clips):
+    # nothing runs before the first next(); the engine runs a window ahead of the consumer
+    # and stops when the generator is closed
+    samples = np.concatenate([read_wav(c) for c in clips])  # 59 s: two windows or more
+    before = {t.name for t in threading.enumerate()}
+    segments, info = fw.transcribe(samples, beam_size=1)
+    assert info.duration > 55
+    assert "sotto-transcribe" not in {t.name for t in threading.enumerate()} - before
+    first = next(segments)
+    assert first.id == 1 and first.end <= 30.0
+    assert any(t.name == "sotto-transcribe" for t in threading.enumerate())  # later windows in progress
+    segments.close()
+    assert not any(t.name == "sotto-transcribe" for t in threading.enumerate())
+    every = list(fw.transcribe(samples, beam_size=1)[0])
+    assert every[0] == first and every[-1].end > 55
+
+
+def test_vad_filter(fw, clips, vad_path):
+    # speech, 5 s of silence, speech: duration_after_vad counts the speech alone
+    a, b = read_wav(clip(clips, "librivox-0870.wav")), read_wav(clip(clips, "librivox-0880.wav"))
+    samples = np.concatenate([a, np.zeros(80000, np.float32), b])
+    segments, info = fw.transcribe(samples, vad_filter=True, vad_parameters={"min_silence_duration_ms": 500},
+                                   beam_size=1)
+    assert info.vad_options.min_silence_duration_ms == 500
+    assert info.duration == pytest.approx(len(samples) / 16000)
+    assert info.duration - 5.5 < info.duration_after_vad < info.duration - 3.0
+    segments = list(segments)
+    assert segments[0].start < 1.0 and segments[-1].end > info.duration - 2.0
+
+
+def test_batched_transcribe(fw, clips):
+    # faster-whisper's test_batched_transcribe: the segments of the VAD chunks, with words
+    # inside their segment; batch_size changes nothing (sequential for now)
+    samples = np.concatenate([read_wav(c) for c in clips if "librivox" in c])
+    pipe = BatchedInferencePipeline(fw)
+    segments, info = pipe.transcribe(samples, batch_size=4)
+    assert info.language == "en" and info.duration == pytest.approx(len(samples) / 16000)
+    assert 0 < info.duration_after_vad <= info.duration
+    segments = list(segments)
+    assert segments and [s.id for s in segments] == list(range(1, len(segments) + 1))
+    assert all(s.end - s.start <= 30.0 for s in segments)
+    text = "".join(s.text for s in segments)
+    assert "Dashwood" in text
+    assert list(pipe.transcribe(samples, batch_size=1)[0]) == segments
+    worded = list(pipe.transcribe(samples, word_timestamps=True)[0])
+    assert [s.text for s in worded] == [s.text for s in segments]
+    for s in worded:
+        assert s.words and s.words[0].start >= s.start - 0.01 and s.words[-1].end <= s.end + 0.01
+    with pytest.raises(ValueError, match="batch_size"):
+        pipe.transcribe(samples, batch_size=0)
+    with pytest.raises(NotImplementedError, match="clip_timestamps"):
+        pipe.transcribe(samples, clip_timestamps=[{"start": 0, "end": 16000}])
+
+
+def test_prompt_and_options(fw, model, clips):
+    path = clip(clips, "librivox-0870.wav")
+    kw = dict(beam_size=1, temperature=0.0, initial_prompt="Mr. Dashwood.", max_new_tokens=8)
+    segments = list(fw.transcribe(path, **kw)[0])
+    ref, _ = model.transcribe(path, beam_size=1, temperature=0.0, initial_prompt="Mr. Dashwood.", sample_len=8,
+                              silence_check=False)
+    assert [s.text for s in segments] == [s.text for s in ref]
+    assert len(segments[0].tokens) <= 9
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(hotwords="Dashwood"), dict(prefix="And"), dict(multilingual=True), dict(repetition_penalty=1.1),
+    dict(no_repeat_ngram_size=3), dict(clip_timestamps="0,5"), dict(suppress_tokens=[]),
+    dict(length_penalty=0.5), dict(prompt_reset_on_temperature=0.3), dict(chunk_length=20),
+    dict(language_detection_segments=2), dict(initial_prompt=[1, 2]),
+    dict(vad_parameters={"max_speech_duration_s": 10.0}),
+])
+def test_not_yet_supported_parameters_say_so(fw, clips, kwargs):
+    (name,) = kwargs
+    with pytest.raises(NotImplementedError, match=name if name != "vad_parameters" else "max_speech_duration_s"):
+        fw.transcribe(clips[0], **kwargs)
+
+
+def test_split_stereo_is_refused(clips):
+    with pytest.raises(NotImplementedError, match="split_stereo"):
+        decode_audio(clips[0], split_stereo=True)
+
+
+def test_empty_audio(fw):
+    # faster-whisper's test_empty_audio: no segments, no failure
+    segments, info = fw.transcribe(np.zeros(0, dtype=np.float32))
+    assert list(segments) == [] and info.duration == 0.0
+
+
+def test_detect_language(fw, models_dir, clips):
+    assert fw.detect_language(read_wav(clips[0]))[:2] == ("en", 1.0)
+    if not os.path.isdir(os.path.join(models_dir, "base-ct2")):
+        pytest.skip("no base model")
+    base = WhisperModel("base", device="cpu", cpu_threads=2)
+    fr = os.path.join(os.path.dirname(clips[0]), "lang", "espeak-ng-fr.wav")
+    lang, prob, probs = base.detect_language(decode_audio(fr))
+    assert lang == "fr" and 0.5 < prob <= 1.0 and probs[0] == (lang, prob)
+    segments, info = base.transcribe(fr, beam_size=1)
+    engine = base._model.transcribe(fr, beam_size=1)[1]  # the engine's own detection: the same
+    assert (engine.language, engine.language_detected) == ("fr", True)
+    assert info.language == "fr" and info.language_probability == pytest.approx(engine.language_probability)
+    assert info.all_language_probs == [(lang, prob)]
+    assert list(segments)
+
+
+def test_model_names_and_errors(models_dir, model_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOTTO_MODELS_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="installed: none"):
+        WhisperModel("tiny.en")
+    assert WhisperModel("tiny.en", download_root=models_dir).model_path == model_path
+    monkeypatch.setenv("SOTTO_MODELS_DIR", models_dir)
+    with pytest.raises(FileNotFoundError, match="installed: .*tiny.en"):
+        WhisperModel("large-v9")
+    assert "tiny.en" in sotto.installed_models() and "tiny.en" in whisper.available_models()
+    with pytest.raises(NotImplementedError, match="compute_type='bfloat16'"):
+        WhisperModel("tiny.en", compute_type="bfloat16")
+    with pytest.raises(NotImplementedError, match="revision"):
+        WhisperModel("tiny.en", revision="main")
+    with pytest.raises(NotImplementedError, match="flash_attention"):
+        WhisperModel("tiny.en", flash_attention=True)
+
+
+def test_compute_type_converts_once(model_path, clips, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    m = WhisperModel(model_path, device="cpu", compute_type="int8", cpu_threads=2)
+    assert m.model_path.startswith(str(tmp_path)) and m.model_path.endswith(".q8_0.gguf")
+    assert m._model._model.weight_types() == ("q8_0", "q8_0")
+    stamp = os.stat(m.model_path).st_mtime_ns
+    again = WhisperModel(model_path, device="cpu", compute_type="int8_float16", cpu_threads=2)
+    assert again.model_path == m.model_path and os.stat(m.model_path).st_mtime_ns == stamp  # reused
+    text = "".join(s.text for s in m.transcribe(clip(clips, "librivox-0870.wav"), beam_size=1)[0])
+    assert "Dashwood" in text
+    assert WhisperModel(model_path, device="cpu", compute_type="default").model_path == model_path
+
+
+# ---- openai-whisper ------------------------------------------------------------------
+
+
+def _golden(name: str) -> Dict[str, Any]:
+    with open(os.path.join(os.environ["SOTTO_TEST_GOLDEN"], "transcribe", "tiny.en", name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _same_segments(got: Dict[str, Any], ref: Dict[str, Any]) -> None:
+    # tests/test_longform.py's exact mode, on the dict openai's transcribe() returns
+    assert set(got) == {"text", "segments", "language"}
+    assert got["language"] == ref["language"] and got["text"] == ref["text"]
+    assert len(got["segments"]) == len(ref["segments"])
+    for g, r in zip(got["segments"], ref["segments"]):
+        assert set(g) == set(r) | ({"words"} if "words" in g else set())
+        assert (g["id"], g["seek"], g["text"], g["tokens"]) == (r["id"], r["seek"], r["text"], r["tokens"])
+        assert g["start"] == pytest.approx(r["start"], abs=1e-9) and g["end"] == pytest.approx(r["end"], abs=1e-9)
+        assert g["temperature"] == r["temperature"]
+        assert g["avg_logprob"] == pytest.approx(r["avg_logprob"], abs=1e-3)
+
+
+def test_openai_script_long_form(model_path):
+    # an openai-whisper script, unchanged but for the import, on long2 (168 s): greedy as
+    # openai's transcribe() made the golden, with its own keyword arguments
+    ref = _golden("long2.greedy.json")
+    audio = os.path.join(os.environ["SOTTO_TEST_LONGAUDIO"], "long2.wav")
+    model = whisper.load_model(model_path, device="cpu", threads=2)
+    result = model.transcribe(audio, **ref["meta"]["transcribe_kwargs"])
+    _same_segments(result, ref)
+    assert whisper.transcribe(model, audio, **ref["meta"]["transcribe_kwargs"]) == result
+
+
+def test_openai_word_timestamps(model_path, clips):
+    ref = _golden("librivox-0870.words.json")
+    model = whisper.load_model(model_path, device="cpu")
+    result = model.transcribe(whisper.load_audio(clip(clips, "librivox-0870.wav")), **ref["meta"]["transcribe_kwargs"])
+    _same_segments(result, ref)
+    for g, r in zip(result["segments"], ref["segments"]):
+        assert [w["word"] for w in g["words"]] == [w["word"] for w in r["words"]]
+        for gw, rw in zip(g["words"], r["words"]):
+            assert abs(gw["start"] - rw["start"]) <= 0.02 + 1e-9 and abs(gw["end"] - rw["end"]) <= 0.02 + 1e-9
+            assert gw["probability"] == pytest.approx(rw["probability"], abs=2e-4)
+    with pytest.raises(TypeError, match="unexpected"):
+        model.transcribe(clips[0], no_such_option=1)
+    with pytest.raises(NotImplementedError, match="carry_initial_prompt"):
+        model.transcribe(clips[0], carry_initial_prompt=True)
+
+
+def test_openai_verbose_prints_segments(model_path, clips, capsys):
+    model = whisper.load_model(model_path, device="cpu")
+    result = model.transcribe(clip(clips, "librivox-0870.wav"), temperature=0.0, verbose=True)
+    out = capsys.readouterr().out
+    assert out.startswith("[00:00.000 --> ") and result["segments"][0]["text"] in out
+
