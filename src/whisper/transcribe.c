@@ -91,6 +91,16 @@ static bool vad_silent(const run *r, int64_t seek, int size)
            !sotto__input_has_speech(r->in, seek * 160, (seek + size) * 160, p->vad_threshold);
 }
 
+/* Whether a sample at temperature index I may stop once its text fails the compression
+ * check: only when a later temperature follows (the window then falls back either way;
+ * at the last temperature openai keeps whatever the sample gives, so it runs to its end).
+ * SOTTO_FALLBACK_STOP=0 never stops (for comparison: the same results either way). */
+static bool may_stop_early(const sotto_transcribe_params *p, int i)
+{
+    const char *env = getenv("SOTTO_FALLBACK_STOP");
+    return p->check_compression && p->temperatures[i] > 0 && i + 1 < p->n_temperatures && !(env && !strcmp(env, "0"));
+}
+
 /* decode_with_fallback: temperatures in order until one passes the checks; a window the
  * silence check skips ends after the first prefill (*SILENT). */
 static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int64_t seek, int size, bool *silent)
@@ -108,8 +118,7 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                 .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                   ? p->sample_len : h->n_text_ctx / 2,
                                 .rng = &r->rng, .skip_above = skip_above,
-                                .stop_ratio_above = t > 0 && p->check_compression
-                                                        ? p->compression_ratio_threshold : INFINITY,
+                                .stop_ratio_above = may_stop_early(p, i) ? p->compression_ratio_threshold : INFINITY,
                                 .abort_callback = p->abort_callback, .user_data = p->user_data,
                                 .audio_s = r->res->pub.duration};
         sotto_status st = sotto__decode_window(r->ctx, &o, out);
