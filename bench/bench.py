@@ -510,12 +510,13 @@ def main():
     meta = {"date": datetime.date.today().isoformat(), "v": versions(), "machine": machine(), "audio_s": audio_s,
             "tokens": tokens, "load_med": statistics.median(loads), "load_min": min(loads), "load_max": max(loads),
             "notes": notes}
-    # the audio input's figures come from its tests (tests/audio/), not from this run:
-    # carried over as they are
+    # the audio input's figures come from its tests (tests/audio/), not from this run, and
+    # the ARM section from no run here: carried over as they are
     kept = ""
     if os.path.exists("docs/BENCHMARKS.md"):
         old = open("docs/BENCHMARKS.md").read()
-        for title in ("\n## Audio input", "\n## Long-form transcription", "\n## Server throughput"):
+        for title in ("\n## Audio input", "\n## Long-form transcription", "\n## Server throughput",
+                      "\n## ARM (AArch64)"):
             if title in old:
                 a = old.index(title) + 1
                 b = old.find("\n## ", a + 3)

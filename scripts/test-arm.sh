@@ -1,9 +1,11 @@
 #!/bin/sh
 # test-arm.sh — `make test-arm`: the 64-bit ARM build (NEON kernels) cross-compiled with
-# Debian's gcc-aarch64-linux-gnu and run under qemu-user on this machine: the unit and
-# kernel tests (every NEON kernel against its scalar reference), then the real tiny.en
-# model against the eager PyTorch goldens on two clips (ids exact, encoder and logits
-# correlated), in build-arm/. Installs the cross compiler and qemu-user with apt-get
+# Debian's gcc-aarch64-linux-gnu and run under qemu-user on this machine: the unit tests,
+# the kernel tests once per NEON set (neon, neon_dot, neon_i8mm: every kernel against its
+# scalar reference, each set on a qemu CPU model with just its extensions, where it must
+# be the set chosen), then the real tiny.en model with the best set (max CPU model) against
+# the eager PyTorch goldens on two clips (ids exact, encoder and logits correlated), in
+# build-arm/. Installs the cross compiler and qemu-user with apt-get
 # (through sudo when not root) when they are missing. Emulation is slow (about 40x): the
 # other golden sets run natively in `make test`. Needs the models of scripts/setup.sh.
 set -eu
@@ -58,8 +60,21 @@ quiet() {
 }
 echo "== units, kernels, header (aarch64, qemu-user)"
 for unit in quant json bytelevel idlist pretok; do quiet build-arm/tests/test_$unit; done
-quiet build-arm/tests/test_kernels
 quiet build-arm/tests/test_header
+# each NEON set forced (SOTTO_KERNELS) on the CPU model with just its extensions, where
+# test_kernels --best also checks that the hwcaps choose it: an instruction of a later
+# extension in an earlier set would stop it there (SIGILL)
+for cpu_set in cortex-a53:neon cortex-a76:neon_dot max:neon_i8mm; do
+    cpu=${cpu_set%%:*}
+    ks=${cpu_set#*:}
+    log=build-arm/test_kernels-$ks.log
+    if env SOTTO_KERNELS="$ks" qemu-aarch64 -cpu "$cpu" -L /usr/aarch64-linux-gnu build-arm/tests/test_kernels \
+        --best "$ks" >"$log" 2>&1; then
+        echo "kernels $ks (qemu -cpu $cpu): $(tail -1 "$log")"
+    else
+        cat "$log"; echo "test-arm: test_kernels $ks (-cpu $cpu) failed" >&2; exit 1
+    fi
+done
 
 # two clips of the tiny.en goldens: one LibriVox recording, one espeak-ng sentence
 sub=build-arm/golden-tiny.en
@@ -67,5 +82,5 @@ rm -rf "$sub" && mkdir -p "$sub"
 for clip in librivox-0870 espeak-ng-01; do
     for f in tests/golden/tiny.en/"$clip".*; do ln -s "$PWD/$f" "$sub/"; done
 done
-echo "== tiny.en (f32 GGUF) against eager PyTorch, 2 clips (aarch64, qemu-user)"
-run build-arm/tests/test_golden models/tiny.en.gguf "$sub" tests/data/clips
+echo "== tiny.en (f32 GGUF) against eager PyTorch, 2 clips (aarch64, qemu-user -cpu max: neon_i8mm)"
+run -cpu max build-arm/tests/test_golden models/tiny.en.gguf "$sub" tests/data/clips

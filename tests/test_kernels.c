@@ -364,8 +364,9 @@ static void test_proxy_kernels(const sotto__kernels *k)
 }
 
 /* The proxy argmax against the argmax of every logit, on random rows, exact and near ties,
- * exclusions and non-finite input, for f32, f16 and q8_0 rows. */
-static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
+ * exclusions and non-finite input, for f32, f16 and q8_0 rows (from FIRST_TYPE on: 0 f32,
+ * 1 f16, 2 q8_0). */
+static void test_argmax_proxy_from(const sotto__kernels *k, int n_threads, int first_type)
 {
     enum { N = 3000, K = 384 };
     unsigned seed = 5;
@@ -379,7 +380,7 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
     int32_t none[1], all[N], ties[2] = {1000, 2500};
     for (int i = 0; i < N; i++) all[i] = i;
     sotto__i32list lists[][1] = {{{none, 0}}, {{ties, 1}}, {{ties, 2}}, {{all, N}}};
-    for (int type = 0; type < 3; type++) {
+    for (int type = first_type; type < 3; type++) {
         const char *tn = type == 0 ? "f32" : type == 1 ? "f16" : "q8_0";
         for (int i = 0; i < N * K; i++) W[i] = 0.1f * rnd(&seed);
         for (int trial = 0; trial < 24; trial++) {
@@ -424,6 +425,8 @@ static void test_argmax_proxy(const sotto__kernels *k, int n_threads)
     free(W), free(X), free(U), free(Wh), free(Wq), free(rows), free(dist), free(len);
     sotto__exec_free(&ex);
 }
+
+static void test_argmax_proxy(const sotto__kernels *k, int n_threads) { test_argmax_proxy_from(k, n_threads, 0); }
 
 /* Cross-attention over per-head keys and values in f32, f16 and q8_0 (made by
  * op_cross_kv from rows) against the f32 attention on the transposed keys: equal within
@@ -712,6 +715,96 @@ static void test_cpu_detection(void)
 #endif
 }
 
+/* The NEON sets' int8 kernels give the scalar reference's bits (kernels.h; int8_neon.h):
+ * q8_0 products for M = 1..23 rows and beyond (every tile of 8, 4, 2 and 1 rows), column
+ * tails, one to 48 blocks, strides, with and without a bias, the padding of C untouched;
+ * the proxy scores likewise. */
+static void test_int8_ref_bits(const sotto__kernels *k)
+{
+    static const int ns[] = {1, 2, 3, 4, 5, 7, 9, 13, 37};
+    static const int nbs[] = {1, 2, 3, 5, 12, 48};
+    unsigned seed = 31;
+    bool same = true;
+    int n_calls = 0;
+    for (int M = 1; M <= 30; M += M < 23 ? 1 : 7)
+        for (size_t in = 0; in < sizeof ns / sizeof *ns; in++)
+            for (size_t ib = 0; ib < sizeof nbs / sizeof *nbs; ib++) {
+                int N = ns[in], nb = nbs[ib];
+                if (nb == 48 && M % 3) continue; /* the longest sums on every third row count */
+                size_t lda = (size_t)nb + M % 2, ldb = (size_t)nb + N % 3, ldc = (size_t)N + 1;
+                sotto__block_q8_0 *A = malloc(M * lda * sizeof *A), *B = malloc(N * ldb * sizeof *B);
+                float *bias = malloc(N * sizeof *bias), *C0 = calloc(M * ldc, 4), *C1 = calloc(M * ldc, 4);
+                for (size_t i = 0; i < M * lda; i++) {
+                    A[i].d = sotto__f32_to_f16(0.001f + 0.05f * fabsf(rnd(&seed)));
+                    for (int q = 0; q < 32; q++) A[i].qs[q] = (int8_t)(127 * rnd(&seed));
+                }
+                for (size_t i = 0; i < N * ldb; i++) {
+                    B[i].d = sotto__f32_to_f16(0.001f + 0.05f * fabsf(rnd(&seed)));
+                    for (int q = 0; q < 32; q++) B[i].qs[q] = (int8_t)(i % 7 == 3 && q % 5 == 0 ? -128 : 127 * rnd(&seed));
+                }
+                for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+                const float *bs = (M + N) % 2 ? bias : NULL;
+                sotto__matmul_q8_ref(A, lda, B, ldb, bs, C0, ldc, M, N, nb * 32);
+                k->matmul_q8(A, lda, B, ldb, bs, C1, ldc, M, N, nb * 32);
+                bool ok = memcmp(C0, C1, M * ldc * 4) == 0;
+                if (!ok) printf("  %s matmul_q8 M=%d N=%d K=%d%s: not the reference's bits\n", k->name, M, N, nb * 32,
+                                bs ? " (bias)" : "");
+                same &= ok, n_calls++;
+                free(A), free(B), free(bias), free(C0), free(C1);
+            }
+    CHECK(same, "%s matmul_q8 differs from the scalar reference in some of %d shapes", k->name, n_calls);
+    enum { N = 29, K = 512 };
+    uint8_t *rows = malloc(N * SOTTO__PROXY_ROW(K));
+    float x[K], d[K / 32], g[K / 32], u0[N], u1[N], e, l;
+    int8_t a[K];
+    for (int n = 0; n < N; n++) {
+        for (int i = 0; i < K; i++) x[i] = rnd(&seed);
+        sotto__quantize_p5_ref(x, K, rows + n * SOTTO__PROXY_ROW(K), &e, &l);
+    }
+    for (int i = 0; i < K; i++) a[i] = (int8_t)(i % 11 == 0 ? -128 : 127 * rnd(&seed));
+    for (int b = 0; b < K / 32; b++) d[b] = 0.01f * (1 + rnd(&seed)), g[b] = rnd(&seed);
+    sotto__scores_p5_ref(a, d, g, rows, u0, N, K);
+    k->scores_p5(a, d, g, rows, u1, N, K);
+    CHECK(memcmp(u0, u1, sizeof u0) == 0, "%s scores_p5 differs from the scalar reference", k->name);
+    free(rows);
+}
+
+/* The AArch64 sets the hwcap bits allow: dot products need HWCAP_ASIMDDP, the int8 matrix
+ * set needs HWCAP2_I8MM and dot products both; other bits change nothing. */
+static void test_arm_sets(void)
+{
+    const unsigned long dp = SOTTO__HWCAP_ASIMDDP, mm = SOTTO__HWCAP2_I8MM;
+    CHECK(sotto__arm_sets(0, 0) == 0, "no hwcaps: plain neon");
+    CHECK(sotto__arm_sets(~dp, ~0ul) == 0, "every bit but ASIMDDP: plain neon");
+    CHECK(sotto__arm_sets(dp, 0) == SOTTO__ARM_DOT, "ASIMDDP: neon_dot");
+    CHECK(sotto__arm_sets(dp | 0xfful, ~mm) == SOTTO__ARM_DOT, "ASIMDDP without I8MM: neon_dot");
+    CHECK(sotto__arm_sets(0, mm) == 0, "I8MM without ASIMDDP: plain neon");
+    CHECK(sotto__arm_sets(dp, mm) == (SOTTO__ARM_DOT | SOTTO__ARM_I8MM), "ASIMDDP and I8MM: neon_i8mm");
+}
+
+/* The NEON sets this CPU runs (or the one SOTTO_KERNELS names, which must run here):
+ * neon through every test of a kernel set, neon_dot and neon_i8mm through those of their
+ * own (int8) kernels, and each set's int8 kernels against the reference's bits.
+ * `make test-arm` runs each set on the qemu CPU model that has just its extensions. */
+static void test_neon_sets(void)
+{
+    static const char *const sets[] = {"neon", "neon_dot", "neon_i8mm"};
+    const char *only = getenv("SOTTO_KERNELS");
+    for (int i = 0; i < 3; i++) {
+        if (only && strcmp(only, sets[i]) != 0) continue;
+        const sotto__kernels *k = sotto__kernels_by_name(sets[i]);
+        if (only) CHECK(k, "SOTTO_KERNELS=%s, but this CPU does not run it", only);
+        if (!k) continue;
+        test_int8_ref_bits(k);
+        test_typed(k), test_q8_extremes(k), test_row_independent(k), test_rows_batched(k), test_proxy_kernels(k);
+        if (i > 0) { /* the f32 and f16 kernels are neon's, checked with it */
+            test_argmax_proxy_from(k, 2, 2);
+            continue;
+        }
+        test_matmul(k), test_matmul_large(k), test_nn_and_elementwise(k), test_argmax_proxy(k, 2);
+    }
+}
+
 /* N_SLOTS function pointers after the name at TABLE: how many are NULL. */
 static int empty_slots(const void *table, int n_slots)
 {
@@ -751,8 +844,19 @@ static void test_tables(void)
     fflush(stdout); /* an empty slot crashes a later test: its message must be out first */
 }
 
-int main(void)
+/* test_kernels [--best SET]: SET is the set this CPU must choose (test-arm.sh, per qemu
+ * CPU model). SOTTO_KERNELS=NAME checks that set without the scalar reference's tests. */
+int main(int argc, char **argv)
 {
+    const char *best = argc == 3 && strcmp(argv[1], "--best") == 0 ? argv[2] : NULL;
+    if (argc != 1 && !best) {
+        fprintf(stderr, "usage: test_kernels [--best SET]\n");
+        return 1;
+    }
+    /* SOTTO_KERNELS naming another set: the reference's own checks are skipped (test-arm.sh
+     * runs each NEON set so under emulation; `make test` runs them natively) */
+    const char *only = getenv("SOTTO_KERNELS");
+    const sotto__kernels *ref = only && strcmp(only, "scalar") != 0 ? NULL : sotto__kernels_by_name("scalar");
     test_tables();
     test_cpu_detection();
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set this CPU runs, the scalar one included */
@@ -767,25 +871,22 @@ int main(void)
     if (vnni) test_typed(vnni), test_q8_extremes(vnni), test_row_independent(vnni), test_rows_batched(vnni),
         test_argmax_proxy(vnni, 2);
     else printf("note: this CPU has no AVX-VNNI; the avx_vnni kernels were not checked\n");
-    test_matmul(sotto__kernels_by_name("scalar"));
-    test_typed(sotto__kernels_by_name("scalar"));
+    if (ref) test_matmul(ref), test_typed(ref);
     const sotto__kernels *avx2 = sotto__kernels_by_name("avx2");
-    test_nn_and_elementwise(sotto__kernels_by_name("scalar"));
+    if (ref) test_nn_and_elementwise(ref);
     if (avx2) test_matmul(avx2), test_matmul_large(avx2), test_typed(avx2), test_nn_and_elementwise(avx2),
         test_q8_extremes(avx2);
     else printf("note: this CPU has no AVX2+FMA; only the scalar kernels were checked\n");
     const sotto__kernels *avx512 = sotto__kernels_by_name("avx512");
     if (avx512) test_typed(avx512), test_q8_extremes(avx512), test_nn_and_elementwise(avx512), test_same_bits(avx2, avx512);
     else printf("note: this CPU has no AVX-512 VNNI; the avx512 kernels were not checked\n");
-    const sotto__kernels *neon = sotto__kernels_by_name("neon");
-    if (neon) test_matmul(neon), test_matmul_large(neon), test_typed(neon), test_nn_and_elementwise(neon),
-        test_q8_extremes(neon), test_row_independent(neon), test_rows_batched(neon), test_proxy_kernels(neon), test_argmax_proxy(neon, 2);
+    test_arm_sets();
+    if (best) CHECK(strcmp(sotto__kernels_best()->name, best) == 0, "the best set here is %s, not %s",
+                    sotto__kernels_best()->name, best);
+    test_neon_sets();
     test_threaded();
     test_cross_attention();
-    test_row_independent(sotto__kernels_by_name("scalar"));
-    test_proxy_kernels(sotto__kernels_by_name("scalar"));
-    test_argmax_proxy(sotto__kernels_by_name("scalar"), 1);
-    test_rows_batched(sotto__kernels_by_name("scalar"));
+    if (ref) test_row_independent(ref), test_proxy_kernels(ref), test_argmax_proxy(ref, 1), test_rows_batched(ref);
     if (avx2) test_row_independent(avx2), test_rows_batched(avx2), test_proxy_kernels(avx2), test_argmax_proxy(avx2, 2);
     if (avx512) test_row_independent(avx512), test_rows_batched(avx512), test_proxy_kernels(avx512), test_argmax_proxy(avx512, 3);
     return check_summary();

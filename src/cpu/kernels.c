@@ -2,11 +2,14 @@
  * build, so binaries move between machines). */
 #include "kernels.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
-#include <stdatomic.h>
 
 /* F16C through CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports lacks it. */
 static int has_f16c(void)
@@ -88,13 +91,60 @@ static const sotto__kernels avx512 = {
     .row_max = sotto__row_max_avx512, .row_exp_sum = sotto__row_exp_sum_avx512,
 };
 #endif
+
+/* kernels.h: the extension sets of AArch64 from Linux's hwcap bits. */
+int sotto__arm_sets(unsigned long hwcap, unsigned long hwcap2)
+{
+    if (!(hwcap & SOTTO__HWCAP_ASIMDDP)) return 0;
+    return SOTTO__ARM_DOT | (hwcap2 & SOTTO__HWCAP2_I8MM ? SOTTO__ARM_I8MM : 0);
+}
+
 #if defined(__aarch64__)
+#if defined(__linux__)
+#if defined(HWCAP_ASIMDDP)
+_Static_assert(HWCAP_ASIMDDP == SOTTO__HWCAP_ASIMDDP, "Linux's HWCAP_ASIMDDP bit");
+#endif
+#if defined(HWCAP2_I8MM)
+_Static_assert(HWCAP2_I8MM == SOTTO__HWCAP2_I8MM, "Linux's HWCAP2_I8MM bit");
+#endif
+
+/* The extension sets this CPU runs, asked of the kernel once. */
+static int arm_sets(void)
+{
+    static atomic_int cached = -1;
+    int f = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (f < 0) {
+        f = sotto__arm_sets(getauxval(AT_HWCAP), getauxval(AT_HWCAP2));
+        atomic_store_explicit(&cached, f, memory_order_relaxed);
+    }
+    return f;
+}
+#else
+static int arm_sets(void) { return 0; } /* no hwcaps to ask: the plain neon set */
+#endif
+
 static const sotto__kernels neon = {
     .name = "neon", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
     .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
     .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon, .matmul_q8 = sotto__matmul_q8_neon,
     .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon, .scores_p5 = sotto__scores_p5_neon,
     .quantize_p5 = sotto__quantize_p5_ref, .row_max = sotto__row_max_ref, .row_exp_sum = sotto__row_exp_sum_ref,
+};
+static const sotto__kernels neon_dot = {
+    .name = "neon_dot", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
+    .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon,
+    .matmul_q8 = sotto__matmul_q8_neon_dot, .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon,
+    .scores_p5 = sotto__scores_p5_neon_dot, .quantize_p5 = sotto__quantize_p5_ref, .row_max = sotto__row_max_ref,
+    .row_exp_sum = sotto__row_exp_sum_ref,
+};
+static const sotto__kernels neon_i8mm = {
+    .name = "neon_i8mm", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
+    .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
+    .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon,
+    .matmul_q8 = sotto__matmul_q8_neon_i8mm, .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon,
+    .scores_p5 = sotto__scores_p5_neon_dot, .quantize_p5 = sotto__quantize_p5_ref, .row_max = sotto__row_max_ref,
+    .row_exp_sum = sotto__row_exp_sum_ref,
 };
 #endif
 
@@ -110,17 +160,21 @@ const sotto__kernels *sotto__kernels_by_name(const char *name)
 #endif
 #if defined(__aarch64__)
     if (strcmp(name, "neon") == 0) return &neon; /* AdvSIMD: part of every AArch64 CPU */
+    if (strcmp(name, "neon_dot") == 0) return arm_sets() & SOTTO__ARM_DOT ? &neon_dot : NULL;
+    if (strcmp(name, "neon_i8mm") == 0) return arm_sets() & SOTTO__ARM_I8MM ? &neon_i8mm : NULL;
 #endif
     return NULL;
 }
 
-const char *const sotto__kernel_sets[] = {"scalar", "avx2", "avx_vnni", "avx512", "neon", NULL};
+const char *const sotto__kernel_sets[] = {"scalar", "avx2", "avx_vnni", "avx512", "neon", "neon_dot", "neon_i8mm", NULL};
 
 const sotto__kernels *sotto__kernels_best(void)
 {
     const sotto__kernels *k = sotto__kernels_by_name("avx512");
     if (!k) k = sotto__kernels_by_name("avx_vnni");
     if (!k) k = sotto__kernels_by_name("avx2");
+    if (!k) k = sotto__kernels_by_name("neon_i8mm");
+    if (!k) k = sotto__kernels_by_name("neon_dot");
     if (!k) k = sotto__kernels_by_name("neon");
     return k ? k : &scalar;
 }

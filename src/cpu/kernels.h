@@ -81,7 +81,8 @@ typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float sc
 enum { SOTTO__N_KERNEL_SLOTS = 14 };
 typedef struct sotto__kernels {
     const char *name; /* "scalar", "avx2", "avx_vnni" (avx2 + VEX vpdpbusd q8_0), "avx512" (avx2 + AVX-512 VNNI
-                       * q8_0, zmm attention), "neon" */
+                       * q8_0, zmm attention), "neon", "neon_dot" (neon + sdot int8), "neon_i8mm"
+                       * (neon_dot + smmla q8_0 GEMM) */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
     sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
@@ -206,6 +207,21 @@ void sotto__to_f16_neon(const float *x, uint16_t *out, size_t n);
 void sotto__from_f16_neon(const uint16_t *h, float *out, size_t n);
 void sotto__scores_p5_neon(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
                            int K);
+/* The int8 kernels of the neon_dot set (kernels_neon_dot.c: sdot) and the q8_0 GEMM of the
+ * neon_i8mm set (kernels_neon_i8mm.c: smmla); the rest of both sets is neon's. */
+void sotto__matmul_q8_neon_dot(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                               const float *bias, float *C, size_t ldc, int M, int N, int K);
+void sotto__scores_p5_neon_dot(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                               int K);
+void sotto__matmul_q8_neon_i8mm(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
+                                const float *bias, float *C, size_t ldc, int M, int N, int K);
+
+/* The AArch64 sets that Linux's hwcaps allow (getauxval(AT_HWCAP), AT_HWCAP2): SOTTO__ARM_DOT
+ * with HWCAP_ASIMDDP, SOTTO__ARM_I8MM with HWCAP2_I8MM and HWCAP_ASIMDDP (the set's odd rows
+ * take sdot). Pure, on every architecture, for the tests. */
+enum { SOTTO__HWCAP_ASIMDDP = 1 << 20, SOTTO__HWCAP2_I8MM = 1 << 13 };
+enum { SOTTO__ARM_DOT = 1, SOTTO__ARM_I8MM = 2 };
+int sotto__arm_sets(unsigned long hwcap, unsigned long hwcap2);
 
 /* The kernels this process uses: the set SOTTO_KERNELS names in the environment if this
  * CPU runs it, else the best it supports. */

@@ -1,11 +1,12 @@
 /* kernels_neon.c — the kernel set for 64-bit ARM: AdvSIMD, which every AArch64 CPU has
  * (no extension is assumed: the int8 products widen through vmull_s8, not the optional
- * dot-product instructions). Same contracts as the scalar references (kernels.h), tested
- * against them under qemu-user (`make test-arm`).
+ * dot-product instructions of the neon_dot and neon_i8mm sets). Same contracts as the
+ * scalar references (kernels.h), tested against them under qemu-user (`make test-arm`).
  *
- * As on x86: GEMV kernels read the rows of B one after the other (one sequential stream),
- * and many rows of A (M >= SOTTO__GEMM_MIN_M) take 4x4 register tiles over panels of B
- * sized for L2. */
+ * As on x86: f32/f16 GEMV kernels read the rows of B one after the other (one sequential
+ * stream), and many rows of A (M >= SOTTO__GEMM_MIN_M) take 4x4 register tiles over
+ * panels of B sized for L2. The int8 kernels are int8_neon.h's, bit for bit the scalar
+ * reference's. */
 #include <arm_neon.h>
 #include <math.h>
 #include <string.h>
@@ -169,45 +170,28 @@ void sotto__matmul_nn_f16_neon(const float *A, size_t lda, const uint16_t *B, si
     matmul_nn_any(A, lda, B, true, ldb, C, ldc, M, N, K);
 }
 
-/* ---- A and B in q8_0 ----------------------------------------------------------------- */
+/* ---- A and B in q8_0 (int8_neon.h: 4x4 tiles, the reference's bits) ------------------ */
 
-/* The exact int32 dot product of two 32-value blocks in four lanes (int8 products widen
- * to int16, at most 128 * 128, and pairs of them to int32). */
-static inline int32x4_t block_dot(const sotto__block_q8_0 *a, const sotto__block_q8_0 *b)
+/* Adds the exact products a[i] b[i] to ACC's lanes: int8 products widen to int16 (at most
+ * 128 * 128), pairs of them to int32. */
+static inline int32x4_t dot16(int32x4_t acc, int8x16_t a, int8x16_t b)
 {
-    int8x16_t a0 = vld1q_s8(a->qs), a1 = vld1q_s8(a->qs + 16), b0 = vld1q_s8(b->qs), b1 = vld1q_s8(b->qs + 16);
-    int32x4_t s = vpaddlq_s16(vmull_s8(vget_low_s8(a0), vget_low_s8(b0)));
-    s = vpadalq_s16(s, vmull_s8(vget_high_s8(a0), vget_high_s8(b0)));
-    s = vpadalq_s16(s, vmull_s8(vget_low_s8(a1), vget_low_s8(b1)));
-    return vpadalq_s16(s, vmull_s8(vget_high_s8(a1), vget_high_s8(b1)));
+    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    return vpadalq_s16(acc, vmull_s8(vget_high_s8(a), vget_high_s8(b)));
 }
 
-/* One row of A (NB blocks) against B rows [n0, n1), one after the other; alternate
- * blocks go to two sums. */
-static void row_1_q8(const sotto__block_q8_0 *a, const sotto__block_q8_0 *B, size_t ldb, const float *bias, float *c,
-                     int n0, int n1, int nb)
-{
-    for (int n = n0; n < n1; n++) {
-        const sotto__block_q8_0 *b = B + (size_t)n * ldb;
-        float32x4_t s0 = vdupq_n_f32(0), s1 = s0;
-        int j = 0;
-        for (; j + 2 <= nb; j += 2) {
-            s0 = vfmaq_n_f32(s0, vcvtq_f32_s32(block_dot(a + j, b + j)), h2f(a[j].d) * h2f(b[j].d));
-            s1 = vfmaq_n_f32(s1, vcvtq_f32_s32(block_dot(a + j + 1, b + j + 1)), h2f(a[j + 1].d) * h2f(b[j + 1].d));
-        }
-        if (j < nb) s0 = vfmaq_n_f32(s0, vcvtq_f32_s32(block_dot(a + j, b + j)), h2f(a[j].d) * h2f(b[j].d));
-        c[n] = vaddvq_f32(vaddq_f32(s0, s1)) + bias_at(bias, n);
-    }
-}
+#include "int8_neon.h"
 
 void sotto__matmul_q8_neon(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                            const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    const int nb = K / SOTTO__QK8_0, panel = panel_rows(K, 1); /* 34 bytes per 32 values */
-    for (int n0 = 0; n0 < N; n0 += panel) {
-        int n1 = n0 + panel < N ? n0 + panel : N;
-        for (int m = 0; m < M; m++) row_1_q8(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, nb);
-    }
+    q8_matmul_dot(A, lda, B, ldb, bias, C, ldc, M, N, K);
+}
+
+void sotto__scores_p5_neon(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
+                           int K)
+{
+    p5_scores(a, d, g, rows, u, N, K);
 }
 
 /* ---- element-wise --------------------------------------------------------------------- */
@@ -317,50 +301,4 @@ void sotto__from_f16_neon(const uint16_t *h, float *out, size_t n)
     size_t i = 0;
     for (; i + 4 <= n; i += 4) vst1q_f32(out + i, ld_h4(h + i));
     sotto__from_f16_ref(h + i, out + i, n - i);
-}
-
-/* ---- vocabulary proxy scores (kernels.h scores_p5) ------------------------------------ */
-
-/* Values 16 h .. 16 h + 15 of a chunk of 128: the nibbles NIB (low or high half of the
- * chunk's bytes) plus 16 where their bits (BITS, 2 bytes) are set. */
-static inline int8x16_t p5_values(uint8x16_t nib, const uint8_t *bits)
-{
-    static const uint8_t pick[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
-    static const uint8_t mask[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
-    uint8x16_t b = vqtbl1q_u8(vcombine_u8(vld1_u8(bits), vdup_n_u8(0)), vld1q_u8(pick));
-    b = vandq_u8(vtstq_u8(b, vld1q_u8(mask)), vdupq_n_u8(16));
-    return vreinterpretq_s8_u8(vorrq_u8(nib, b));
-}
-
-static inline int32x4_t dot16(int32x4_t acc, int8x16_t v, int8x16_t a)
-{
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(v), vget_low_s8(a)));
-    return vpadalq_s16(acc, vmull_s8(vget_high_s8(v), vget_high_s8(a)));
-}
-
-void sotto__scores_p5_neon(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
-                           int K)
-{
-    const size_t rb = (size_t)K / 2 + K / 8 + K / 16;
-    for (int n = 0; n < N; n++) {
-        const uint8_t *row = rows + (size_t)n * rb, *bits = row + K / 2, *sr = bits + K / 8;
-        float acc = 0;
-        for (int c = 0; c < K / 128; c++) {
-            int32x4_t s[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
-            for (int q = 0; q < 4; q++) { /* bytes 16 q .. 16 q + 15: values 16 q.. and 64 + 16 q.. */
-                uint8x16_t by = vld1q_u8(row + c * 64 + 16 * q);
-                int8x16_t lo = p5_values(vandq_u8(by, vdupq_n_u8(15)), bits + c * 16 + 2 * q);
-                int8x16_t hi = p5_values(vshrq_n_u8(by, 4), bits + c * 16 + 8 + 2 * q);
-                const int8_t *ac = a + c * 128;
-                s[q / 2] = dot16(s[q / 2], lo, vld1q_s8(ac + 16 * q));
-                s[2 + q / 2] = dot16(s[2 + q / 2], hi, vld1q_s8(ac + 64 + 16 * q));
-            }
-            for (int j = 0; j < 4; j++) { /* block 4 c + j holds values 32 j .. 32 j + 31 */
-                int b = 4 * c + j;
-                float sc = h2f((uint16_t)(sr[2 * b] | sr[2 * b + 1] << 8));
-                acc += sc * (d[b] * (float)vaddvq_s32(s[j]) + g[b]);
-            }
-        }
-        u[n] = acc;
-    }
 }
