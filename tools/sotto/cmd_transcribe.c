@@ -74,7 +74,8 @@ static const cli_opt options[] = {
      .help = "transcribe (default) or translate (into English)"},
     {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format, .help_fn = format_help},
     {"--output-dir", 0, OPT_STR, OFF(dir), 0, 0, "DIR", "a directory", .help = "write DIR/NAME.EXT for each input and format"},
-    {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the one format of the one input to FILE"},
+    {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the one format of the one input to FILE (through a\n"
+                                                                          "temporary name; a device or FIFO written into; -: stdout)"},
     {.kind = OPT_INCLUDE, .sub = cli_opts_search, .offset = OFF(tp)},
     {"--patience", 0, OPT_FLOAT, TP(patience), 0, HUGE_VAL, "P", "a number > 0",
      .help = "beam search patience (default 1.0)", .flags = CLI_LO_OPEN},
