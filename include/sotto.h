@@ -126,8 +126,12 @@ sotto_status sotto_model_save_gguf(const sotto_model *model, const char *path,
 
 /* ---- audio ---------------------------------------------------------------------- */
 
-/* Reads a RIFF/WAVE file: 16 kHz, mono, PCM 16-bit or IEEE float 32-bit. On success
- * *samples (free with sotto_free) holds *n_samples values in [-1, 1]. */
+/* Reads a RIFF/WAVE file (PATH, or "-": standard input): 16 kHz, mono, PCM 16-bit or
+ * IEEE float 32-bit, through the same parser as sotto_audio_open's built-in reader. On
+ * success *samples (free with sotto_free) holds *n_samples values in [-1, 1]. A data
+ * chunk longer than the file (a truncated file) gives the samples there are, as ffmpeg
+ * does (sotto_audio_warning tells it, on a stream); a sample rate below 1000 Hz, which no
+ * real audio has, fails with SOTTO_ERR_FORMAT. */
 sotto_status sotto_wav_read(const char *path, float **samples, int64_t *n_samples);
 
 /* Audio input: any file FFmpeg reads, or WAV alone in a build without FFmpeg.
@@ -151,6 +155,11 @@ sotto_status sotto_wav_read(const char *path, float **samples, int64_t *n_sample
  * Damaged input is refused, not decoded around: a packet FFmpeg cannot decode, or a
  * stream that ends well before the length its container declares, fails with
  * SOTTO_ERR_FORMAT naming the file, the position and what FFmpeg said (av_strerror).
+ * One exception, as ffmpeg makes it: a WAV file the built-in reader takes whose data
+ * chunk is cut short (a truncated download or recording) gives the samples there are,
+ * with a warning (sotto_audio_warning). A sample rate below 1000 Hz, which no real audio
+ * has (a header of a few bytes that would decode to hours), fails with SOTTO_ERR_FORMAT
+ * when the file is opened.
  * FFmpeg's own log (stderr by default) is left as the application set it; see
  * sotto_audio_ffmpeg_log. */
 typedef struct sotto_audio sotto_audio;
@@ -195,6 +204,11 @@ sotto_status sotto_audio_open_source(const sotto_audio_source *source, sotto_aud
  * SOTTO_ERR_FORMAT ("no audio samples"), as does damage found on the way; after a
  * failure the stream stays failed. Message: sotto_last_error(). */
 sotto_status sotto_audio_read(sotto_audio *a, float *buf, int64_t cap, int64_t *n_read);
+
+/* A note on input that was read around, "" if none: "PATH: data chunk claims N bytes but
+ * only M follow (truncated file): read the S s there are". Set when the stream is opened
+ * for a file, or when the input ends for a pipe; valid until sotto_audio_close. */
+const char *sotto_audio_warning(const sotto_audio *a);
 
 /* Length in seconds as the container declares it (its header or an index), or < 0 when
  * it does not say (a pipe, a stream without a length). Decoding may end a few
@@ -390,6 +404,8 @@ typedef struct sotto_segment {
 /* Returns nonzero to stop at this segment: the result holds the segments up to it, the
  * later ones of its window are dropped. */
 typedef int (*sotto_segment_callback)(const sotto_segment *segment, void *user_data);
+/* A note on input read around (sotto_audio_warning's message), as soon as it is known. */
+typedef void (*sotto_warning_callback)(const char *message, void *user_data);
 /* Audio seconds done and in all, after each window; returns nonzero to stop there. */
 typedef int (*sotto_progress_callback)(double done_s, double total_s, void *user_data);
 /* The language detected from the first 30 s (its code, "en", ..., and probability),
@@ -459,7 +475,8 @@ typedef struct sotto_transcribe_params {
     sotto_progress_callback on_progress;
     sotto_language_callback on_language; /* when the language is detected, or NULL */
     sotto_abort_callback abort_callback; /* or NULL */
-    void *user_data;           /* for the four callbacks */
+    sotto_warning_callback on_warning; /* sotto_transcribe_file: a truncated WAV, or NULL */
+    void *user_data;           /* for the five callbacks */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */

@@ -384,6 +384,25 @@ static void expect_wav_fails(const char *what, const unsigned char *b, size_t n)
     sotto_free(pcm);
 }
 
+/* A WAV the reader takes: N_WANT samples, the first of them the clip's. */
+static void expect_wav_reads(const char *what, const unsigned char *b, size_t n, int64_t n_want, const float *ref)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/cut.wav", tmp);
+    spill(path, b, n);
+    float *pcm = NULL;
+    int64_t count = 0;
+    sotto_status st = sotto_wav_read(path, &pcm, &count);
+    CHECK(st == SOTTO_OK && count == n_want && memcmp(pcm, ref, (size_t)count * sizeof *pcm) == 0,
+          "%s: %s, %lld samples (want %lld)", what, sotto_last_error(), (long long)count, (long long)n_want);
+    sotto_audio *a;
+    CHECK(sotto_audio_open(path, &a) == SOTTO_OK && strstr(sotto_audio_warning(a), "(truncated file)"),
+          "%s: the stream warns", what);
+    sotto_audio_close(a);
+    printf("  %-34s -> %lld samples\n", what, (long long)count);
+    sotto_free(pcm);
+}
+
 static void test_wav(const char *clip)
 {
     size_t n;
@@ -391,12 +410,18 @@ static void test_wav(const char *clip)
     printf("WAV (%zu bytes)\n", n);
     size_t fmt = find(orig, n, "fmt "), data = find(orig, n, "data");
     CHECK(fmt && data, "chunks found");
-    const size_t cuts[] = {0, 4, 11, 12, 20, fmt + 8 + 8, data + 3, data + 8 + 1000};
+    const size_t cuts[] = {0, 4, 11, 12, 20, fmt + 8 + 8, data + 3, data + 8, data + 8 + 1};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         char what[64];
         snprintf(what, sizeof what, "truncated at %zu", cuts[i]);
         expect_wav_fails(what, orig, cuts[i]);
     }
+    /* cut inside the samples: what is there, as ffmpeg reads it (issue 23) */
+    float *ref = NULL;
+    int64_t n_ref = 0;
+    CHECK(sotto_wav_read(clip, &ref, &n_ref) == SOTTO_OK && n_ref > 500, "the clip reads");
+    expect_wav_reads("truncated at data + 1000 bytes", orig, data + 8 + 1000, 500, ref);
+    expect_wav_reads("truncated at data + 1001 bytes", orig, data + 8 + 1001, 500, ref);
     memcpy(b, orig, n), memcpy(b, "RIFX", 4);
     expect_wav_fails("wrong magic", b, n);
     memcpy(b, orig, n), b[fmt + 8 + 2] = 2;
@@ -406,7 +431,14 @@ static void test_wav(const char *clip)
     memcpy(b, orig, n), b[fmt + 8 + 14] = 8;
     expect_wav_fails("8-bit PCM", b, n);
     memcpy(b, orig, n), put32(b + data + 4, 576000000); /* a 10-hour header over a short file */
-    expect_wav_fails("10-hour header, little data", b, n);
+    expect_wav_reads("10-hour header, little data", b, n, n_ref, ref);
+    sotto_free(ref);
+    memcpy(b, orig, n), put32(b + fmt + 8 + 4, 8); /* a 32 kB file of 8 Hz would be 2000 s */
+    expect_wav_fails("8 Hz", b, n);
+    CHECK(strstr(sotto_last_error(), "below 1000 Hz") != NULL, "8 Hz: %s", sotto_last_error());
+    memcpy(b, orig, n), put32(b + fmt + 8 + 4, 1);
+    expect_wav_fails("1 Hz", b, n);
+    CHECK(strstr(sotto_last_error(), "a sample rate of 1 Hz") != NULL, "1 Hz: %s", sotto_last_error());
     expect_wav_fails("10-hour header, no data", b, data + 8);
     memcpy(b, orig, n), put32(b + data + 4, 0);
     expect_wav_fails("zero-length audio", b, data + 8);

@@ -26,6 +26,8 @@ sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, s
     return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "built without FFmpeg");
 }
 void sotto__ff_close(sotto__ff *f) {}
+void sotto__ff_cut_short(sotto__ff *f, const char *note) {}
+const char *sotto__ff_warning(const sotto__ff *f) { return ""; }
 const char *sotto__ff_versions(void) { return ""; }
 void sotto__ff_log(int verbosity) {}
 #endif
@@ -75,7 +77,9 @@ static sotto_status open_reader(sotto_audio *a, sotto__err *err)
     err->status = SOTTO_OK;
     err->msg[0] = 0;
     if ((st = sotto__src_rewind(s, err))) return st;
-    return sotto__ff_open(s, &a->ff, &a->duration_s, err);
+    if ((st = sotto__ff_open(s, &a->ff, &a->duration_s, err))) return st;
+    if (wav && a->wav.claimed) sotto__ff_cut_short(a->ff, a->wav.warning);
+    return SOTTO_OK;
 }
 
 sotto_status sotto_audio_open_source(const sotto_audio_source *source, sotto_audio **out)
@@ -138,6 +142,11 @@ sotto_status sotto_audio_read(sotto_audio *a, float *buf, int64_t cap, int64_t *
         return sotto__publish(&err);
     }
     return SOTTO_OK;
+}
+
+const char *sotto_audio_warning(const sotto_audio *a)
+{
+    return !a ? "" : a->builtin ? a->wav.warning : a->ff ? sotto__ff_warning(a->ff) : "";
 }
 
 double sotto_audio_duration(const sotto_audio *a)

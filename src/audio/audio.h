@@ -66,22 +66,29 @@ sotto_status sotto__audio_restart(sotto_audio *a, sotto__err *err);
 
 typedef struct sotto__wav {
     bool f32;              /* IEEE float 32-bit, else PCM 16-bit */
-    bool until_end;        /* the data chunk runs to the end of input (size 0 or ~0) */
-    uint64_t declared;     /* data bytes the header declares (when !until_end) */
+    bool until_end;        /* the data chunk runs to the end of a pipe (size 0 or ~0) */
+    uint64_t declared;     /* data bytes to read (when !until_end): the header's, or what a
+                              truncated file holds */
+    uint64_t claimed;      /* a truncated data chunk: the bytes its header claims; else 0 */
     uint64_t left;         /* data bytes not yet read (when !until_end) */
     int64_t n_samples;     /* samples in the data chunk; -1 unknown */
     int64_t n_done;
     uint8_t carry[4];      /* bytes of a sample split across two reads */
     size_t n_carry;
+    char warning[SOTTO__ERR_LEN]; /* "" or what was read around (a truncated file) */
 } sotto__wav;
 
 /* Parses a RIFF/WAVE header from S (whose first 12 bytes, "RIFF....WAVE", were already
- * consumed) by the rules of sotto_wav_read, with its messages, and leaves S at the first
- * sample. SOTTO_ERR_UNSUPPORTED: well-formed, but not a format the built-in reader takes
- * (16 kHz mono PCM16; f32 too when ALLOW_F32): FFmpeg may decode it. */
+ * consumed), checking every chunk size against the input, and leaves S at the first
+ * sample. A data chunk longer than the file is read as far as it goes (w->warning says
+ * so); one with no whole sample there fails ("... (truncated file)"). A sample rate below
+ * 1000 Hz fails with SOTTO_ERR_FORMAT. SOTTO_ERR_UNSUPPORTED: well-formed, but not a
+ * format the built-in reader takes (16 kHz mono PCM16; f32 too when ALLOW_F32): FFmpeg may
+ * decode it. */
 sotto_status sotto__wav_open(sotto__wav *w, sotto__src *s, bool allow_f32, sotto__err *err);
 
-/* Up to CAP samples into BUF; *n 0 at the end. A data chunk cut short fails. */
+/* Up to CAP samples into BUF; *n 0 at the end. A data chunk that a pipe cuts short ends
+ * there, with w->warning set; with no sample at all it fails. */
 sotto_status sotto__wav_read(sotto__wav *w, sotto__src *s, float *buf, int64_t cap, int64_t *n,
                              sotto__err *err);
 
@@ -94,6 +101,10 @@ typedef struct sotto__ff sotto__ff;
 sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, sotto__err *err);
 sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, sotto__err *err);
 void sotto__ff_close(sotto__ff *f);
+/* A WAV file the built-in walk found cut short (NOTE says so): its last, partial packet
+ * is dropped instead of failing, and NOTE becomes the stream's warning. */
+void sotto__ff_cut_short(sotto__ff *f, const char *note);
+const char *sotto__ff_warning(const sotto__ff *f);
 const char *sotto__ff_versions(void);
 void sotto__ff_log(int verbosity);
 

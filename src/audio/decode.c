@@ -27,7 +27,9 @@
  * Damage is refused: a read or decode error fails with the position and av_strerror's
  * text, and a stream that decodes to more than 0.25 s and 1 % less than the length its
  * container states (the stream's, or the file's when the audio is its only stream; never
- * one estimated from the bitrate) is "damaged or truncated". What FFmpeg passes over
+ * one estimated from the bitrate) is "damaged or truncated". A WAV file whose data chunk
+ * the built-in walk found cut short (sotto__ff_cut_short) is read as far as it goes, its
+ * last, partial packet dropped, as ffmpeg does. What FFmpeg passes over
  * without a word (an Ogg file cut at a page: a shorter valid stream; a page dropped for
  * its checksum, when the length still adds up) is not seen.
  * The demuxer opens no other file or URL (io_open refuses): a playlist or a reference to
@@ -47,6 +49,7 @@
 #define TRUNC_MIN_S 0.25
 #define TRUNC_FRACTION 0.01
 #define MAX_RATE_HZ 768000
+#define MIN_RATE_HZ 1000 /* below it no real audio: a header's 1 Hz makes 320 kB 44 hours (issue 23) */
 
 struct sotto__ff {
     sotto__src *src;
@@ -66,6 +69,7 @@ struct sotto__ff {
     int64_t n_out;                /* samples returned so far */
     double exact_s;               /* the stream's length as its container states it, or -1 */
     double packet_s;              /* time of the last packet read, for messages */
+    char warning[SOTTO__ERR_LEN]; /* "" or the note of sotto__ff_cut_short */
 };
 
 static int io_read(void *opaque, uint8_t *buf, int size)
@@ -134,6 +138,21 @@ static void describe_streams(const AVFormatContext *fmt, char *out, size_t n)
     if (!fmt->nb_streams) snprintf(out, n, "no streams at all");
 }
 
+/* A sample rate no real audio has (below MIN_RATE_HZ: a damaged or hostile header whose
+ * few bytes would decode to hours), or one whose resampler would be too large. */
+static sotto_status check_rate(const sotto__ff *f, int rate, sotto__err *err)
+{
+    if (rate >= 1 && rate < MIN_RATE_HZ)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a sample rate of %d Hz: no real audio has one below %d Hz "
+                           "(a damaged header)", f->src->name, rate, MIN_RATE_HZ);
+    /* swr's filter bank grows with the down-sampling factor: at 768 kHz it is a few MB,
+     * at a crafted header's 2 GHz it would be tens of GB (found by fuzz_audio) */
+    if (rate < 1 || rate > MAX_RATE_HZ)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a sample rate of %d Hz (sotto resamples %d Hz to %d Hz)",
+                           f->src->name, rate, MIN_RATE_HZ, MAX_RATE_HZ);
+    return SOTTO_OK;
+}
+
 static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
 {
     const AVCodec *codec = NULL;
@@ -162,6 +181,8 @@ static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
     for (unsigned i = 0; i < f->fmt->nb_streams; i++)
         if ((int)i != r) f->fmt->streams[i]->discard = AVDISCARD_ALL;
     AVStream *st = f->fmt->streams[r];
+    sotto_status rate_st; /* refused before a sample is decoded; 0 (not stated) waits for the frames */
+    if (st->codecpar->sample_rate > 0 && (rate_st = check_rate(f, st->codecpar->sample_rate, err))) return rate_st;
     f->dec = avcodec_alloc_context3(codec);
     if (!f->dec) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory for the decoder", f->src->name);
     if ((r = avcodec_parameters_to_context(f->dec, st->codecpar)) < 0)
@@ -275,11 +296,8 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
     if (frame->ch_layout.nb_channels <= 0)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a decoded frame at %.2f s has no channels", f->src->name,
                            f->packet_s);
-    /* swr's filter bank grows with the down-sampling factor: at 768 kHz it is a few MB,
-     * at a crafted header's 2 GHz it would be tens of GB (found by fuzz_audio) */
-    if (frame->sample_rate < 1 || frame->sample_rate > MAX_RATE_HZ)
-        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a sample rate of %d Hz (sotto resamples 1 Hz to %d Hz)",
-                           f->src->name, frame->sample_rate, MAX_RATE_HZ);
+    sotto_status st = check_rate(f, frame->sample_rate, err);
+    if (st) return st;
     if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&in, frame->ch_layout.nb_channels);
     else if ((r = av_channel_layout_copy(&in, &frame->ch_layout)) < 0)
         return ff_fail(f, err, SOTTO_ERR_NOMEM, r, "cannot copy a channel layout");
@@ -356,6 +374,7 @@ static sotto_status feed(sotto__ff *f, sotto__err *err)
         if (f->pkt->pts != AV_NOPTS_VALUE) f->packet_s = (double)f->pkt->pts * av_q2d(st->time_base);
         r = avcodec_send_packet(f->dec, f->pkt);
         av_packet_unref(f->pkt);
+        if (r == AVERROR_INVALIDDATA && f->warning[0]) continue; /* a cut WAV's partial last block */
         return r < 0 ? decode_fail(f, err, r) : SOTTO_OK;
     }
 }
@@ -376,6 +395,8 @@ static sotto_status refill(sotto__ff *f, sotto__err *err)
             if (st) return st;
         } else if (r == AVERROR_EOF) {
             f->dec_done = true;
+        } else if (r == AVERROR_INVALIDDATA && f->warning[0]) {
+            continue; /* a cut WAV's partial last block: the decoder goes on to the end */
         } else if (r < 0) {
             return decode_fail(f, err, r);
         } else {
@@ -407,13 +428,23 @@ sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, s
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no audio samples (its %s stream decodes to nothing)",
                            f->src->name, avcodec_get_name(f->dec->codec_id));
     double got_s = (double)f->n_out / SOTTO_SAMPLE_RATE;
-    if (k == 0 && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
+    if (k == 0 && !f->warning[0] && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
         return sotto__fail(err, SOTTO_ERR_FORMAT,
                            "%s: damaged or truncated file: its %s stream decodes to %.2f s but the container "
                            "says %.2f s",
                            f->src->name, avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
     *n = k;
     return SOTTO_OK;
+}
+
+void sotto__ff_cut_short(sotto__ff *f, const char *note)
+{
+    snprintf(f->warning, sizeof f->warning, "%s", note);
+}
+
+const char *sotto__ff_warning(const sotto__ff *f)
+{
+    return f->warning;
 }
 
 const char *sotto__ff_versions(void)

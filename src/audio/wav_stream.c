@@ -1,13 +1,19 @@
-/* wav_stream.c — the built-in WAV reader as a stream: walks the RIFF chunks front to
- * back from the byte source (a file or a pipe) by the rules and with the messages of
- * sotto_wav_read (wav.c), then converts the data chunk a block at a time. Samples are
- * bit-identical to sotto_wav_read's; tests/test_audio.c checks it on every WAV we have. */
+/* wav_stream.c — the one RIFF/WAVE parser: walks the chunks front to back from the byte
+ * source (a file or a pipe), checking every size against the input, then converts the
+ * data chunk a block at a time. sotto_wav_read (wav.c) and the audio input (audio.c) both
+ * read through it. A data chunk cut short (a truncated file) gives the samples that are
+ * there, with a warning, as ffmpeg (and so openai-whisper) decodes them. */
+#include <stdio.h>
 #include <string.h>
 
 #include "audio.h"
 
-/* Where the file size is known every rule is checked as wav.c checks it against its
- * mapping; on a pipe the same conditions are found when the input ends early. */
+/* Below this no real recording was made: a header that says 8 Hz makes a 32 kB file
+ * 2000 s of audio (issue 23, defect 14). */
+#define MIN_RATE_HZ 1000
+
+/* Where the file size is known every size is checked against it up front; on a pipe the
+ * same conditions are found when the input ends early. */
 static bool avail_ok(const sotto__src *s, uint64_t need)
 {
     return s->size < 0 || need <= (uint64_t)(s->size - s->pos);
@@ -16,6 +22,9 @@ static bool avail_ok(const sotto__src *s, uint64_t need)
 static sotto_status check_format(sotto__wav *w, const char *name, int format, int bits, int channels,
                                  uint32_t rate, bool allow_f32, sotto__err *err)
 {
+    if (rate < MIN_RATE_HZ)
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: a sample rate of %u Hz: no real audio has one below %d Hz "
+                           "(a damaged header)", name, rate, MIN_RATE_HZ);
     bool pcm16 = format == 1 && bits == 16, f32 = format == 3 && bits == 32;
     if (!pcm16 && !f32)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED,
@@ -60,6 +69,57 @@ static sotto_status read_fmt(sotto__src *s, uint32_t size, int *format, int *cha
     return SOTTO_OK;
 }
 
+/* The data chunk's header said SIZE bytes and the source is at its first byte: how many
+ * to read. 0 and 0xffffffff are written by streaming encoders that never came back to fill
+ * in the size: the rest of the input. A size past the end of a file of known size is a
+ * truncated file: what is there (*CLAIMED keeps the size for the warning). */
+static void data_size(sotto__wav *w, const sotto__src *s, uint32_t size)
+{
+    uint64_t avail = s->size < 0 ? 0 : (uint64_t)(s->size - s->pos);
+    if (size == 0xffffffffu || (size == 0 && (s->size < 0 || avail > 0))) {
+        w->until_end = s->size < 0;
+        w->declared = avail;
+    } else if (!avail_ok(s, size)) {
+        w->claimed = size;
+        w->declared = avail;
+    } else {
+        w->declared = size;
+    }
+}
+
+/* "PATH: data chunk claims N bytes but only M follow (truncated file)". */
+static int truncated_msg(char *out, size_t cap, const char *name, uint64_t claimed, uint64_t present)
+{
+    return snprintf(out, cap, "%s: data chunk claims %llu bytes but only %llu follow (truncated file)", name,
+                    (unsigned long long)claimed, (unsigned long long)present);
+}
+
+/* A data chunk cut short with samples in it: the warning; without: the failure. */
+static sotto_status cut_short(sotto__wav *w, const char *name, uint64_t present, sotto__err *err)
+{
+    size_t width = w->f32 ? 4 : 2;
+    if (present / width == 0) {
+        truncated_msg(err->msg, sizeof err->msg, name, w->claimed, present);
+        return err->status = SOTTO_ERR_FORMAT;
+    }
+    int k = truncated_msg(w->warning, sizeof w->warning, name, w->claimed, present);
+    if (k > 0 && (size_t)k < sizeof w->warning)
+        snprintf(w->warning + k, sizeof w->warning - (size_t)k, ": read the %.2f s there are",
+                 (double)(present / width) / SOTTO_SAMPLE_RATE);
+    return SOTTO_OK;
+}
+
+/* Skips the body of a chunk of SIZE bytes that is not read (LIST, fact, ...). */
+static sotto_status skip_chunk(sotto__src *s, uint32_t size, sotto__err *err)
+{
+    if (!avail_ok(s, size)) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: chunk larger than the file", s->name);
+    uint64_t skipped;
+    sotto_status st = sotto__src_skip(s, size, &skipped, err);
+    if (st) return st;
+    if (skipped < size) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: chunk larger than the file", s->name);
+    return SOTTO_OK;
+}
+
 sotto_status sotto__wav_open(sotto__wav *w, sotto__src *s, bool allow_f32, sotto__err *err)
 {
     memset(w, 0, sizeof *w);
@@ -78,32 +138,13 @@ sotto_status sotto__wav_open(sotto__wav *w, sotto__src *s, bool allow_f32, sotto
         } else if (memcmp(hdr, "data", 4) == 0) {
             if (format < 0)
                 return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: data chunk before the fmt chunk", s->name);
-            uint64_t avail = s->size < 0 ? 0 : (uint64_t)(s->size - s->pos);
-            /* 0 and 0xffffffff are written by streaming encoders that never came back to
-             * fill in the size: take the rest of the input. Any other size must fit. */
-            if (size == 0xffffffffu || (size == 0 && (s->size < 0 || avail > 0))) {
-                w->until_end = true;
-                if (s->size >= 0) {
-                    w->until_end = false;
-                    w->declared = avail;
-                }
-            } else if (!avail_ok(s, size)) {
-                return sotto__fail(err, SOTTO_ERR_FORMAT,
-                                   "%s: data chunk claims %u bytes but only %llu follow (truncated file)",
-                                   s->name, size, (unsigned long long)avail);
-            } else {
-                w->declared = size;
-            }
+            data_size(w, s, size);
             have_data = true;
             break;
-        } else {
-            if (!avail_ok(s, size))
-                return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: chunk larger than the file", s->name);
-            uint64_t skipped;
-            if ((st = sotto__src_skip(s, size, &skipped, err))) return st;
-            if (skipped < size) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: chunk larger than the file", s->name);
+        } else if ((st = skip_chunk(s, size, err))) {
+            return st;
         }
-        if (size & 1) { /* the pad byte; at the end of input the walk just ends, as in wav.c */
+        if (size & 1) { /* the pad byte; at the end of input the walk just ends */
             uint64_t skipped;
             if ((st = sotto__src_skip(s, 1, &skipped, err))) return st;
             if (skipped < 1) break;
@@ -112,7 +153,13 @@ sotto_status sotto__wav_open(sotto__wav *w, sotto__src *s, bool allow_f32, sotto
     if (format < 0) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no fmt chunk", s->name);
     if (!have_data) return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no data chunk", s->name);
     sotto_status st = check_format(w, s->name, format, bits, channels, rate, allow_f32, err);
+    if (st == SOTTO_ERR_UNSUPPORTED && w->claimed) { /* FFmpeg reads it: the note goes along */
+        int k = truncated_msg(w->warning, sizeof w->warning, s->name, w->claimed, w->declared);
+        if (k > 0 && (size_t)k < sizeof w->warning)
+            snprintf(w->warning + k, sizeof w->warning - (size_t)k, ": read what there is");
+    }
     if (st) return st;
+    if (w->claimed && (st = cut_short(w, s->name, w->declared, err))) return st;
     size_t width = w->f32 ? 4 : 2;
     w->left = w->declared;
     w->n_samples = w->until_end ? -1 : (int64_t)(w->declared / width);
@@ -130,6 +177,19 @@ static bool convert(const sotto__wav *w, const uint8_t *p, float *out)
     uint32_t b = sotto__rd32(p);
     memcpy(out, &b, 4);
     return *out == *out && *out <= 1e6f && *out >= -1e6f;
+}
+
+/* The input ended inside the data chunk: on a pipe this is where a truncated file shows. */
+static sotto_status input_ended(sotto__wav *w, const char *name, sotto__err *err)
+{
+    sotto_status st = SOTTO_OK;
+    if (!w->until_end) {
+        w->claimed = w->declared;
+        st = cut_short(w, name, w->declared - w->left, err);
+    }
+    w->until_end = false;
+    w->left = 0;
+    return st;
 }
 
 sotto_status sotto__wav_read(sotto__wav *w, sotto__src *s, float *buf, int64_t cap, int64_t *n,
@@ -160,14 +220,8 @@ sotto_status sotto__wav_read(sotto__wav *w, sotto__src *s, float *buf, int64_t c
         memcpy(w->carry, tmp + m * width, w->n_carry);
         k += (int64_t)m;
         w->n_done += (int64_t)m;
-        if (got < want) { /* the input ended */
-            if (!w->until_end)
-                return sotto__fail(err, SOTTO_ERR_FORMAT,
-                                   "%s: data chunk claims %llu bytes but only %llu follow (truncated file)",
-                                   s->name, (unsigned long long)w->declared,
-                                   (unsigned long long)(w->declared - w->left));
-            w->until_end = false;
-            w->left = 0;
+        if (got < want) {
+            if ((st = input_ended(w, s->name, err))) return st;
             break;
         }
     }

@@ -175,6 +175,15 @@ static sotto_status read_all(sotto_audio *audio, float **x, int64_t *n)
     return st;
 }
 
+/* Hands AUDIO's warning (a truncated file) to P's on_warning, once per input. */
+static void warn(const sotto_transcribe_params *p, const sotto_audio *audio, bool *told)
+{
+    const char *w = sotto_audio_warning(audio);
+    if (*told || !w[0]) return;
+    *told = true;
+    if (p->on_warning) p->on_warning(w, p->user_data);
+}
+
 /* The speech intervals of the first pass, with faster-whisper's VadOptions. */
 static sotto_status intervals(sotto__input *in, const sotto_transcribe_params *p)
 {
@@ -207,12 +216,16 @@ sotto_status sotto__input_read(const sotto_audio_source *from, const float *samp
      * (a pipe cannot be read again: its samples are kept between the passes) */
     float *kept = NULL;
     int64_t n_kept = 0;
+    bool told = false;
+    if (src.audio) warn(p, src.audio, &told); /* a file's truncation shows at once, a pipe's at its end */
     if (filter && src.audio && !sotto__audio_seekable(src.audio)) {
         st = read_all(src.audio, &kept, &n_kept);
+        warn(p, src.audio, &told);
         sotto_audio_close(src.audio);
         src = (source){kept, n_kept, 0, NULL};
     }
     if (!st) st = feed(in, &src, !filter, vs, false, n_mels, p);
+    if (!st && src.audio) warn(p, src.audio, &told);
     if (!st && filter) st = intervals(in, p);
     if (!st && filter) {
         src.at = 0;

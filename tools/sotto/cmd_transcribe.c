@@ -380,6 +380,13 @@ static int on_progress(double done, double total, void *user)
     return interrupted;
 }
 
+/* Input read around (a truncated WAV): said on stderr, the transcription goes on. */
+static void on_warning(const char *message, void *user)
+{
+    (void)user;
+    fprintf(stderr, "sotto transcribe: warning: %s\n", message);
+}
+
 /* The one writer of a set of one format. */
 static const out_writer *only(unsigned formats)
 {
@@ -531,6 +538,7 @@ int cmd_transcribe(int argc, char **argv)
     rc = EXIT_EXEC;
     if (!load_vad(&o, &vad, &rc)) goto done;
     o.tp.vad = vad;
+    o.tp.on_warning = on_warning;
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.c.threads);
     cp.max_sequences = o.tp.beam_size > o.tp.best_of ? o.tp.beam_size : o.tp.best_of;
