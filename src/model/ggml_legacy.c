@@ -252,69 +252,30 @@ static sotto_status read_vocab(sotto__reader *r, sotto_model *m, const hparams *
 
 /* ---- suppress lists: openai-whisper tokenizer.py non_speech_tokens ------------------- */
 
-/* The base tokens sorted by their bytes, for rank lookups: in the tiktoken encodings
- * Whisper uses, a token's id is its merge rank. */
-typedef struct rank_ref {
-    const uint8_t *p;
-    uint32_t len;
-    int32_t id;
-} rank_ref;
-
-static int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-    int c = memcmp(a, b, na < nb ? na : nb);
-    return c ? c : (na > nb) - (na < nb);
-}
-
-static int cmp_rank_ref(const void *a, const void *b)
-{
-    const rank_ref *x = a, *y = b;
-    int c = cmp_bytes(x->p, x->len, y->p, y->len);
-    return c ? c : (x->id > y->id) - (x->id < y->id);
-}
-
-/* Lowest id of a base token spelled S[0..n), or -1. */
-static int32_t rank_of(const rank_ref *v, int32_t n_v, const uint8_t *s, size_t n)
-{
-    int32_t lo = 0, hi = n_v;
-    while (lo < hi) { /* first entry not below S */
-        int32_t mid = lo + (hi - lo) / 2;
-        if (cmp_bytes(v[mid].p, v[mid].len, s, n) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n_v && cmp_bytes(v[lo].p, v[lo].len, s, n) == 0 ? v[lo].id : -1;
-}
-
 #define BPE_MAX 16
 
-/* tiktoken's byte-pair encoding of one pre-split piece S[0..n) (n <= BPE_MAX): the whole
- * piece if it is a token, else start from single bytes and merge, again and again, the
- * adjacent pair whose concatenation has the lowest rank (the leftmost on a tie). Writes
- * the ids to OUT; returns their count, or -1 when a part is no token (a vocabulary
- * without all 256 single bytes). */
-static int bpe(const rank_ref *v, int32_t n_v, const uint8_t *s, int n, int32_t *out)
+typedef struct ids_out {
+    int32_t *v;                /* [BPE_MAX] */
+    int n;
+    bool bad;
+} ids_out;
+
+static void put_id(void *arg, int32_t id)
 {
-    int32_t whole = rank_of(v, n_v, s, (size_t)n);
-    if (whole >= 0) {
-        out[0] = whole;
-        return 1;
-    }
-    int start[BPE_MAX + 1], parts = n;
-    for (int i = 0; i <= n; i++) start[i] = i;
-    for (;;) {
-        int best = -1;
-        int32_t best_rank = INT32_MAX;
-        for (int i = 0; i + 1 < parts; i++) {
-            int32_t rk = rank_of(v, n_v, s + start[i], (size_t)(start[i + 2] - start[i]));
-            if (rk >= 0 && rk < best_rank) best_rank = rk, best = i;
-        }
-        if (best < 0) break;
-        memmove(&start[best + 1], &start[best + 2], (size_t)(parts - best - 1) * sizeof *start);
-        parts--;
-    }
-    for (int i = 0; i < parts; i++)
-        if ((out[i] = rank_of(v, n_v, s + start[i], (size_t)(start[i + 1] - start[i]))) < 0) return -1;
-    return parts;
+    ids_out *o = arg;
+    if (id < 0) o->bad = true;
+    if (o->n < BPE_MAX) o->v[o->n] = id;
+    o->n++;
+}
+
+/* The one BPE (token_index.c) of the piece S[0..n) (n <= BPE_MAX): the ids into OUT,
+ * their count, or -1 when a part is no token (a vocabulary without all 256 single bytes)
+ * or memory ran out. */
+static int bpe(sotto__bpe *b, const uint8_t *s, int n, int32_t *out)
+{
+    ids_out o = {out, 0, false};
+    if (!sotto__bpe_piece(b, s, (size_t)n, put_id, &o) || o.bad) return -1;
+    return o.n;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -341,31 +302,22 @@ static sotto_status derive_suppress(sotto_model *m, int32_t n_base, int32_t n_la
         "\u2669", "\u266a", "\u266b", "\u266c", "\u266d", "\u266e", "\u266f",
     };
     const size_t n_sym = sizeof symbols / sizeof *symbols, first_misc = n_sym - 7;
-    rank_ref *v = malloc((size_t)n_base * sizeof *v);
+    sotto_status st = sotto__model_token_index(m, n_base, err); /* the one BPE needs it now; finish keeps it */
+    if (st) return st;
     int32_t *list = malloc((2 * n_sym + 2 + 6) * sizeof *list);
-    if (!v || !list) {
-        free(v);
-        free(list);
-        return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
-    }
-    for (int32_t i = 0; i < n_base; i++) {
-        size_t len;
-        v[i].p = (const uint8_t *)sotto_token_bytes(m, i, &len);
-        v[i].len = (uint32_t)len;
-        v[i].id = i;
-    }
-    qsort(v, (size_t)n_base, sizeof *v, cmp_rank_ref);
+    if (!list) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    sotto__bpe v = {.m = m};
     int n = 0, k;
     int32_t ids[BPE_MAX];
     uint8_t buf[BPE_MAX];
-    if ((k = bpe(v, n_base, (const uint8_t *)" -", 2, ids)) > 0) list[n++] = ids[0];
-    if ((k = bpe(v, n_base, (const uint8_t *)" '", 2, ids)) > 0) list[n++] = ids[0];
+    if ((k = bpe(&v, (const uint8_t *)" -", 2, ids)) > 0) list[n++] = ids[0];
+    if ((k = bpe(&v, (const uint8_t *)" '", 2, ids)) > 0) list[n++] = ids[0];
     for (size_t s = 0; s < n_sym; s++) {
         size_t len = strlen(symbols[s]);
         for (int spaced = 0; spaced < 2; spaced++) {
             buf[0] = ' ';
             memcpy(buf + spaced, symbols[s], len);
-            k = bpe(v, n_base, buf, (int)len + spaced, ids);
+            k = bpe(&v, buf, (int)len + spaced, ids);
             if (k == 1 || (k > 1 && s >= first_misc)) list[n++] = ids[0];
         }
     }
@@ -376,8 +328,8 @@ static sotto_status derive_suppress(sotto_model *m, int32_t n_base, int32_t n_la
     int u = 0;
     for (int i = 0; i < n; i++)
         if (u == 0 || list[i] != list[u - 1]) list[u++] = list[i];
-    int n_blank = bpe(v, n_base, (const uint8_t *)" ", 1, ids);
-    free(v);
+    int n_blank = bpe(&v, (const uint8_t *)" ", 1, ids);
+    sotto__bpe_free(&v);
     m->suppress.v = sotto__model_alloc(m, (size_t)u * sizeof(int32_t));
     m->suppress_begin.v = sotto__model_alloc(m, (size_t)(BPE_MAX + 1) * sizeof(int32_t));
     if (!m->suppress.v || !m->suppress_begin.v) {

@@ -485,16 +485,14 @@ void *sotto__model_derived(const sotto_model *cm, int slot, void *(*make)(void *
 
 void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n) { sotto__map_release(&m->map, p, n); }
 
-/* The token index in a table the model owns. */
-static sotto_status token_index(sotto_model *m, sotto__err *err)
+sotto_status sotto__model_token_index(sotto_model *m, int32_t n, sotto__err *err)
 {
-    int32_t n = m->info.token_eot; /* derive_special has checked it exists */
     if (n <= 0 || n > m->info.n_vocab)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "no base vocabulary before <|endoftext|>");
     size_t slots = sotto__token_index_slots(n);
     uint32_t *tab = sotto__model_alloc(m, slots * sizeof *tab);
     if (!tab) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory for the token index");
-    sotto__token_index_fill(m, tab, slots);
+    sotto__token_index_fill(m, n, tab, slots);
     return SOTTO_OK;
 }
 
@@ -508,7 +506,8 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     }
     sotto_status st = derive_hparams(m, err);
     if (!st) st = derive_special(m, err);
-    if (!st) st = token_index(m, err);
+    /* eot: derive_special checked it exists; the ggml loader builds the index early */
+    if (!st && !m->tok_index) st = sotto__model_token_index(m, m->info.token_eot, err);
     if (!st) st = check_lists(m, err);
     if (st) return st;
     const sotto_model_info *h = &m->info;

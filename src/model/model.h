@@ -127,13 +127,38 @@ void *sotto__model_derived(const sotto_model *m, int slot, void *(*make)(void *a
 void sotto__model_release_pages(const sotto_model *m, const void *p, size_t n);
 
 /* The token index (token_index.c): SLOTS of it for a base vocabulary of N tokens (a power
- * of two), and m->tok_index built in TAB [slots] from the vocabulary (needs
- * info.token_eot, 0 < token_eot <= n_vocab). The builder (sotto__model_finish) owns TAB. */
+ * of two), and m->tok_index built in TAB [slots] from the first N tokens of the vocabulary
+ * (the ids below <|endoftext|>, 0 < N <= n_vocab). The caller (sotto__model_finish, or a
+ * loader that needs the BPE before it, ggml_legacy.c) allocates TAB with the model. */
 size_t sotto__token_index_slots(int32_t n);
-void sotto__token_index_fill(sotto_model *m, uint32_t *tab, size_t slots);
+void sotto__token_index_fill(sotto_model *m, int32_t n, uint32_t *tab, size_t slots);
+/* The builder's: m->tok_index over the first N tokens, in a table the model owns. */
+sotto_status sotto__model_token_index(sotto_model *m, int32_t n, sotto__err *err);
 
 /* Id of the base-vocabulary token whose bytes are S[0..N), or -1 (also when N is 0). */
 int32_t sotto__token_lookup(const sotto_model *m, const uint8_t *s, size_t n);
+
+/* The one byte-level BPE's scratch, reused from piece to piece: {.m = MODEL} to start,
+ * sotto__bpe_free at the end. */
+typedef struct sotto__bpe_pair {
+    uint32_t rank, start, end; /* a candidate merge of the part at START with the next, ending at END */
+} sotto__bpe_pair;
+typedef struct sotto__bpe {
+    const sotto_model *m;
+    uint32_t *next, *prev;     /* [cap + 1]: part boundaries; next[i] = end of part i */
+    uint8_t *alive;            /* [cap]: a part starts at i */
+    sotto__bpe_pair *heap;     /* [3 * cap]: n_heap used */
+    size_t cap, n_heap;
+} sotto__bpe;
+
+/* tiktoken's byte-pair encoding of one pre-split piece S[0..N) over B->m's index: the
+ * piece itself if it is a token, else from single bytes, merging again and again the
+ * adjacent pair whose concatenation has the lowest rank (the leftmost on a tie) until no
+ * adjacent concatenation is a token. Calls EMIT(ARG, id) per token in order; an id is -1
+ * where a part is no token (a vocabulary without all 256 single bytes). false: out of
+ * memory. */
+bool sotto__bpe_piece(sotto__bpe *b, const uint8_t *s, size_t n, void (*emit)(void *, int32_t), void *arg);
+void sotto__bpe_free(sotto__bpe *b);
 
 /* Loaders: each fills a zeroed model and calls sotto__model_finish. */
 sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err);

@@ -1,7 +1,8 @@
 /* tokenizer.c — text to token ids, as openai-whisper's tokenizer (tiktoken) encodes it:
  * the reference regex splits UTF-8 text into pieces, then each piece is byte-level BPE
- * encoded by rank over the model's base vocabulary (model/token_index.c). The rank of a
- * token is its id, so the vocabulary alone defines the merges; no merges list is read.
+ * encoded by rank by the one BPE (model/token_index.c, which the ggml loader's suppress
+ * lists use too). The rank of a token is its id, so the vocabulary alone defines the
+ * merges; no merges list is read.
  * [openai/whisper tokenizer.py get_encoding; tiktoken's byte-pair merge, re-derived] */
 #include "tokenizer.h"
 
@@ -111,103 +112,6 @@ size_t sotto__pretok_next(const uint8_t *s, size_t n, size_t pos)
     return last;
 }
 
-/* ---- byte-pair merge -------------------------------------------------------------- */
-
-/* A candidate merge of the part starting at START with the next part, ending at END. */
-typedef struct pair {
-    uint32_t rank, start, end;
-} pair;
-
-typedef struct bpe {
-    const sotto_model *m;
-    uint32_t *next, *prev;     /* [cap + 1]: part boundaries; next[i] = end of part i */
-    uint8_t *alive;            /* [cap]: a part starts at i */
-    pair *heap;                /* [3 * cap]: n_heap used */
-    size_t cap, n_heap;
-} bpe;
-
-static bool pair_less(pair a, pair b) { return a.rank < b.rank || (a.rank == b.rank && a.start < b.start); }
-
-static void heap_push(bpe *b, pair p)
-{
-    size_t i = b->n_heap++;
-    while (i > 0 && pair_less(p, b->heap[(i - 1) / 2])) {
-        b->heap[i] = b->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    b->heap[i] = p;
-}
-
-static pair heap_pop(bpe *b)
-{
-    pair top = b->heap[0], last = b->heap[--b->n_heap];
-    size_t i = 0, n = b->n_heap;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && pair_less(b->heap[c + 1], b->heap[c])) c++;
-        if (!pair_less(b->heap[c], last)) break;
-        b->heap[i] = b->heap[c];
-        i = c;
-    }
-    if (n) b->heap[i] = last;
-    return top;
-}
-
-static bool bpe_reserve(bpe *b, size_t n)
-{
-    if (n <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < n) cap *= 2;
-    uint32_t *nx = realloc(b->next, (cap + 1) * sizeof *nx), *pv;
-    if (nx) b->next = nx;
-    pv = nx ? realloc(b->prev, (cap + 1) * sizeof *pv) : NULL;
-    if (pv) b->prev = pv;
-    uint8_t *al = pv ? realloc(b->alive, cap) : NULL;
-    if (al) b->alive = al;
-    pair *hp = al ? realloc(b->heap, 3 * cap * sizeof *hp) : NULL;
-    if (hp) b->heap = hp;
-    if (!hp) return false;
-    b->cap = cap;
-    return true;
-}
-
-/* Queues the merge of the part at START with the one after it, if their bytes form a
- * token. */
-static void queue_pair(bpe *b, const uint8_t *p, uint32_t n, uint32_t start)
-{
-    uint32_t mid = b->next[start];
-    if (mid >= n) return;
-    uint32_t end = b->next[mid];
-    int32_t id = sotto__token_lookup(b->m, p + start, end - start);
-    if (id >= 0) heap_push(b, (pair){(uint32_t)id, start, end});
-}
-
-/* Encodes the piece P[0..N) (N >= 2, not itself a token): starting from single bytes,
- * merges the adjacent pair whose concatenation has the lowest rank (the leftmost such
- * pair on a tie) until no adjacent concatenation is a token. Calls EMIT per token. */
-static bool bpe_piece(bpe *b, const uint8_t *p, uint32_t n, void (*emit)(void *, int32_t), void *arg)
-{
-    if (!bpe_reserve(b, n)) return false;
-    b->n_heap = 0;
-    for (uint32_t i = 0; i < n; i++) b->next[i] = i + 1, b->prev[i] = i - 1, b->alive[i] = 1;
-    b->next[n] = n;
-    for (uint32_t i = 0; i + 1 < n; i++) queue_pair(b, p, n, i);
-    while (b->n_heap) {
-        pair q = heap_pop(b);
-        uint32_t mid = b->next[q.start];
-        /* stale when a side has merged since: the part is gone or the pair grew */
-        if (!b->alive[q.start] || mid >= n || b->next[mid] != q.end) continue;
-        b->alive[mid] = 0;
-        b->next[q.start] = q.end;
-        if (q.end < n) b->prev[q.end] = q.start;
-        queue_pair(b, p, n, q.start);
-        if (q.start > 0) queue_pair(b, p, n, b->prev[q.start]);
-    }
-    for (uint32_t i = 0; i < n; i = b->next[i]) emit(arg, sotto__token_lookup(b->m, p + i, b->next[i] - i));
-    return true;
-}
-
 /* ---- public ----------------------------------------------------------------------- */
 
 typedef struct sink {
@@ -247,21 +151,14 @@ sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t 
         return sotto__publish(&err);
     }
     sink k = {ids, ids ? (size_t)cap : 0, 0};
-    bpe b = {.m = model};
+    sotto__bpe b = {.m = model};
     bool ok = true;
     for (size_t pos = 0; pos < n && ok;) {
         size_t end = sotto__pretok_next(s, n, pos);
-        int32_t whole = sotto__token_lookup(model, s + pos, end - pos);
-        /* a piece that is a token is that token: a shortcut (as tiktoken's), not a rule of its
-         * own, since every token of the gpt2 and multilingual vocabularies is its own BPE */
-        if (whole >= 0) sink_put(&k, whole);
-        else ok = bpe_piece(&b, s + pos, (uint32_t)(end - pos), sink_put, &k);
+        ok = sotto__bpe_piece(&b, s + pos, end - pos, sink_put, &k);
         pos = end;
     }
-    free(b.next);
-    free(b.prev);
-    free(b.alive);
-    free(b.heap);
+    sotto__bpe_free(&b);
     if (!ok) {
         sotto__fail(&err, SOTTO_ERR_NOMEM, "sotto_tokenize: out of memory");
         return sotto__publish(&err);
