@@ -131,6 +131,18 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         sotto.Model(model_path, threads=-1)
 
 
+def test_a_truncated_wav_is_transcribed_with_a_warning(model, clips, tmp_path):
+    # issue 23: what a cut WAV holds, as ffmpeg reads it, and the library's warning
+    cut = tmp_path / "cut.wav"
+    clip = next(c for c in clips if c.endswith("librivox-0870.wav"))
+    with open(clip, "rb") as f:
+        cut.write_bytes(f.read()[:100000])
+    with pytest.warns(RuntimeWarning, match=r"cut\.wav: data chunk claims 227200 bytes but only 99956 follow"):
+        segments, info = model.transcribe(str(cut), beam_size=1)
+    assert "Dashwood" in "".join(s.text for s in segments)
+    assert abs(info.duration - 49978 / 16000) < 1e-6
+
+
 def assert_same_words(segments: List[sotto.Segment], ref: Dict[str, Any]) -> None:
     """Every segment's words are the tool's (--word-timestamps -f json): the text exactly,
     the times to the millisecond, the probability to 1e-6."""

@@ -272,7 +272,12 @@ class Model:
 
         Raises:
             SottoError: the engine failed (unreadable audio, ...), with its message.
-            ValueError, TypeError: an option or the samples are invalid.
+            ValueError, TypeError: an option or the samples are invalid (the library's
+                sotto_transcribe_params_check says which).
+
+        Warns:
+            RuntimeWarning: the input was read around: a WAV file cut short is
+                transcribed as far as it goes, as ffmpeg reads it.
         """
         for name, text in (("language", language), ("initial_prompt", initial_prompt)):
             if text is not None and not isinstance(text, str):

@@ -415,7 +415,14 @@ typedef struct callbacks {
     PyObject *on_segment;      /* callable(segment tuple) -> truthy to stop, or NULL */
     int words;                 /* the segments carry words (word_timestamps) */
     int failed;                /* an exception is set on this thread */
+    char warning[512];         /* the input's warning (a truncated WAV), raised when it returns */
 } callbacks;
+
+static void cb_warning(const char *message, void *user)
+{
+    callbacks *c = user;
+    snprintf(c->warning, sizeof c->warning, "%s", message);
+}
 
 static int cb_segment(const sotto_segment *s, void *user)
 {
@@ -498,7 +505,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         return NULL;
     }
     callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment, .words = p.word_timestamps};
-    p.on_segment = cb_segment, p.on_progress = cb_progress, p.user_data = &cbs;
+    p.on_segment = cb_segment, p.on_progress = cb_progress, p.on_warning = cb_warning, p.user_data = &cbs;
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
         return NULL;
@@ -526,6 +533,10 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         return NULL;
     }
     if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
+    if (cbs.warning[0] && PyErr_WarnEx(PyExc_RuntimeWarning, cbs.warning, 1) < 0) { /* warnings made errors */
+        sotto_result_free(r);
+        return NULL;
+    }
     PyObject *out = result_to_python(r);
     sotto_result_free(r);
     return out;
