@@ -10,7 +10,8 @@ Two graphs, over units (a .c and its .h are one unit: src/model/model.{c,h} is
 Each strongly connected component of more than one unit is a circle: printed with its
 edges, exit 1. docs/ARCHITECTURE.md states the rule.
 
-usage: check_cycles.py SRC_ROOT [--nm NM] [--objects OBJ.o ...]
+usage: check_cycles.py SRC_ROOT [--nm NM] [--object-dir DIR]... [--objects OBJ.o ...]
+(--object-dir: every .o under DIR, e.g. an executable's CMakeFiles/TARGET.dir)
 """
 import os
 import re
@@ -152,8 +153,15 @@ def main(argv):
         a = rest.pop(0)
         if a == "--nm":
             nm = rest.pop(0)
+        elif a == "--object-dir":
+            d = rest.pop(0)
+            for dirpath, _, names in os.walk(d):
+                objects += [os.path.join(dirpath, n) for n in sorted(names) if n.endswith(".o")]
+            if not any(True for _ in objects):
+                print(f"check_cycles: no object files under {d}")
+                return 2
         elif a == "--objects":
-            objects, rest = rest, []
+            objects, rest = objects + rest, []
         else:
             print(f"check_cycles: unknown argument {a}")
             return 2

@@ -1,0 +1,193 @@
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_threads(long requested)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    if (requested > cores)
+        fprintf(stderr, "sotto: warning: %ld threads on %ld cores: threads that share a core wait for each other at "
+                        "every step, which can run many times slower; use -t %ld or leave -t out\n",
+                requested, cores, cores);
+    return requested > 0 ? (int)requested : (int)cores;
+}
+
+
+/* Where setup installs models: ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models ("" when
+ * neither is set). */
+static void models_dir(char *out, size_t n)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) snprintf(out, n, "%s/sotto/models", xdg);
+    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models", home);
+    else out[0] = 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Prints the models installed in DIR (NAME for each NAME.gguf, the VAD left out), sorted. */
+static void list_installed(const char *dir)
+{
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    char *names[256];
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) && n < 256;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".gguf") == 0 && strncmp(e->d_name, "silero-vad", 10) != 0 &&
+            (names[n] = strndup(e->d_name, len - 5)))
+            n++;
+    }
+    if (d) closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    fprintf(stderr, "  installed in %s:", dir[0] ? dir : "~/.local/share/sotto/models");
+    for (int i = 0; i < n; i++) fprintf(stderr, " %s", names[i]), free(names[i]);
+    fprintf(stderr, "%s\n", n ? "" : " none (run `make demo` to install tiny.en)");
+}
+
+bool cli_model_path(const char *flag, char *out, size_t n)
+{
+    char dir[4096];
+    struct stat st;
+    models_dir(dir, sizeof dir);
+    if (flag) {
+        snprintf(out, n, "%s", flag);
+        if (stat(flag, &st) == 0 || strchr(flag, '/')) return true; /* a path: the loader says what is wrong */
+        /* a name, as openai's -m tiny.en: an installed model */
+        size_t len = strlen(flag);
+        bool ext = len > 5 && strcmp(flag + len - 5, ".gguf") == 0;
+        snprintf(out, n, "%s/%s%s", dir, flag, ext ? "" : ".gguf");
+        if (dir[0] && stat(out, &st) == 0) return true;
+        fprintf(stderr, "sotto: no model '%s': not a file or directory here, nor an installed model\n", flag);
+        list_installed(dir);
+        return false;
+    }
+    const char *env = getenv("SOTTO_MODEL");
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return true;
+    }
+    if (dir[0]) snprintf(out, n, "%s/tiny.en.gguf", dir);
+    else out[0] = 0;
+    if (out[0] && stat(out, &st) == 0) return true;
+    fprintf(stderr, "sotto: no model given and none installed at %s\n"
+                    "  pass -m MODEL, set SOTTO_MODEL, or run `make demo` to install the default model\n",
+            out[0] ? out : "~/.local/share/sotto/models/tiny.en.gguf");
+    return false;
+}
+
+bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required)
+{
+    const char *env = getenv("SOTTO_VAD_MODEL"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (flag) snprintf(out, n, "%s", flag);
+    else if (env && *env) snprintf(out, n, "%s", env);
+    else if (xdg && *xdg) snprintf(out, n, "%s/sotto/models/silero-vad.gguf", xdg);
+    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models/silero-vad.gguf", home);
+    else out[0] = 0;
+    struct stat st;
+    if (flag || (env && *env) || (out[0] && stat(out, &st) == 0)) return true;
+    if (required)
+        fprintf(stderr, "sotto: no VAD model given and none installed at %s\n"
+                        "  pass --vad-model PATH, set SOTTO_VAD_MODEL, or run scripts/setup.sh to install it\n",
+                out[0] ? out : "~/.local/share/sotto/models/silero-vad.gguf");
+    return false;
+}
+
+const char *cli_device(const char *cmd, const char *flag)
+{
+    const char *env = getenv("SOTTO_DEVICE");
+    const char *d = flag ? flag : env && *env ? env : "auto";
+    if (sotto_device_check(d) == SOTTO_OK) return d;
+    fprintf(stderr, "sotto %s: %s %s (sotto info --devices lists them)\n", cmd, flag ? "--device" : "SOTTO_DEVICE",
+            sotto_last_error());
+    return NULL;
+}
+
+sotto_context *cli_context(const char *cmd, const sotto_model *model, const sotto_context_params *p)
+{
+    sotto_context *ctx = NULL;
+    if (sotto_context_init(model, p, &ctx) != SOTTO_OK) {
+        fprintf(stderr, "sotto %s: %s\n", cmd, sotto_last_error());
+        return NULL;
+    }
+    fprintf(stderr, "sotto %s: device %s\n", cmd, sotto_context_device(ctx));
+    return ctx;
+}
+
+sotto_model *cli_load_model(const char *path)
+{
+    sotto_model *m = NULL;
+    if (sotto_model_load(path, &m) != SOTTO_OK) {
+        fprintf(stderr, "sotto: cannot load model: %s\n", sotto_last_error());
+        return NULL;
+    }
+    return m;
+}
+
+char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t msg_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(msg, msg_len, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t grow = cap ? cap * 2 : 65536;
+            if (grow > max + 1) grow = max + 1; /* one byte past MAX tells an oversized file */
+            char *p = cap <= max ? realloc(buf, grow + 1) : NULL;
+            cap = grow;
+            if (!p) {
+                snprintf(msg, msg_len, "%s: larger than %zu bytes", path, max);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = p;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad || n > max) {
+        snprintf(msg, msg_len, bad ? "%s: read error" : "%s: file too large", path);
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+bool cli_write_file(const char *path, const void *data, size_t n)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return false;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) remove(tmp);
+    return ok;
+}
+
+double cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
