@@ -19,6 +19,9 @@ if "$SOTTO" info --devices | grep -q "^null"; then
 else
     pass=$((pass + 1))
 fi
+# the help lists the registry's backends, the null one only in sotto-null
+expect 0 "stdout:this build's backends: cpu vulkan null." "$NULL" --help
+expect 0 "stdout:this build's backends: cpu vulkan." "$SOTTO" --help
 expect 1 "--device 'null' is not a device: use cpu, vulkan, vulkan:N or auto" \
     "$SOTTO" transcribe -m "$TINY" --device null "$CLIP"
 expect 1 "'null:0' is not a device: use cpu, vulkan, vulkan:N, null or auto" \

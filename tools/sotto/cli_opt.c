@@ -26,8 +26,9 @@ const cli_opt cli_opt_threads[] = {
 };
 const cli_opt cli_opt_device[] = {
     {"--device", 0, OPT_STR, offsetof(cli_common, device), 0, 0, "DEV", "a device",
-     .help = "cpu, vulkan, vulkan:N or auto (default: $SOTTO_DEVICE, else\n"
-             "auto: a GPU when there is one, else the CPU); stderr names it"},
+     .help = "a backend, BACKEND:N (its Nth device) or auto (default:\n"
+             "$SOTTO_DEVICE, else auto: a GPU when there is one, else the\n"
+             "CPU); `sotto info --devices` lists them; stderr names it"},
     {0},
 };
 const cli_opt cli_opt_vad_model[] = {

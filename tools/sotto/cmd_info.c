@@ -56,7 +56,7 @@ typedef struct info_opts {
 
 static const cli_opt options[] = {
     {"--devices", 0, OPT_TRUE, offsetof(info_opts, devices),
-     .help = "the devices --device can name (cpu, vulkan:N) instead"},
+     .help = "the devices --device can name, every backend's, instead"},
     {0},
 };
 

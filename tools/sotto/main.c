@@ -29,13 +29,26 @@ static const char usage[] =
     "directory, or the name of an installed model (-m tiny.en: NAME.gguf in\n"
     "${XDG_DATA_HOME:-~/.local/share}/sotto/models). Without -m, $SOTTO_MODEL or the\n"
     "model `make demo` installed is used.\n"
-    "Commands that run the model take --device cpu|vulkan|vulkan:N|auto (default auto,\n"
-    "or $SOTTO_DEVICE: a GPU when the machine has one, else the CPU).\n"
+    "Commands that run the model take --device BACKEND, BACKEND:N (its Nth device) or\n"
+    "auto (the default, or $SOTTO_DEVICE: a GPU when the machine has one, else the CPU);\n"
+    "this build's backends:%s.\n"
     "Run `sotto COMMAND --help` for the options of a command.\n"
     "\n"
     "exit codes: 0 success, 1 invalid arguments or input, 2 execution error (unreadable\n"
     "model, out of memory, an output that cannot be written), 3 mismatch against --expected\n"
     "(sotto run), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)\n";
+
+/* The top-level help; the backends are the library's registry's, so a new backend is
+ * listed without touching the tool. */
+static void print_usage(FILE *f)
+{
+    char names[256] = "";
+    for (int i = 0; sotto_backend_name(i); i++) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, " %s", sotto_backend_name(i));
+    }
+    fprintf(f, usage, names);
+}
 
 /* SOTTO_KERNELS names a set the library did not take (unknown, or one this CPU lacks). */
 static void check_kernels_env(void)
@@ -49,7 +62,7 @@ static void check_kernels_env(void)
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        print_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_INPUT : EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
