@@ -663,6 +663,32 @@ sotto_status sotto_vad_speech(const sotto_vad *vad, const float *samples, int64_
                               const sotto_vad_params *params, int n_threads, sotto_vad_interval **out,
                               int64_t *n_out);
 
+/* ---- batched transcription's chunks (faster-whisper's BatchedInferencePipeline) ----- */
+
+/* faster-whisper 1.2.1's VadOptions with the pipeline's max_speech_duration_s =
+ * CHUNK_LENGTH_S and min_silence_duration_ms = 160: threshold 0.5, min speech 0 ms,
+ * speech pad 400 ms, and its vad.py rule for over-long speech (a split at the last
+ * silence longer than 98 ms: use_max_poss_sil_at_max_speech 0). */
+sotto_vad_params sotto_vad_params_batched(double chunk_length_s);
+
+/* One chunk of collect_chunks: speech intervals FIRST .. FIRST + N_SPEECH - 1, their
+ * samples end to end (N_SAMPLES in all); OFFSET is the speech before it (the samples of
+ * the chunks before), as faster-whisper's chunk metadata holds it in seconds. */
+typedef struct sotto_batch_chunk {
+    int64_t offset, n_samples;
+    int64_t first, n_speech;
+} sotto_batch_chunk;
+
+/* The pipeline's cut of SAMPLES (16 kHz mono, a whole signal): the VAD's probabilities as
+ * faster-whisper's vad.py computes them (the signal padded with zeros to whole 512-sample
+ * windows, one window more when it already is), the speech intervals of
+ * sotto_vad_params_batched(CHUNK_LENGTH_S) into *SPEECH, then collect_chunks(max_duration
+ * = CHUNK_LENGTH_S) into *CHUNKS (both free with sotto_free; none when there is no
+ * speech). CHUNK_LENGTH_S in (0, 30]. Errors in sotto_last_error(). */
+sotto_status sotto_batch_chunks(const sotto_vad *vad, const float *samples, int64_t n_samples, double chunk_length_s,
+                                int n_threads, sotto_vad_interval **speech, int64_t *n_speech,
+                                sotto_batch_chunk **chunks, int64_t *n_chunks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,8 @@
 # use: scripts/fetch-base-ct2.sh; SOTTO_SKIP_BASE=1 skips it) and installs that as the default model at
 # ${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models/tiny.en.gguf; fetches the Silero VAD (PyPI package
 # silero-vad 6.2.3, sha256-pinned: scripts/fetch-silero-vad.sh), converts it to models/silero-vad.gguf
-# (scripts/silero_vad_to_gguf.py) and installs that next to it as silero-vad.gguf; makes the
+# (scripts/silero_vad_to_gguf.py) and installs that next to it as silero-vad.gguf, and faster-whisper
+# 1.2.1's own export of it the same way (scripts/fetch-fw-vad.sh: silero-vad-fw.gguf); makes the
 # Python package's venv .venv-python (scripts/setup-python.sh) and the openai client's .venv-openai
 # (SOTTO_SKIP_PYTHON=1 skips both). Idempotent.
 set -eu
@@ -88,12 +89,19 @@ if [ ! -f models/silero-vad.gguf ] || [ models/silero-vad/silero_vad.onnx -nt mo
     echo "setup: converting models/silero-vad/silero_vad.onnx -> models/silero-vad.gguf"
     python3 scripts/silero_vad_to_gguf.py models/silero-vad/silero_vad.onnx models/silero-vad.gguf
 fi
+# faster-whisper's own Silero export, which batched transcription cuts with (its chunks)
+sh scripts/fetch-fw-vad.sh
+if [ ! -f models/silero-vad-fw.gguf ] || [ models/silero-vad-fw/silero_vad_v6.onnx -nt models/silero-vad-fw.gguf ] ||
+    [ scripts/silero_vad_to_gguf.py -nt models/silero-vad-fw.gguf ]; then
+    echo "setup: converting models/silero-vad-fw/silero_vad_v6.onnx -> models/silero-vad-fw.gguf"
+    python3 scripts/silero_vad_to_gguf.py models/silero-vad-fw/silero_vad_v6.onnx models/silero-vad-fw.gguf
+fi
 
 # the Python package in .venv-python (what `make test` runs its pytest suite in)
 if [ "${SOTTO_SKIP_PYTHON:-0}" != 1 ]; then sh scripts/setup-python.sh; fi
 
 dest="${XDG_DATA_HOME:-$HOME/.local/share}/sotto/models"
-for f in tiny.en.gguf silero-vad.gguf; do
+for f in tiny.en.gguf silero-vad.gguf silero-vad-fw.gguf; do
     if ! cmp -s "models/$f" "$dest/$f" 2>/dev/null; then
         mkdir -p "$dest"
         cp "models/$f" "$dest/$f.tmp"

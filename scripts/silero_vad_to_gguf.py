@@ -190,11 +190,11 @@ def gguf_str(s):
     return struct.pack("<Q", len(b)) + b
 
 
-def write_gguf(path, g, source_sha):
+def write_gguf(path, g, source_sha, source=None):
     kv = [
         ("general.architecture", GGUF_STRING, "silero-vad"),
         ("general.name", GGUF_STRING, "Silero VAD (16 kHz)"),
-        ("general.source", GGUF_STRING, "PyPI silero-vad 6.2.3, silero_vad/data/silero_vad.onnx"),
+        ("general.source", GGUF_STRING, source or "PyPI silero-vad 6.2.3, silero_vad/data/silero_vad.onnx"),
         ("general.source.sha256", GGUF_STRING, source_sha),
         ("general.alignment", GGUF_UINT32, ALIGN),
         ("silero-vad.sample_rate", GGUF_UINT32, 16000),
@@ -222,11 +222,52 @@ def write_gguf(path, g, source_sha):
     return len(head) + len(data)
 
 
+# faster-whisper 1.2.1's faster_whisper/assets/silero_vad_v6.onnx: a 16 kHz-only export
+# of the same network under other names, its LSTM as an ONNX LSTM node (W, R [1, 4H, H]
+# with the gates in ONNX's order i, o, f, c; B [1, 8H]: W's biases, then R's)
+FW_NAMES = {
+    "encoder.feature_extractor.forward_basis_buffer": "stft.forward_basis_buffer",
+    "decoder.conv1d.weight": "decoder.decoder.2.weight",
+    "decoder.conv1d.bias": "decoder.decoder.2.bias",
+}
+for _k in range(4):
+    for _p in ("weight", "bias"):
+        FW_NAMES["encoder.conv_layers.%d.%s" % (_k, _p)] = "encoder.%d.reparam_conv.%s" % (_k, _p)
+
+
+def onnx_gates_to_torch(blob, rows_per_gate, row_bytes):
+    """ONNX gate blocks i, o, f, c -> PyTorch's i, f, g (= c), o."""
+    n = rows_per_gate * row_bytes
+    i, o, f, c = (blob[k * n:(k + 1) * n] for k in range(4))
+    return i + f + c + o
+
+
+def pick_fw(tensors):
+    """The state_dict from faster-whisper's export, or None when TENSORS are not one."""
+    named = {name: (dims, data) for name, dims, data in tensors}
+    lstm = sorted(n for n in named if n.startswith("onnx::LSTM_"))
+    if not all(k in named for k in FW_NAMES) or len(lstm) != 3:
+        return None
+    g = {FW_NAMES[k]: named[k] for k in FW_NAMES}
+    by_shape = {named[n][0]: n for n in lstm}
+    if (1, 1024) not in by_shape or len([n for n in lstm if named[n][0] == (1, 512, 128)]) != 2:
+        raise SystemExit("faster-whisper VAD: unexpected LSTM tensors %s" % [(n, named[n][0]) for n in lstm])
+    w, r = [n for n in lstm if named[n][0] == (1, 512, 128)]  # the node's inputs W, R in order of their names
+    b = named[by_shape[(1, 1024)]][1]
+    g["decoder.rnn.weight_ih"] = ((512, 128), onnx_gates_to_torch(named[w][1], 128, 128 * 4))
+    g["decoder.rnn.weight_hh"] = ((512, 128), onnx_gates_to_torch(named[r][1], 128, 128 * 4))
+    g["decoder.rnn.bias_ih"] = ((512,), onnx_gates_to_torch(b[:2048], 128, 4))
+    g["decoder.rnn.bias_hh"] = ((512,), onnx_gates_to_torch(b[2048:], 128, 4))
+    return g
+
+
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__.split("\n\n")[1])
     tensors, sha = model_tensors(sys.argv[1])
-    n = write_gguf(sys.argv[2], pick_16k(tensors), sha)
+    g = pick_fw(tensors)
+    n = write_gguf(sys.argv[2], g if g else pick_16k(tensors), sha,
+                   "PyPI faster-whisper 1.2.1, faster_whisper/assets/silero_vad_v6.onnx" if g else None)
     print("%s: %d tensors, %d bytes (from %s, sha256 %s)" % (sys.argv[2], len(TENSORS), n, sys.argv[1], sha))
 
 
