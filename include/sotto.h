@@ -572,6 +572,115 @@ sotto_status sotto_detokenize(const sotto_model *model, const int32_t *ids, int 
 sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t *ids, int cap,
                             int *n_ids);
 
+/* ---- live transcription (a streaming session) ----------------------------------- */
+
+/* A sotto_stream turns audio pushed as it arrives into text as it is spoken, with the
+ * LocalAgreement-2 policy of whisper_streaming (Machacek et al., arXiv 2307.14743):
+ *   - the session holds a buffer of the stream's latest audio; every min_step_s of new
+ *     audio, sotto_transcribe decodes the whole buffer (word timestamps on, the committed
+ *     text before the buffer as prompt, no temperature fallback);
+ *   - the words on which this decoding and the one before agree, as a prefix of both
+ *     (compared case- and punctuation-blind), are committed: given once, never revised;
+ *     the rest is the tentative tail, replaced by the next step's;
+ *   - once the buffer is longer than trim_s it is cut at the end of the last segment
+ *     whose words are all committed; at max_buffer_s (a 30 s window at most) the pending
+ *     words of every segment but the last are committed and cut, so it stays bounded;
+ *   - with a VAD (Silero, sotto_vad_load), audio in which it hears no speech costs no
+ *     decoding and leaves the buffer (but for a short lead-in), and a pause of
+ *     vad_min_silence_ms after speech decodes once more and commits all that is pending;
+ *   - sotto_stream_finish decodes what is left and commits everything.
+ * Every time is on the stream's timeline: seconds from its first sample.
+ * A session uses its context for every decoding: the context (and the model and VAD)
+ * must outlive it, and neither may be used by anyone else while a call on the session
+ * runs. A session belongs to one thread at a time; sessions on different contexts are
+ * independent. Decoding happens inside sotto_stream_push and sotto_stream_finish, on the
+ * caller's thread, and the callback runs there too. */
+typedef struct sotto_stream sotto_stream;
+
+typedef enum sotto_stream_event_type {
+    SOTTO_STREAM_TENTATIVE = 0, /* the current uncommitted tail (text may be ""): it replaces
+                                   the previous tentative event */
+    SOTTO_STREAM_FINAL = 1      /* committed words, as one segment: never revised, never
+                                   repeated; the finals in order are the transcript */
+} sotto_stream_event_type;
+
+/* One event. Every pointer in it is valid only during the callback. */
+typedef struct sotto_stream_event {
+    sotto_stream_event_type type;
+    double start, end;         /* its first word's start, its last word's end; both the
+                                  stream's current end for an empty tentative */
+    const char *text;          /* UTF-8, its words joined (each with its leading space) */
+    const int32_t *tokens;     /* text tokens of TEXT (sotto_tokenize; no timestamps) */
+    int n_tokens;
+    const sotto_word *words;   /* its words, times on the stream's timeline */
+    int n_words;
+    double audio_time;         /* seconds of audio pushed when the event was made */
+    int id;                    /* FINAL: 0, 1, ... in order; TENTATIVE: the id the next final gets */
+} sotto_stream_event;
+
+/* Called with every event; a nonzero return stops the session: the call that made the
+ * event fails with SOTTO_ERR_CANCELLED and the session takes no more audio. */
+typedef int (*sotto_stream_callback)(const sotto_stream_event *event, void *user_data);
+
+typedef struct sotto_stream_params {
+    const char *language;      /* as sotto_transcribe_params.language; NULL or "auto": detected
+                                  at each step (multilingual models) */
+    int translate;             /* 1: task translate */
+    int beam_size;             /* 1 (default): greedy; up to the context's max_sequences */
+    double min_step_s;         /* audio between two decodings (default 0.5; > 0) */
+    double trim_s;             /* buffer length past which it is cut at a committed segment end
+                                  (default 12) */
+    double max_buffer_s;       /* the buffer bound (default 25; trim_s < it <= 30) */
+    const char *initial_prompt; /* text before the stream, or NULL */
+    const sotto_vad *vad;      /* a Silero VAD, or NULL: every step decodes */
+    int vad_threads;           /* the VAD's threads (default 1) */
+    float vad_threshold;       /* speech at this probability (default 0.5) */
+    int vad_min_silence_ms;    /* the pause that commits what is pending (default 500) */
+    sotto_stream_callback on_event; /* or NULL */
+    void *user_data;
+} sotto_stream_params;
+
+sotto_stream_params sotto_stream_params_default(void);
+
+/* Checks PARAMS as sotto_stream_init does (without a context): SOTTO_OK, or
+ * SOTTO_ERR_INVALID_ARG with a message naming the value in sotto_last_error(). */
+sotto_status sotto_stream_params_check(const sotto_stream_params *params);
+
+/* Opens a session on CTX (PARAMS is copied; its strings must outlive the session). Fails
+ * with SOTTO_ERR_INVALID_ARG (bad parameters, a beam past the context's max_sequences, a
+ * language the model lacks) or SOTTO_ERR_NOMEM; message in sotto_last_error(). */
+sotto_status sotto_stream_init(sotto_context *ctx, const sotto_stream_params *params, sotto_stream **out);
+
+/* Frees the session (without finishing it: what is pending is dropped). NULL is fine. */
+void sotto_stream_free(sotto_stream *stream);
+
+/* Appends SAMPLES[0..n_samples) (16 kHz mono, any count, 0 included) and runs the
+ * decoding steps they make due: events come out through the callback before it returns.
+ * One push of much audio makes one step over all of it, as audio that arrived while a
+ * step ran is taken in at the next one (so a slow step never makes a backlog). Fails
+ * with SOTTO_ERR_CANCELLED when the callback stopped the session, SOTTO_ERR_INVALID_ARG
+ * after sotto_stream_finish or a failure, or the decoder's status; message in
+ * sotto_stream_error(). */
+sotto_status sotto_stream_push(sotto_stream *stream, const float *samples, int64_t n_samples);
+
+/* Ends the stream: decodes the audio not yet decoded, commits every pending word (FINAL
+ * events) and sends one last, empty TENTATIVE. The session takes no more audio. */
+sotto_status sotto_stream_finish(sotto_stream *stream);
+
+/* Seconds of audio pushed so far. */
+double sotto_stream_time(const sotto_stream *stream);
+
+/* Every committed word's text so far, joined (the finals' text in order); valid until the
+ * next call on STREAM. */
+const char *sotto_stream_text(const sotto_stream *stream);
+
+/* Decoding steps run so far and the audio seconds they decoded, for a caller that
+ * reports the work done (each step decodes its whole buffer). Either may be NULL. */
+void sotto_stream_stats(const sotto_stream *stream, int *n_steps, double *decoded_s);
+
+/* Message describing the last failure on STREAM; "" if none. */
+const char *sotto_stream_error(const sotto_stream *stream);
+
 /* ---- voice activity detection (Silero VAD) -------------------------------------- */
 
 /* The 16 kHz Silero VAD, run as the silero-vad package (6.2.3) runs its ONNX model: one
