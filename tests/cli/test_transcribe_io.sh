@@ -64,6 +64,24 @@ runs 0 "$SOTTO" transcribe "${T[@]}" -o "$TMP/plain.txt" "$clip"
 expect 2 "write error: No space left on device" sh -c '"$0" transcribe "$@" > /dev/full' "$SOTTO" "${T[@]}" "$clip"
 expect 2 "write error: No space left on device" sh -c '"$0" vad --vad-model "$1" "$2" > /dev/full' "$SOTTO" "$VAD" "$clip"
 
+# a batch onto a full filesystem (a 64 kB tmpfs in a mount namespace of its own, filled
+# up): the reason named once, the files left not transcribed, exit 2
+mkdir -p "$TMP/full.mnt" "$TMP/full.in"
+for n in 1 2 3 4; do cp "$clip" "$TMP/full.in/c$n.wav"; done
+if unshare -m true 2>/dev/null; then
+    unshare -m bash -c 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 99
+        head -c 1M /dev/zero >"$1/filler" 2>/dev/null
+        shift; "$@"' _ "$TMP/full.mnt" "$SOTTO" transcribe "${T[@]}" -f txt --output-dir "$TMP/full.mnt/out" \
+        "$TMP/full.in" >/dev/null 2>"$TMP/err"
+    rc=$?
+    [[ $rc == 2 ]] && [[ $(grep -c "No space left on device" "$TMP/err") == 2 ]] &&
+        grep -q "stopped: No space left on device; the files left were not transcribed" "$TMP/err" &&
+        grep -q "4 files: 0 transcribed, 0 skipped (outputs exist), 1 failed" "$TMP/err" && ok ||
+        bad "a batch onto a full filesystem: exit $rc, $(cat "$TMP/err")"
+else
+    echo "note: no mount namespace here (unshare -m); the full-filesystem batch is not run"
+fi
+
 # one output name for two inputs: refused with --output-dir alone too (no o//a.*)
 mkdir -p "$TMP/d1" "$TMP/d2"
 cp "$clip" "$TMP/d1/a.wav"
