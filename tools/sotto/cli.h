@@ -19,6 +19,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_vad(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
 
 /* The model to use: -m value, else $SOTTO_MODEL, else the default installed by
  * `make demo` (${XDG_DATA_HOME:-~/.local/share}/sotto/models/tiny.en.gguf). A -m value

@@ -24,6 +24,7 @@ static const char usage[] =
     "  bench [-m MODEL] [-t N]           machine-readable timings of the engine (JSON)\n"
     "  vad [--vad-model PATH] AUDIO      speech intervals (Silero VAD), or --probs per 32 ms\n"
     "  serve [-m MODEL] [--port N]       HTTP server: OpenAI's /v1/audio/transcriptions\n"
+    "  stream [-m MODEL] [INPUT]         live transcription of audio as it arrives (- = stdin)\n"
     "\n"
     "MODEL is a .gguf file, a CTranslate2 Whisper directory or a Hugging Face Whisper\n"
     "directory, or the name of an installed model (-m tiny.en: NAME.gguf in\n"
@@ -74,7 +75,7 @@ static int dispatch(int argc, char **argv)
     static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
         {"transcribe", cmd_transcribe}, {"run", cmd_run}, {"mel", cmd_mel},
         {"convert", cmd_convert}, {"info", cmd_info}, {"bench", cmd_bench}, {"vad", cmd_vad},
-        {"serve", cmd_serve},
+        {"serve", cmd_serve}, {"stream", cmd_stream},
     };
     check_kernels_env();
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# test_stream.sh — `sotto stream` on tiny.en: the --jsonl events' shape and order, every
+# committed word in the final transcript (-f json) in order, the tail flushed at the end,
+# raw s16le on stdin (16 kHz, and f32le at 8 kHz through the resampler) near the file's
+# text, Ctrl-C -> exit 130 with the committed text printed and written, and bad options,
+# URLs and devices refused with a message.
+# usage: test_stream.sh SOTTO MODEL VAD_MODEL CLIPS_DIR WORK_DIR
+set -u
+SOTTO=$1 TINY=$2 VAD=$3 CLIPS=$4 WORK=$5
+PY=${PYTHON:-python3}
+rm -rf "$WORK" && mkdir -p "$WORK"
+fails=0 passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+S=("$SOTTO" stream -m "$TINY" --vad-model "$VAD" -t 2 --min-step 1)
+clip=$CLIPS/librivox-0870.wav
+
+# --jsonl: the events' shape, and the committed words are the transcript's, in order
+"${S[@]}" --jsonl -f json -o "$WORK/t.json" "$clip" >"$WORK/ev.jsonl" 2>"$WORK/err" || bad "jsonl: $(cat "$WORK/err")"
+"$PY" - "$WORK/ev.jsonl" "$WORK/t.json" <<'EOF' && ok || bad "jsonl events (above)"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+t = json.load(open(sys.argv[2]))
+assert ev, "no events"
+last = -1.0
+for e in ev:
+    assert set(e) == {"type", "start", "end", "text", "words", "emission_time"}, e
+    assert e["type"] in ("tentative", "final"), e
+    assert e["emission_time"] >= last, (e, last)
+    last = e["emission_time"]
+    assert e["text"] == "".join(w["word"] for w in e["words"]), e
+    for w in e["words"]:
+        assert set(w) == {"word", "start", "end", "probability"} and w["start"] <= w["end"], w
+assert ev[-1]["type"] == "tentative" and ev[-1]["text"] == "", "the end flushes the tail: " + str(ev[-1])
+final = [w["word"] for e in ev if e["type"] == "final" for w in e["words"]]
+written = [w["word"] for s in t["segments"] for w in s["words"]]
+assert final == written, (final, written)
+assert t["text"] == "".join(e["text"] for e in ev if e["type"] == "final")
+text = t["text"].lower()
+for word in ("dashwood", "leisure", "prudently", "power"):
+    assert word in text, (word, text)
+EOF
+
+# raw PCM on stdin: s16le at 16 kHz, f32le at 8 kHz (resampled), against the file's words
+ffmpeg -nostdin -v error -i "$clip" -f s16le -ac 1 -ar 16000 - | "${S[@]}" --format s16le - >"$WORK/s16.txt" 2>"$WORK/err"
+[[ $? -eq 0 ]] && grep -qi "dashwood" "$WORK/s16.txt" && ok || bad "s16le stdin: $(cat "$WORK/s16.txt" "$WORK/err")"
+ffmpeg -nostdin -v error -i "$clip" -f f32le -ac 1 -ar 8000 - | "${S[@]}" --format f32le --rate 8000 - \
+    >"$WORK/f32.txt" 2>"$WORK/err"
+[[ $? -eq 0 ]] && grep -qi "leisure" "$WORK/f32.txt" && ok || bad "f32le 8 kHz stdin: $(cat "$WORK/f32.txt" "$WORK/err")"
+"${S[@]}" - <"$clip" >"$WORK/wav.txt" 2>"$WORK/err" && grep -qi "dashwood" "$WORK/wav.txt" && ok ||
+    bad "a WAV on stdin: $(cat "$WORK/wav.txt" "$WORK/err")"
+
+# Ctrl-C: exit 130, what was committed printed (stdout, stderr) and written (-o)
+ffmpeg -nostdin -v error -y -i "$clip" -i "$CLIPS/librivox-0890.wav" -i "$CLIPS/librivox-0920.wav" \
+    -filter_complex concat=n=3:v=0:a=1 "$WORK/long.wav"
+"${S[@]}" --realtime -o "$WORK/int.txt" "$WORK/long.wav" >"$WORK/int.out" 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 100); do grep -q -- '-->' "$WORK/int.out" 2>/dev/null && break; sleep 0.2; done
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+[[ $rc -eq 130 ]] && ok || bad "Ctrl-C: exit $rc, not 130 ($(cat "$WORK/int.err"))"
+grep -q -- '-->' "$WORK/int.out" && grep -q "interrupted after .* s: committed:" "$WORK/int.err" && ok ||
+    bad "Ctrl-C: the committed text is not printed: $(cat "$WORK/int.out" "$WORK/int.err")"
+first=$(sed -n '1s/^\[[^]]*\]//p' "$WORK/int.out")
+[[ -s $WORK/int.txt ]] && grep -qF -- "${first# }" "$WORK/int.txt" && ok ||
+    bad "Ctrl-C: -o lacks the committed '$first': $(cat "$WORK/int.txt" 2>&1)"
+grep -qi "ill disposed\|ill-disposed\|amiable" "$WORK/int.txt" && bad "Ctrl-C came after the end: $(cat "$WORK/int.txt")" || ok
+
+# refused, with a message, before any decoding
+expect() { # CODE NEEDLE CMD...
+    local code=$1 needle=$2
+    shift 2
+    "$@" >"$WORK/out" 2>"$WORK/err" </dev/null
+    local rc=$?
+    [[ $rc -eq $code ]] && grep -qF -- "$needle" "$WORK/err" && ok ||
+        bad "want exit $code and '$needle' from $*: got $rc, $(head -c 300 "$WORK/err")"
+}
+expect 1 "--format takes s16le or f32le" "${S[@]}" --format mp3 -
+expect 1 "--format takes s16le or f32le" "${S[@]}" --format srt -
+expect 1 "--rate takes a sample rate in 8000..192000, not '100'" "${S[@]}" --format s16le --rate 100 -
+expect 1 "--rate takes a sample rate in 8000..192000, not '16k'" "${S[@]}" --format s16le --rate 16k -
+expect 1 "--rate is the raw PCM's" "${S[@]}" --rate 22050 "$clip"
+expect 1 "INPUT is a URL" "${S[@]}" http://example.com/a.mp3
+expect 1 "capture devices need libavdevice" "${S[@]}" alsa:default
+expect 1 "-o FILE takes one format" "${S[@]}" -f srt -f vtt -o "$WORK/x" "$clip"
+expect 1 "-f needs -o FILE or --output-dir DIR" "${S[@]}" -f srt "$clip"
+expect 1 "--trim must be below --max-buffer" "${S[@]}" --trim 20 --max-buffer 10 "$clip"
+expect 1 "--min-step takes seconds in 0.05..10" "${S[@]}" --min-step 0 "$clip"
+expect 1 "unexpected argument" "${S[@]}" "$clip" "$clip"
+expect 1 "cannot open" "${S[@]}" --format s16le "$WORK/missing.raw"
+expect 1 "$WORK/missing.wav" "${S[@]}" "$WORK/missing.wav"
+printf 'not audio at all, just text\n' >"$WORK/text.wav"
+expect 1 "text.wav" "${S[@]}" "$WORK/text.wav"
+"$SOTTO" stream --help >"$WORK/help" && grep -q "LocalAgreement-2" "$WORK/help" && grep -q -- "--jsonl" "$WORK/help" &&
+    grep -q "130 interrupted" "$WORK/help" && ok || bad "stream --help"
+
+echo "stream: $passes passed, $fails failed"
+[[ $fails -eq 0 ]]
