@@ -24,7 +24,8 @@ t = json.load(open(sys.argv[2]))
 assert ev, "no events"
 last = -1.0
 for e in ev:
-    assert set(e) == {"type", "start", "end", "text", "words", "emission_time"}, e
+    assert set(e) == {"type", "start", "end", "text", "words", "emission_time", "audio_time"}, e
+    assert e["end"] <= e["audio_time"] + 0.05, e
     assert e["type"] in ("tentative", "final"), e
     assert e["emission_time"] >= last, (e, last)
     last = e["emission_time"]

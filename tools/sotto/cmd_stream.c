@@ -63,7 +63,8 @@ static const cli_opt options[] = {
              "now: for demos, tests and latency figures)"},
     {"--jsonl", 0, OPT_TRUE, OFF(jsonl),
      .help = "one JSON object per event on stdout: {\"type\": \"tentative\" or\n"
-             "\"final\", \"start\", \"end\", \"text\", \"words\", \"emission_time\"}"},
+             "\"final\", \"start\", \"end\", \"text\", \"words\", \"emission_time\"\n"
+             "(wall seconds since the start), \"audio_time\" (audio read by then)}"},
     {"--output-format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format,
      .help = "the committed transcript at the end: txt, srt, vtt, tsv, json or\n"
              "all; repeatable; more than one needs --output-dir"},
@@ -242,6 +243,8 @@ static void json_event(const sotto_stream_event *e, double emitted)
     }
     fputs("], \"emission_time\": ", stdout);
     out_json_number(stdout, emitted);
+    fputs(", \"audio_time\": ", stdout);
+    out_json_number(stdout, e->audio_time);
     fputs("}\n", stdout);
 }
 

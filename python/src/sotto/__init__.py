@@ -26,6 +26,7 @@ from ._model import (
     default_model_path,
     default_vad_path,
 )
+from ._stream import Stream, StreamEvent, StreamWord
 from ._sotto import VERSION as __version__
 from ._sotto import audio_formats
 from .faster_whisper import BatchedInferencePipeline, WhisperModel, decode_audio
@@ -48,6 +49,9 @@ __all__ = [
     "Model",
     "Segment",
     "SottoError",
+    "Stream",
+    "StreamEvent",
+    "StreamWord",
     "TranscriptionInfo",
     "Word",
     "audio_formats",

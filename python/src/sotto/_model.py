@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _sotto
+
+if TYPE_CHECKING:
+    from ._stream import Stream
 
 SottoError = _sotto.SottoError
 
@@ -185,6 +188,45 @@ class Model:
     def has_vad(self) -> bool:
         """Whether a Silero VAD is loaded (for vad_filter and the silence check)."""
         return self._vad is not None
+
+    def stream(
+        self,
+        language: Optional[str] = None,
+        beam_size: int = 1,
+        min_step: float = 0.5,
+        trim: float = 12.0,
+        max_buffer: float = 25.0,
+        initial_prompt: Optional[str] = None,
+        vad: bool = True,
+        vad_threshold: float = 0.5,
+        vad_min_silence_ms: int = 500,
+    ) -> "Stream":
+        """A live transcription session (``sotto stream``'s): feed it audio as it arrives.
+
+        Args:
+            language: as for transcribe; None: detected at the first words.
+            beam_size: beams of each decoding (1: greedy).
+            min_step: seconds of new audio between two decodings.
+            trim, max_buffer: the buffer is cut at a committed segment's end past ``trim``
+                seconds; past ``max_buffer`` (at most 30) pending words are committed.
+            initial_prompt: text before the stream.
+            vad: gate decoding with the Silero VAD (when the model has one): silence costs
+                nothing and a pause of ``vad_min_silence_ms`` commits what is pending.
+
+        Returns:
+            a :class:`sotto.Stream` on a context of its own: ``feed(samples)``,
+            ``finish()`` and iteration over the events.
+
+        Raises:
+            SottoError: a bad option (the message names it) or no context on the device.
+        """
+        from ._stream import open_stream
+
+        return open_stream(
+            self._model, self._vad if vad else None, self.threads, self.device, language=language,
+            beam_size=beam_size, min_step=min_step, trim=trim, max_buffer=max_buffer,
+            initial_prompt=initial_prompt, vad_threshold=vad_threshold, vad_min_silence_ms=vad_min_silence_ms,
+        )
 
     def _context(self, max_sequences: int) -> Any:
         with self._lock:

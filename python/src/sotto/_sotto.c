@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sotto.h"
+#include "_sotto.h"
 
 static PyObject *SottoError; /* sotto.SottoError(RuntimeError), .status: sotto_status_str() */
 
@@ -50,11 +51,6 @@ static int loaded(sotto_status st, PyObject *path_obj)
 }
 
 /* ---- Model ------------------------------------------------------------------------ */
-
-typedef struct {
-    PyObject_HEAD
-    sotto_model *model;
-} ModelObject;
 
 static int Model_init(ModelObject *self, PyObject *args, PyObject *kw)
 {
@@ -141,7 +137,7 @@ static PyMethodDef Model_methods[] = {
      "save_gguf(path, encoder_type, decoder_type): sotto_model_save_gguf (f32, f16 or q8_0)."},
     {NULL}};
 
-static PyTypeObject ModelType = {
+PyTypeObject ModelType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Model",
     .tp_basicsize = sizeof(ModelObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -153,11 +149,6 @@ static PyTypeObject ModelType = {
 };
 
 /* ---- Vad -------------------------------------------------------------------------- */
-
-typedef struct {
-    PyObject_HEAD
-    sotto_vad *vad;
-} VadObject;
 
 static int Vad_init(VadObject *self, PyObject *args, PyObject *kw)
 {
@@ -222,7 +213,7 @@ static PyMethodDef Vad_methods[] = {
      " -> [(start, end), ...] in samples (sotto_vad_speech)."},
     {NULL}};
 
-static PyTypeObject VadType = {
+PyTypeObject VadType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Vad",
     .tp_basicsize = sizeof(VadObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -613,6 +604,16 @@ static PyTypeObject ContextType = {
 
 /* ---- module ----------------------------------------------------------------------- */
 
+PyObject *sotto_py_raise(sotto_status st, const char *message)
+{
+    return raise_status(st, message);
+}
+
+int sotto_py_samples(PyObject *audio, Py_buffer *view)
+{
+    return samples_view(audio, view);
+}
+
 static PyObject *audio_formats(PyObject *m, PyObject *unused)
 {
     return PyUnicode_FromString(sotto_audio_formats());
@@ -673,6 +674,7 @@ PyMODINIT_FUNC PyInit__sotto(void)
             goto fail;
         }
     }
+    if (sotto_py_stream_add(m) < 0) goto fail;
     return m;
 fail:
     Py_DECREF(m);

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Live transcription figures of `sotto stream` (docs/BENCHMARKS.md, issue 26's acceptance).
+
+AUDIO is fed at real-time pace (`sotto stream --realtime --jsonl`). For each committed word,
+latency = its emission time (wall seconds since the stream began) minus the end of the same
+word in an offline `sotto transcribe --word-timestamps -f json` run of the file (the words
+of the two transcripts matched by difflib on normalised text). Reported: mean, p50, p90 and
+max latency; the WER of the committed text and of the offline transcript (defaults: beam 5,
+fallback) against the reference text, and of the committed text against the offline one;
+the processing lag (emission_time - audio_time of each event: how far behind the audio the
+decoding is) at its maximum and over the last minute; decoding steps. With --sessions N,
+N streams of the same file run at once (each on --threads threads) and each is reported.
+
+The reference text of bench/make_long.sh's long.wav is built from tests/data/clips
+(--truth-from-clips): the clips in its order, repeated as it repeats them.
+
+usage: bench/stream.py --sotto build/sotto -m MODEL [--vad-model V] AUDIO
+                       [--truth FILE | --truth-from-clips DIR] [--threads 2] [--sessions 1]
+                       [--offline-json FILE] [--out DIR] [-- extra sotto stream flags]
+"""
+import argparse
+import difflib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+import wave
+
+
+def normalise(text):
+    """tests/wer.py's normalisation: lower case, hyphens and spaces to one space, only
+    a-z, 0-9 and apostrophes kept."""
+    text = re.sub(r"[\s\-]+", " ", text.lower())
+    return re.sub(r"[^a-z0-9' ]", "", text).split()
+
+
+def edits(ref, hyp):
+    d = list(range(len(hyp) + 1))
+    for i, r in enumerate(ref, 1):
+        prev, d[0] = d[0], i
+        for j, h in enumerate(hyp, 1):
+            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (r != h))
+    return d[len(hyp)]
+
+
+def wer(ref_text, hyp_text):
+    ref, hyp = normalise(ref_text), normalise(hyp_text)
+    return 100.0 * edits(ref, hyp) / max(len(ref), 1)
+
+
+def truth_from_clips(clips, audio):
+    """make_long.sh's text: every clip (sorted, 0.3 s after each) repeated to >= 300 s."""
+    tsv = dict(line.rstrip("\n").split("\t", 1) for line in open(os.path.join(clips, "transcripts.tsv")))
+    names = sorted(f[:-4] for f in os.listdir(clips) if f.endswith(".wav"))
+    once = 0.0
+    for n in names:
+        with wave.open(os.path.join(clips, n + ".wav")) as w:
+            once += w.getnframes() / w.getframerate() + 0.3
+    with wave.open(audio) as w:
+        total = w.getnframes() / w.getframerate()
+    reps = round(total / once)
+    return " ".join(" ".join(tsv[n] for n in names) for _ in range(reps))
+
+
+def word_list(words):
+    """(normalised word, the word as given) for each word that normalises to one or more."""
+    out = []
+    for w in words:
+        for piece in normalise(w["word"]):
+            out.append((piece, w))
+    return out
+
+
+def latencies(events, offline):
+    """Per committed word: emission time - the offline end of the word matched to it."""
+    committed = []
+    for e in events:
+        if e["type"] == "final":
+            for w in e["words"]:
+                for piece in normalise(w["word"]):
+                    committed.append((piece, e["emission_time"]))
+    off = [(p, w["end"]) for s in offline["segments"] for p, w in word_list(s.get("words") or [])]
+    sm = difflib.SequenceMatcher(a=[c[0] for c in committed], b=[o[0] for o in off], autojunk=False)
+    lat = []
+    for a, b, n in sm.get_matching_blocks():
+        for k in range(n):
+            lat.append(committed[a + k][1] - off[b + k][1])
+    return lat, len(committed)
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def report(label, events, offline, truth, wall):
+    lat, n_words = latencies(events, offline)
+    text = "".join(e["text"] for e in events if e["type"] == "final")
+    lags = [e["emission_time"] - e["audio_time"] for e in events]
+    end = max((e["audio_time"] for e in events), default=0)
+    late = [e["emission_time"] - e["audio_time"] for e in events if e["audio_time"] > end - 60]
+    r = {
+        "label": label,
+        "committed_words": n_words,
+        "matched_words": len(lat),
+        "latency_mean_s": statistics.fmean(lat) if lat else float("nan"),
+        "latency_p50_s": pct(lat, 0.5),
+        "latency_p90_s": pct(lat, 0.9),
+        "latency_max_s": max(lat) if lat else float("nan"),
+        "wer_stream_vs_offline": wer(offline["text"], text),
+        "lag_max_s": max(lags) if lags else float("nan"),
+        "lag_last_minute_max_s": max(late) if late else float("nan"),
+        "audio_s": end,
+        "wall_s": wall,
+    }
+    if truth:
+        r["wer_stream"] = wer(truth, text)
+        r["wer_offline"] = wer(truth, offline["text"])
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sotto", required=True)
+    ap.add_argument("-m", "--model", required=True)
+    ap.add_argument("--vad-model")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--sessions", type=int, default=1)
+    ap.add_argument("--truth")
+    ap.add_argument("--truth-from-clips")
+    ap.add_argument("--offline-json", help="reuse this offline transcript (made with --word-timestamps)")
+    ap.add_argument("--out", default="build-bench/stream")
+    ap.add_argument("--label", default="")
+    ap.add_argument("audio")
+    ap.add_argument("extra", nargs="*", help="after --: more `sotto stream` flags")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    truth = open(a.truth).read() if a.truth else truth_from_clips(a.truth_from_clips, a.audio) if a.truth_from_clips else None
+    off_path = a.offline_json or os.path.join(a.out, "offline.json")
+    if not a.offline_json:
+        subprocess.run([a.sotto, "transcribe", "-m", a.model, "-t", str(a.threads), "--word-timestamps", "-f", "json",
+                        "-o", off_path, "--quiet", a.audio], check=True)
+    offline = json.load(open(off_path))
+    vad = ["--vad-model", a.vad_model] if a.vad_model else []
+    procs, outs = [], []
+    t0 = time.monotonic()
+    for i in range(a.sessions):
+        path = os.path.join(a.out, f"events{i}.jsonl")
+        outs.append(path)
+        cmd = [a.sotto, "stream", "-m", a.model, *vad, "-t", str(a.threads), "--realtime", "--jsonl", *a.extra, a.audio]
+        procs.append(subprocess.Popen(cmd, stdout=open(path, "w"), stderr=subprocess.DEVNULL))
+    for p in procs:
+        if p.wait() != 0:
+            sys.exit(f"stream.py: sotto stream failed (exit {p.returncode})")
+    wall = time.monotonic() - t0
+    load = os.getloadavg()
+    for i, path in enumerate(outs):
+        events = [json.loads(line) for line in open(path)]
+        r = report(f"{a.label or os.path.basename(a.model)} session {i + 1}/{a.sessions}", events, offline, truth, wall)
+        r["flags"] = " ".join(a.extra)
+        r["threads"] = a.threads
+        r["loadavg_after"] = [round(x, 2) for x in load]
+        print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()

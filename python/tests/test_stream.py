@@ -1,0 +1,96 @@
+"""Model.stream: live transcription from Python. Fed in odd-sized chunks, the finals are
+the transcript in order and the end flushes the tail; fed whole, it is the tool's `sotto
+stream` of the same file; the GIL is released while it decodes; bad options and input
+raise with the engine's message."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import sotto
+
+from conftest import read_wav
+
+
+def _clip(clips, name):
+    return next(c for c in clips if os.path.basename(c) == name)
+
+
+def test_chunks_commit_in_order_and_the_end_flushes(model, clips):
+    x = read_wav(_clip(clips, "librivox-0870.wav"))
+    s = model.stream(min_step=1.0)
+    seen = []
+    for i in range(0, len(x), 2777):
+        s.feed(x[i : i + 2777])
+        seen.extend(s)
+    seen.extend(s.finish())
+    finals = [e for e in seen if e.type == "final"]
+    assert finals and [e.id for e in finals] == list(range(len(finals)))
+    assert "".join(e.text for e in finals) == s.text
+    ends = [w.end for e in finals for w in e.words]
+    assert ends == sorted(ends) and 0 <= ends[0] and ends[-1] <= len(x) / 16000 + 0.1
+    assert seen[-1].type == "tentative" and seen[-1].text == "" and not seen[-1].words
+    for word in ("dashwood", "leisure", "prudently"):
+        assert word in s.text.lower()
+    assert isinstance(finals[0].words[0], sotto.StreamWord) and finals[0].tokens
+    assert s.time == pytest.approx(len(x) / 16000)
+    with pytest.raises(sotto.SottoError, match="finished"):
+        s.feed(x[:100])
+
+
+def test_whole_feed_equals_the_tool(model, cli, model_path, vad_path, clips):
+    path = _clip(clips, "librivox-0880.wav")
+    out = subprocess.run([cli, "stream", "-m", model_path, "--vad-model", vad_path, "--device", "cpu", "-t", "2",
+                          "--min-step", "1", "--jsonl", path], check=True, capture_output=True, text=True).stdout
+    tool = "".join(e["text"] for e in map(json.loads, out.splitlines()) if e["type"] == "final")
+    x = read_wav(path)
+    s = model.stream(min_step=1.0)
+    for i in range(0, len(x), 1600):  # the tool reads a file a tenth of a second at a time
+        s.feed(x[i : i + 1600])
+    s.finish()
+    assert s.text == tool
+
+
+def test_the_gil_is_released_while_decoding(model, clips):
+    x = read_wav(_clip(clips, "librivox-0870.wav"))
+    s = model.stream(vad=False, min_step=5.0)
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    t0 = time.monotonic()
+    s.feed(x)  # one decoding of 7 s
+    t1 = time.monotonic()
+    stop.set()
+    t.join()
+    assert s.steps[0] == 1
+    during = [u for u in ticks if t0 < u < t1]
+    assert len(during) >= 0.3 * (t1 - t0) / 0.005, (len(during), t1 - t0)
+
+
+def test_bad_options_and_input(model):
+    with pytest.raises(sotto.SottoError, match="minimum step"):
+        model.stream(min_step=0)
+    with pytest.raises(sotto.SottoError, match="klingon"):
+        model.stream(language="klingon")
+    with pytest.raises(sotto.SottoError, match="bound"):
+        model.stream(max_buffer=40)
+    s = model.stream()
+    with pytest.raises(TypeError, match="float32"):
+        s.feed(np.zeros(10, dtype=np.int16))
+    with pytest.raises(ValueError, match="1-D"):
+        s.feed(np.zeros((2, 10), dtype=np.float32))
+    assert s.feed(np.zeros(0, dtype=np.float32)) == []
