@@ -3,12 +3,11 @@
 // prefills), batched over z: C[m,n] = sum_k A[m,k] B[n,k] (+ bias[n]) with B as rows
 // (NT). 16 rows of B per workgroup, 16 threads on each splitting K (thread l takes
 // elements l, l + 16, ...); the 16 partial sums are added in a tree. Variants (-D):
-// B_F32 | B_F16 | B_Q8 (A then q8_0 activations as in mm.comp). B_Q8 sums as the CPU's
-// row kernel (kernels_avx2.c row_1_q8, which the CPU's decoder runs): 32 rows per
-// workgroup, 8 threads on each, thread i the exact int32 dot of word i of every block,
-// fused into s0 (even blocks) or s1 (odd blocks) with d_a d_b, then v_i = s0_i + s1_i
-// and ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)): the CPU's bits for the CPU's
-// inputs.
+// B_F32 | B_F16 | B_Q8 (A then q8_0 activations as in mm.comp). B_Q8 sums as the scalar
+// reference (kernels_ref.c matmul_q8, which every CPU kernel set matches): 32 rows per
+// workgroup, 8 threads on each; 8 blocks at a time, thread i the term (d_a d_b) dot of block
+// i with the int32 dot exact, then thread 0 adds the terms in block order from 0, the bias
+// last, nothing fused (precise): the CPU's bits for the CPU's inputs.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -48,30 +47,39 @@ void main()
     const uint z = gl_WorkGroupID.z;
     const uint aoff = p.a_off + z * p.sa, boff = p.b_off + z * p.sb, coff = p.c_off + z * p.sc;
     const uint adoff = p.ad_off + z * p.sad, nb = p.K / 32u;
-    float s0[MAXM], s1[MAXM];
-    for (int m = 0; m < MAXM; m++) s0[m] = s1[m] = 0.0;
-    if (n < p.N)
-        for (uint kb = 0u; kb < nb; kb++) {
+    precise float s[MAXM];
+    for (int m = 0; m < MAXM; m++) s[m] = 0.0;
+    for (uint kb0 = 0u; kb0 < nb; kb0 += LANES) {
+        /* lane l: block kb0 + l's term (d_a d_b) dot, the int32 dot of its 32 pairs exact */
+        uint kb = kb0 + lane;
+        if (n < p.N && kb < nb) {
             uint o = boff + (n * p.ldb + kb) * 34u, sh = (o & 3u) * 8u;
             float db = sotto_h2f(sotto_funnel(b[o >> 2], sh > 16u ? b[(o >> 2) + 1u] : 0u, sh) & 0xffffu);
-            uint q = o + 2u + 4u * lane, sq = (q & 3u) * 8u; // word LANE of the block's int8s
-            uint wb = sotto_funnel(b[q >> 2], sq != 0u ? b[(q >> 2) + 1u] : 0u, sq);
+            uint wb[8];
+            for (uint w = 0u; w < 8u; w++) {
+                uint q = o + 2u + 4u * w, sq = (q & 3u) * 8u;
+                wb[w] = sotto_funnel(b[q >> 2], sq != 0u ? b[(q >> 2) + 1u] : 0u, sq);
+            }
             for (uint m = 0u; m < p.M; m++) {
-                float dd = uintBitsToFloat(a[adoff + m * p.ldad + kb]) * db;
-                float dot = float(sotto_dot4(a[aoff + m * p.lda + kb * 8u + lane], wb));
-                if ((kb & 1u) == 0u) s0[m] = fma(dd, dot, s0[m]);
-                else s1[m] = fma(dd, dot, s1[m]);
+                int dot = 0;
+                for (uint w = 0u; w < 8u; w++) dot += sotto_dot4(a[aoff + m * p.lda + kb * 8u + w], wb[w]);
+                precise float dd = uintBitsToFloat(a[adoff + m * p.ldad + kb]) * db;
+                precise float term = dd * float(dot);
+                red[m][t] = term;
             }
         }
-    for (int m = 0; m < MAXM; m++) red[m][t] = s0[m] + s1[m];
-    barrier();
+        barrier();
+        /* lane 0 adds the blocks' terms in block order, as the reference */
+        if (lane == 0u && n < p.N)
+            for (uint m = 0u; m < p.M; m++)
+                for (uint l = 0u; l < LANES && kb0 + l < nb; l++) s[m] = s[m] + red[m][t + l];
+        barrier();
+    }
     if (lane == 0u && n < p.N) {
         float bn = p.has_bias != 0u ? bias[p.bias_off + n] : 0.0;
         for (uint m = 0u; m < p.M; m++) {
-            float v0 = red[m][t], v1 = red[m][t + 1u], v2 = red[m][t + 2u], v3 = red[m][t + 3u];
-            float v4 = red[m][t + 4u], v5 = red[m][t + 5u], v6 = red[m][t + 6u], v7 = red[m][t + 7u];
-            float sum = ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7));
-            c[coff + (p.c_trans != 0u ? n * p.ldc + m : m * p.ldc + n)] = sum + bn;
+            precise float sum = s[m] + bn;
+            c[coff + (p.c_trans != 0u ? n * p.ldc + m : m * p.ldc + n)] = sum;
         }
     }
 }

@@ -105,8 +105,10 @@ void main()
             }
             if (half_ == 1u) // before the barrier: the next block writes Ad and Bd after it
                 for (int i = 0; i < 4; i++)
-                    for (int j = 0; j < 4; j++)
-                        acc[i][j] += Ad[ty + 16u * uint(i)] * Bd[tx + 16u * uint(j)] * float(dot[i][j]);
+                    for (int j = 0; j < 4; j++) { // nothing fused (precise), as the reference
+                        precise float term = Ad[ty + 16u * uint(i)] * Bd[tx + 16u * uint(j)] * float(dot[i][j]);
+                        acc[i][j] = acc[i][j] + term;
+                    }
             barrier();
         }
     }

@@ -8,7 +8,7 @@
 // its whole block (binding 5, b_off counted from the block's start): llvmpipe reads a
 // uniform buffer at a uniform offset with one load and fetches texels as vector gathers,
 // where it reads a storage buffer lane by lane. Each sum runs over k in order, as the
-// references' (q8_0 with TM 1: in the order of the CPU's decoder kernel, as gemv.comp).
+// references' (q8_0: block by block from 0, the scalar reference's order, as gemv.comp).
 // Variants (-D): B_F32 | B_F16 | B_Q8, NN, TM (rows per invocation: 8, or 1 for few rows).
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -57,10 +57,8 @@ void main()
     }
 #ifdef B_Q8
     const uint adoff = p.ad_off + z * p.sad;
-#if TM == 1
-    float s0[8], s1[8];
-    for (int w = 0; w < 8; w++) s0[w] = s1[w] = 0.0;
-#endif
+    precise float accq[TM];
+    for (int i = 0; i < TM; i++) accq[i] = 0.0;
     for (uint kb = 0u; kb < p.K / 32u; kb++) {
         uint o = boff + (nn * p.ldb + kb) * 34u, sh = (o & 3u) * 8u, w0 = o >> 2;
         uint wd[10];
@@ -70,30 +68,17 @@ void main()
         uint sq = (sh + 16u) & 31u, q0 = sh + 16u >= 32u ? 1u : 0u;
         uint qs[8];
         for (int i = 0; i < 8; i++) qs[i] = sotto_funnel(wd[q0 + uint(i)], wd[q0 + uint(i) + 1u], sq);
-#if TM == 1
-        /* one row: the CPU's decoder order (gemv.comp, kernels_avx2.c row_1_q8): the dot of
-         * each word fused into s0 (even blocks) or s1 (odd blocks) */
-        uint ab = aoff + arow[0] * p.lda + kb * 8u;
-        float dd = uintBitsToFloat(a_word(adoff + arow[0] * p.ldad + kb)) * db;
-        for (int w = 0; w < 8; w++) {
-            float dot = float(sotto_dot4(a_word(ab + uint(w)), qs[w]));
-            if ((kb & 1u) == 0u) s0[w] = FUSED(dd, dot, s0[w]);
-            else s1[w] = FUSED(dd, dot, s1[w]);
-        }
-#else
         for (int i = 0; i < TM; i++) {
             uint ab = aoff + arow[i] * p.lda + kb * 8u;
             int dot = 0;
             for (int w = 0; w < 8; w++) dot += sotto_dot4(a_word(ab + uint(w)), qs[w]);
-            acc[i] += uintBitsToFloat(a_word(adoff + arow[i] * p.ldad + kb)) * db * float(dot);
+            /* the reference's (kernels_ref.c matmul_q8): (d_a d_b) dot added in block order,
+             * each product and sum rounded on its own (precise: nothing fused) */
+            precise float term = uintBitsToFloat(a_word(adoff + arow[i] * p.ldad + kb)) * db * float(dot);
+            accq[i] = accq[i] + term;
         }
-#endif
     }
-#if TM == 1
-    float v[8];
-    for (int w = 0; w < 8; w++) v[w] = s0[w] + s1[w];
-    acc[0] = ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
-#endif
+    for (int i = 0; i < TM; i++) acc[i] = accq[i];
 #else
     uint k = 0u;
 #if !defined(NN) && !defined(B_F16)
