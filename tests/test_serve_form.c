@@ -115,8 +115,10 @@ int main(void)
         {"model", "whisper-2", "model", "model_not_found"},
         {"language", "de", "language", "unsupported_language"},
         {"language", "auto", NULL, NULL},
-        {"stream", "true", "stream", "unsupported_value"},
+        {"stream", "true", NULL, NULL}, /* server-sent events, of json (the default format) */
         {"stream", "false", NULL, NULL},
+        {"stream", "yes", "stream", "invalid_value"},
+        {"stream", "TRUE", "stream", "invalid_value"},
         {"timestamp_granularities[]", "word", "timestamp_granularities[]", "invalid_value"}, /* not verbose_json */
         {"timestamp_granularities[]", "segments", "timestamp_granularities[]", "invalid_value"},
         {"timestamp_granularities[]", "", "timestamp_granularities[]", "invalid_value"},
@@ -127,6 +129,22 @@ int main(void)
         serve_form f = {0};
         feed(&f, bad[i].key, bad[i].value, 5);
         CHECK(refused(&f, false, bad[i].param, bad[i].code), "%s=%s", bad[i].key, bad[i].value);
+    }
+    { /* stream=true: server-sent events of json or text, on transcriptions only */
+        serve_form f = {0};
+        feed(&f, "stream", "true", 2);
+        feed(&f, "response_format", "srt", 2);
+        CHECK(refused(&f, false, "response_format", "unsupported_value"), "stream=true with srt");
+        serve_form g = {0};
+        feed(&g, "stream", "true", 3);
+        feed(&g, "response_format", "text", 3);
+        CHECK(refused(&g, false, NULL, NULL) && serve_form_stream(&g), "stream=true with text");
+        serve_form h = {0};
+        feed(&h, "stream", "true", 1);
+        CHECK(refused(&h, true, "stream", "unsupported_value"), "stream=true on a translation");
+        serve_form k = {0};
+        feed(&k, "stream", "false", 1);
+        CHECK(refused(&k, false, NULL, NULL) && !serve_form_stream(&k), "stream=false");
     }
     { /* word granularity (with verbose_json) turns word timestamps on; segment alone does not */
         for (int with_segment = 0; with_segment < 2; with_segment++) {

@@ -167,6 +167,26 @@ def verbose_with_words(cli_json):
     return cli_json[:-2] + b', "words": ' + json.dumps(words).encode() + b"}\n"
 
 
+TURN_CLIPS = ("espeak-ng-02", "librivox-0880", "espeak-ng-05")
+
+
+def turns_wav(clips, path, pause_s=1.5):
+    """Three 16 kHz mono clips with PAUSE_S of silence after each, written to PATH as one
+    WAV (several segments, and turns a VAD hears apart); its PCM16 bytes."""
+    import wave
+    pcm = b""
+    for name in TURN_CLIPS:
+        with wave.open(os.path.join(clips, name + ".wav")) as w:
+            assert w.getframerate() == 16000 and w.getnchannels() == 1 and w.getsampwidth() == 2
+            pcm += w.readframes(w.getnframes()) + b"\0\0" * int(16000 * pause_s)
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(pcm)
+    return pcm
+
+
 class Checks:
     def __init__(self):
         self.n = 0

@@ -2,7 +2,8 @@
 .venv-openai) pointed at `sotto serve` with base_url: transcriptions in every
 response_format equal `sotto transcribe`'s output; the client's typed answers (text,
 verbose_json's segments, duration, language; words with timestamp_granularities=["word"]);
-its exceptions for 401 and 400 answers; models.list().
+its exceptions for 401 and 400 answers; models.list(); stream=True (server-sent events: the
+deltas join into the done text, which is the json answer's; an error mid-stream raises).
 
 usage: .venv-openai/bin/python test_openai.py SOTTO MODEL CLIPS WORKDIR"""
 import json
@@ -14,7 +15,7 @@ import warnings
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Checks, Server, cli, openai_json
+from serverlib import Checks, Server, cli, openai_json, turns_wav
 
 sotto, model, clips, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
@@ -68,12 +69,47 @@ check(len(words) > 3 and v.words is not None and [(w.word, w.start, w.end) for w
       "verbose_json, word granularity: TranscriptionVerbose.words", "%s vs %s" % (str(v.words)[:300], words[:5]))
 check(v.text == ref_w["text"] and [(s.start, s.end, s.text) for s in v.segments] ==
       [(s["start"], s["end"], s["text"]) for s in ref_w["segments"]], "word granularity: text and segments")
+# stream=True: server-sent events the client iterates; the deltas (one a segment) join into
+# the done event's text, which is the json answer's text for the same file
+turns = os.path.join(work, "turns.wav")
+turns_wav(clips, turns)
+for path in [clip, turns]:
+    with open(path, "rb") as f:
+        plain = client.audio.transcriptions.create(model="whisper-1", file=f).text
+    with open(path, "rb") as f:
+        events = list(client.audio.transcriptions.create(model="whisper-1", file=f, stream=True))
+    types = [e.type for e in events]
+    name = os.path.basename(path)
+    check(len(events) >= 2 and types[-1] == "transcript.text.done" and
+          all(t == "transcript.text.delta" for t in types[:-1]), "stream=True on %s: deltas, then done" % name,
+          str(types))
+    check(events[-1].text == plain and len(plain) > 10, "stream=True on %s: done's text is the json answer's" % name,
+          "%r vs %r" % (events[-1].text, plain))
+    check("".join(e.delta for e in events[:-1]) == plain, "stream=True on %s: the deltas join into it" % name,
+          str([e.delta for e in events[:-1]]))
+    if path == turns:
+        check(len(events) >= 4, "stream=True on three turns: a delta for each segment", str(types))
+with open(turns, "rb") as f:
+    text_events = list(client.audio.transcriptions.create(model="whisper-1", file=f, stream=True,
+                                                          response_format="text"))
+check([e.type for e in text_events] == types and text_events[-1].text == plain,
+      "stream=True with response_format=text: the same events")
 try:
     with open(clip, "rb") as f:
-        client.audio.transcriptions.create(model="whisper-1", file=f, stream=True)
-    check(False, "stream=True raises BadRequestError")
+        client.audio.transcriptions.create(model="whisper-1", file=f, stream=True, response_format="srt")
+    check(False, "stream=True with srt raises BadRequestError")
 except openai.BadRequestError as e:
-    check(e.param == "stream", "stream=True raises BadRequestError", str(e))
+    check(e.param == "response_format" and e.code == "unsupported_value", "stream=True with srt: BadRequestError",
+          str(e))
+# an error once the stream has begun (the audio cannot be decoded): OpenAI's error event,
+# which the client raises as APIError while iterating
+try:
+    with open(os.path.abspath(__file__), "rb") as f:
+        got = list(client.audio.transcriptions.create(model="whisper-1", file=f, stream=True))
+    check(False, "stream=True on a Python file raises APIError", str(got))
+except openai.APIError as e:
+    check(isinstance(e.body, dict) and e.body.get("code") == "invalid_audio" and "test_openai.py" in e.message,
+          "stream=True on a Python file: the error event raises APIError", str(e))
 try:
     with open(clip, "rb") as f:
         client.audio.translations.create(model="whisper-1", file=f)

@@ -4,7 +4,8 @@ the 401, 413 (declared and streamed), 400 (audio FFmpeg cannot decode, malformed
 NUL bytes, duplicated fields, loose temperatures), 404/405, 503 (+ Retry-After, only for
 requests whose body is in) and 408 (slow heads and bodies, at the deadline) answers in
 OpenAI's error shape; request heads that smuggle or are not HTTP: 400 and close, at once;
-a SIGTERM while a request is in flight still answers it, exit 0.
+a SIGTERM while a request is in flight still answers it, exit 0; stream=true's events, and the
+work of a streaming client that leaves stopped.
 
 usage: test_serve.py SOTTO MODEL CLIPS WORKDIR"""
 import concurrent.futures
@@ -203,6 +204,30 @@ check(time.time() - t0 < 8, "the work of a client that left is stopped (not run 
       "%.1f s" % (time.time() - t0))
 status, body, _ = curl(T, [("response_format", "text")], clip, KEY)
 check(status == 200 and body == cli_out["text"], "the request after a client that left is answered", str(status))
+# stream=true: text/event-stream, a delta and done (curl -N, as the README shows); a
+# streaming client that leaves has its work stopped too
+status, body, head = curl(T, [("stream", "true")], clip, KEY, extra=["-N"])
+events = [json.loads(line[6:]) for line in body.decode().split("\n\n") if line.startswith("data: ")]
+check(status == 200 and "content-type: text/event-stream" in head.lower() and body.endswith(b"\n\n") and
+      [e["type"] for e in events] == ["transcript.text.delta", "transcript.text.done"] and
+      events[-1]["text"] == json.loads(cli_out["json"])["text"], "stream=true: server-sent events",
+      "%s %r" % (status, body[:300]))
+sctype, sbody = multipart([("stream", "true")], open(long_wav, "rb").read())
+gone = socket.create_connection(("127.0.0.1", srv.port))
+gone.sendall(request_bytes("/v1/audio/transcriptions", sbody, sctype, auth))
+gone.settimeout(10)
+first = gone.recv(4096)
+n_left = srv.text().count("the client left")
+time.sleep(1)
+gone.close()
+t0 = time.time()
+while srv.text().count("the client left") == n_left and time.time() - t0 < 20:
+    time.sleep(0.1)
+check(first.startswith(b"HTTP/1.1 200") and time.time() - t0 < 8,
+      "stream=true: the work of a client that left is stopped", "%r, %.1f s" % (first[:60], time.time() - t0))
+status, body, _ = curl(T, [("response_format", "text")], clip, KEY)
+check(status == 200 and body == cli_out["text"], "the request after a streaming client that left is answered",
+      str(status))
 
 # 408: a body that trickles in past --timeout (2 s) without ever going silent for 2 s, and
 # never ends: the 408 comes at the deadline, not when (if ever) the body is complete

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "output.h"
 #include "sotto.h"
@@ -86,7 +87,7 @@ typedef struct serve_form {
     char prompt[SERVE_FIELD_MAX];
     size_t n_model, n_language, n_temperature, n_response_format, n_prompt;
     bool granularity_segment, granularity_word;
-    char stream[8];                /* "true" asks for server-sent events, which sotto does not send */
+    char stream[8];                /* "true" asks for server-sent events (serve_sse.c) */
     size_t n_stream;
     char granularity_bad[48];      /* a timestamp_granularities[] value that is neither */
     char gran[24];                 /* the value arriving now, */
@@ -126,9 +127,13 @@ const char *serve_format_names(void);
  * a field given twice, a NUL byte in a value, a temperature that is not a plain decimal
  * from 0 to 1, a value out of range, an unknown format, a model that is not the one served, a language
  * the model lacks, translation on an English-only model, or timestamp granularities with
- * another format than verbose_json. TP's string pointers point into F. */
+ * another format than verbose_json, stream neither true nor false, or stream=true with a
+ * translation or a format other than json and text. TP's string pointers point into F. */
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
                       const out_writer **format, serve_error *e);
+
+/* Whether F asks for server-sent events (stream=true; serve_form_check has checked it). */
+bool serve_form_stream(const serve_form *f);
 
 /* ---- response bodies (malloc'd, *n bytes; NULL when out of memory) ---- */
 
@@ -189,6 +194,30 @@ void serve_door_free(serve_door *d);
 /* Writes E as a complete HTTP/1.1 answer with Connection: close on FD, without waiting,
  * and shuts FD's sending side: for a connection no HTTP library is answering on. */
 bool serve_send_raw(int fd, const serve_error *e);
+
+/* ---- server-sent events (serve_sse.c): the answer to stream=true ---- */
+
+typedef struct serve_sse serve_sse;
+
+/* A stream of events for the connection on socket FD; WAKE(USER) resumes the connection
+ * that serve_sse_read suspended. NULL when out of memory. */
+serve_sse *serve_sse_new(int fd, void (*wake)(void *user), void *user);
+void serve_sse_free(serve_sse *s);
+/* Each writes one event (the worker's thread). delta: {"type": "transcript.text.delta",
+ * "delta": TEXT}, none for empty text, the leading spaces dropped until one has text, so
+ * the deltas join into done's text; done: {"type": "transcript.text.done", "text": TEXT
+ * without its leading spaces}; error: OpenAI's {"error": {...}} (which the openai client
+ * raises as APIError). After done or error nothing more is written. */
+void serve_sse_delta(serve_sse *s, const char *text);
+void serve_sse_done(serve_sse *s, const char *text);
+void serve_sse_error(serve_sse *s, const serve_error *e);
+/* The content reader's part (MHD's thread): up to MAX bytes of the events into OUT, or,
+ * with none waiting, 0 after SUSPEND(USER) (the next event wakes it), or -1 at the end. */
+ssize_t serve_sse_read(serve_sse *s, char *out, size_t max, void (*suspend)(void *user));
+/* The connection is gone (its completion): nothing is woken or written from now on. */
+void serve_sse_close(serve_sse *s);
+/* Whether the client has left: the connection closed, or its side shut or reset. */
+bool serve_sse_gone(serve_sse *s);
 
 /* ---- the HTTP server ---- */
 

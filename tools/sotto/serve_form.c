@@ -125,6 +125,11 @@ static bool check_temperature(const serve_form *f, const serve_config *cfg, sott
     return true;
 }
 
+bool serve_form_stream(const serve_form *f)
+{
+    return f->n_stream && strcmp(f->stream, "true") == 0;
+}
+
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,
                       const out_writer **format, serve_error *e)
 {
@@ -145,9 +150,20 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         return false;
     }
     if (!check_format(f, format, e)) return false;
-    if (f->n_stream && strcmp(f->stream, "false") != 0) {
+    if (f->n_stream && strcmp(f->stream, "false") != 0 && strcmp(f->stream, "true") != 0) {
+        serve_error_set(e, 400, "invalid_request_error", "stream", "invalid_value",
+                        "stream must be true or false, not '%s'", f->stream);
+        return false;
+    }
+    if (serve_form_stream(f) && translate) {
         serve_error_set(e, 400, "invalid_request_error", "stream", "unsupported_value",
-                        "stream=%s: sotto answers each request whole; leave stream out or false", f->stream);
+                        "stream=true is for /v1/audio/transcriptions: translations are answered whole");
+        return false;
+    }
+    if (serve_form_stream(f) && *format != serve_format("json") && *format != serve_format("text")) {
+        serve_error_set(e, 400, "invalid_request_error", "response_format", "unsupported_value",
+                        "stream=true answers with server-sent events (transcript.text.delta, then "
+                        "transcript.text.done): response_format must be json or text, not %s", f->response_format);
         return false;
     }
     if (f->n_model && strcmp(f->model, cfg->model_id) != 0 && strcmp(f->model, "whisper-1") != 0) {

@@ -61,6 +61,8 @@ typedef struct request {
     char *body;                    /* the worker's answer: malloc'd */
     size_t n_body;
     int body_status;
+    serve_sse *sse;                /* stream=true: the events, as the worker writes them */
+    atomic_int refs;               /* MHD's (until completed) and, streaming, the worker's */
 } request;
 
 /* ---- answers ---- */
@@ -249,7 +251,7 @@ static int job_abort(double audio_s, void *user)
     const server *s = q->srv;
     if (audio_s > s->cfg->max_audio_s) q->why_stopped = STOP_TOO_LONG;
     else if (atomic_load(&s->forced)) q->why_stopped = STOP_FORCED;
-    else if (client_gone(q)) q->why_stopped = STOP_GONE;
+    else if (q->sse ? serve_sse_gone(q->sse) : client_gone(q)) q->why_stopped = STOP_GONE;
     return q->why_stopped != 0;
 }
 
@@ -258,7 +260,7 @@ static bool drop_job(serve_job *job)
 {
     request *q = job->user;
     if (atomic_load(&q->srv->forced)) q->why_stopped = STOP_FORCED;
-    else if (client_gone(q)) q->why_stopped = STOP_GONE;
+    else if (q->sse ? serve_sse_gone(q->sse) : client_gone(q)) q->why_stopped = STOP_GONE;
     return q->why_stopped != 0;
 }
 
@@ -291,9 +293,30 @@ static void job_error(request *q, const serve_job *job, serve_error *e)
                         "%s", msg);
 }
 
+static void release(request *q);
+
+/* stream=true: the job's end is the stream's last event; the worker lets go of Q. */
+static void sse_job_done(request *q, serve_job *job)
+{
+    if (job->outcome == SERVE_JOB_RAN && job->status == SOTTO_OK) {
+        q->audio_s = job->result->duration;
+        serve_sse_done(q->sse, job->result->text);
+        sotto_result_free(job->result);
+    } else {
+        serve_error e;
+        job_error(q, job, &e);
+        serve_sse_error(q->sse, &e);
+    }
+    release(q);
+}
+
 static void job_done(serve_job *job)
 {
     request *q = job->user;
+    if (q->sse) {
+        sse_job_done(q, job);
+        return;
+    }
     if (job->outcome == SERVE_JOB_RAN && job->status == SOTTO_OK) {
         q->audio_s = job->result->duration;
         q->body = serve_render(job->result, q->format, &q->n_body);
@@ -370,6 +393,65 @@ static enum MHD_Result begin(request *q)
     return begin_upload(q);
 }
 
+/* ---- stream=true: server-sent events ---- */
+
+static void sse_suspend(void *user)
+{
+    request *q = user;
+    MHD_suspend_connection(q->conn);
+}
+
+static void sse_wake(void *user)
+{
+    request *q = user;
+    MHD_resume_connection(q->conn);
+}
+
+static ssize_t sse_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    request *q = cls;
+    ssize_t r = serve_sse_read(q->sse, buf, max, sse_suspend);
+    return r < 0 ? MHD_CONTENT_READER_END_OF_STREAM : r;
+}
+
+/* The segment callback of a streaming job (the worker's thread): one delta per segment. */
+static int sse_segment(const sotto_segment *seg, void *user)
+{
+    request *q = user;
+    serve_sse_delta(q->sse, seg->text);
+    return 0;
+}
+
+/* Q's job (a reserved slot, its parameters set) is submitted and answered 200 at once with
+ * a stream of events that the worker writes as it decodes (serve_sse.c): a delta for each
+ * segment, then done or an error. The worker holds a reference to Q until its last event. */
+static enum MHD_Result begin_stream(request *q)
+{
+    server *s = q->srv;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(q->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    q->sse = serve_sse_new(ci ? ci->connect_fd : -1, sse_wake, q);
+    struct MHD_Response *r = q->sse ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_reader, q, NULL)
+                                    : NULL;
+    if (!r) {
+        serve_sse_free(q->sse);
+        q->sse = NULL;
+        return fail(q, 500, "server_error", NULL, "internal_error", "out of memory");
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request a connection */
+    q->job.tp.on_segment = sse_segment;
+    q->reserved = false; /* the job holds the slot now; the pool gives it back */
+    atomic_store(&q->state, ST_QUEUED);
+    atomic_fetch_add(&q->refs, 1); /* the worker's, let go after the last event */
+    serve_pool_submit(s->pool, &q->job);
+    enum MHD_Result ok = MHD_queue_response(q->conn, 200, r);
+    MHD_destroy_response(r);
+    q->status = 200;
+    return ok;
+}
+
 /* The body is in: answer a rejection, or check the form and hand the file to the pool. */
 static enum MHD_Result body_done(request *q)
 {
@@ -404,6 +486,7 @@ static enum MHD_Result body_done(request *q)
     q->job.deadline_ms = cli_now_ms() + 1000.0 * s->cfg->queue_timeout_s;
     q->job.tp.abort_callback = job_abort;
     q->job.tp.user_data = q;
+    if (serve_form_stream(&q->form)) return begin_stream(q);
     q->reserved = false; /* the job holds the slot now; the pool gives it back */
     atomic_store(&q->state, ST_QUEUED);
     MHD_suspend_connection(q->conn);
@@ -425,6 +508,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         q->fd = -1;
         q->audio_s = -1;
         q->t0_ms = cli_now_ms();
+        atomic_init(&q->refs, 1);
         snprintf(q->method, sizeof q->method, "%s", method);
         snprintf(q->path, sizeof q->path, "%s", url);
         atomic_fetch_add(&s->active, 1);
@@ -463,11 +547,24 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     fprintf(stderr, "sotto serve: %s %s %s audio=%s %.0fms%s\n", q->method, q->path, status, audio,
             cli_now_ms() - q->t0_ms, note);
     if (q->pp) MHD_destroy_post_processor(q->pp);
+    q->pp = NULL;
     if (q->reserved) serve_pool_cancel(s->pool);
+    q->reserved = false;
+    if (q->sse) serve_sse_close(q->sse); /* a worker still writing wakes nothing now */
+    *con_cls = NULL;
+    release(q);
+}
+
+/* Lets go of one reference to Q (MHD's at completion, a streaming worker's after its last
+ * event): the last frees it, and only then is the request no longer in flight. */
+static void release(request *q)
+{
+    if (atomic_fetch_sub(&q->refs, 1) != 1) return;
+    server *s = q->srv;
     if (q->fd >= 0) close(q->fd);
+    serve_sse_free(q->sse);
     free(q->body);
     free(q);
-    *con_cls = NULL;
     atomic_fetch_sub(&s->active, 1);
 }
 
