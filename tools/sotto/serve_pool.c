@@ -136,7 +136,8 @@ void serve_pool_sweep(serve_pool *p, double now_ms, bool (*drop)(serve_job *job)
     for (serve_job **at = &p->head, *prev = NULL; *at;) {
         serve_job *j = *at;
         bool expired = j->deadline_ms > 0 && now_ms > j->deadline_ms;
-        if (expired || (drop && drop(j))) {
+        bool (*gone)(serve_job *) = j->drop ? j->drop : drop;
+        if (expired || (gone && gone(j))) {
             j->outcome = expired ? SERVE_JOB_EXPIRED : SERVE_JOB_DROPPED;
             *at = j->next;
             if (p->tail == j) p->tail = prev;
