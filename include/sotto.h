@@ -287,6 +287,7 @@ sotto_status sotto_device_check(const char *device);
 typedef struct sotto_context sotto_context;
 
 #define SOTTO_MAX_SEQUENCES 16
+#define SOTTO_MAX_BATCH 64
 
 typedef struct sotto_context_params {
     int n_threads;             /* 0: all online cores (the CPU device's worker threads) */
@@ -303,6 +304,12 @@ typedef struct sotto_context_params {
     int max_sequences;         /* sequences decoded together, each with a KV cache of its own:
                                   the most beams or best-of samples a transcription may use
                                   (1 .. SOTTO_MAX_SEQUENCES; default 5) */
+    int max_batch;             /* 30 s windows encoded and decoded together by batched
+                                  transcription (sotto_transcribe_params.batch_size), each
+                                  with max_sequences caches of its own: 1 .. SOTTO_MAX_BATCH
+                                  (default 1). Every buffer is sized for it when the context
+                                  is made; more than the machine's available memory holds is
+                                  refused (SOTTO_ERR_NOMEM, the message naming what fits) */
 } sotto_context_params;
 
 sotto_context_params sotto_context_params_default(void); /* all cores, device NULL (auto) */
@@ -477,6 +484,20 @@ typedef struct sotto_transcribe_params {
     sotto_abort_callback abort_callback; /* or NULL */
     sotto_warning_callback on_warning; /* sotto_transcribe_file: a truncated WAV, or NULL */
     void *user_data;           /* for the five callbacks */
+    int batch_size;            /* 0 (default): openai-whisper's long-form loop above. N >= 1:
+                                  faster-whisper 1.2.1's BatchedInferencePipeline: the audio cut
+                                  by VAD (sotto_batch_chunks with VAD, which should be
+                                  faster-whisper's own, silero-vad-fw.gguf; without one only
+                                  audio of at most 30 s, as one chunk) into chunks of at most
+                                  30 s of speech, each decoded on its own: no conditioning on
+                                  previous text nor initial prompt, max_initial_timestamp 0,
+                                  only temperatures[0] (no fallback, no skip as silence),
+                                  timestamps and word_timestamps as set (faster-whisper's
+                                  default is without timestamps: set timestamps 0). N chunks
+                                  are encoded in one pass and decoded together, the context's
+                                  max_batch at most; each chunk's tokens are those it gets in a
+                                  batch of its own. Times on the file's timeline. The whole
+                                  input is read into memory first */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */

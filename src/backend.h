@@ -151,6 +151,9 @@ _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BAC
 /* Every backend object starts with this. */
 struct sotto__backend {
     const sotto__backend_ops *ops;
+    int exact_rows;            /* from this many rows on (M >= exact_rows >= 1), linear gives each row the
+                                  same bits whatever the rows beside it and their count; 0: never
+                                  promised (batched decoding then has no bit-identity to keep) */
 };
 
 /* ---- the registry (backend_reg.c) ------------------------------------------------- */

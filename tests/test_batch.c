@@ -2,12 +2,19 @@
  * chunk boundaries identical to faster-whisper 1.2.1's (tests/golden/batch, made by
  * scripts/golden_batch_chunks.py).
  *
+ * Batched decoding: every chunk's tokens in a batch of B equal those of the same chunk in
+ * a batch of its own (the engine's row independence: one encoder pass of B x 1500 rows,
+ * decoder steps over every live row of every chunk), greedy and beam 5, with and without
+ * timestamps; and the checks of batch_size and max_batch.
+ *
  * usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR...   (each golden NAME.chunks read
  *        against NAME.wav in the first DIR that has it)
+ *        test_batch decode MODEL VAD.gguf AUDIO B [SECONDS]   (the first SECONDS of AUDIO)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -102,11 +109,90 @@ static void test_chunks(const char *vad_path, const char *golden, char **dirs, i
     sotto_vad_free(vad);
 }
 
+/* AUDIO transcribed with batch_size B on a context of max_batch B. */
+static sotto_result *batched(const sotto_model *m, const sotto_vad *vad, const float *x, int64_t n, int B, int beam,
+                             int timestamps)
+{
+    sotto_context_params cp = sotto_context_params_default();
+    cp.n_threads = 2, cp.device = "cpu", cp.max_batch = B;
+    sotto_context *ctx;
+    sotto_result *r = NULL;
+    CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_OK, "context of %d: %s", B, sotto_last_error());
+    sotto_transcribe_params p = sotto_transcribe_params_default();
+    p.vad = vad, p.batch_size = B, p.beam_size = beam, p.timestamps = timestamps;
+    CHECK(ctx && sotto_transcribe(ctx, x, n, &p, &r) == SOTTO_OK, "batch %d: %s", B, sotto_context_error(ctx));
+    sotto_context_free(ctx);
+    return r;
+}
+
+static bool same_segments(const sotto_result *a, const sotto_result *b)
+{
+    if (!a || !b || a->n_segments != b->n_segments) return false;
+    for (int i = 0; i < a->n_segments; i++) {
+        const sotto_segment *x = &a->segments[i], *y = &b->segments[i];
+        if (x->n_tokens != y->n_tokens || memcmp(x->tokens, y->tokens, (size_t)x->n_tokens * sizeof *x->tokens) ||
+            x->start != y->start || x->end != y->end || x->avg_logprob != y->avg_logprob || strcmp(x->text, y->text))
+            return false;
+    }
+    return true;
+}
+
+static void test_decode(const char *model, const char *vad_path, const char *audio, int B, double seconds)
+{
+    sotto_model *m;
+    sotto_vad *vad;
+    float *x;
+    int64_t n;
+    if (sotto_model_load(model, &m) || sotto_vad_load(vad_path, &vad) || sotto_wav_read(audio, &x, &n)) {
+        CHECK(0, "inputs: %s", sotto_last_error());
+        return;
+    }
+    if (seconds > 0 && n > (int64_t)(seconds * 16000)) n = (int64_t)(seconds * 16000);
+    static const int modes[][2] = {{1, 0}, {5, 0}, {5, 1}}; /* beam, timestamps */
+    for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
+        sotto_result *rb = batched(m, vad, x, n, B, modes[k][0], modes[k][1]);
+        sotto_result *r1 = batched(m, vad, x, n, 1, modes[k][0], modes[k][1]);
+        CHECK(rb && rb->n_segments >= 2, "beam %d: %d segments", modes[k][0], rb ? rb->n_segments : -1);
+        CHECK(same_segments(rb, r1), "beam %d timestamps %d: batch %d differs from batches of 1:\n%s\n---\n%s",
+              modes[k][0], modes[k][1], B, rb ? rb->text : "", r1 ? r1->text : "");
+        for (int i = 1; rb && i < rb->n_segments; i++)
+            CHECK(rb->segments[i].start >= rb->segments[i - 1].start && rb->segments[i].end <= n / 16000.0 + 0.02,
+                  "segment %d at %.2f .. %.2f", i, rb->segments[i].start, rb->segments[i].end);
+        if (k == 0 && rb) printf("batch %d greedy: %d segments, %s\n", B, rb->n_segments, rb->text);
+        sotto_result_free(rb), sotto_result_free(r1);
+    }
+    /* a batch larger than the context's, and max_batch out of range, refused with a message */
+    sotto_context_params cp = sotto_context_params_default();
+    cp.device = "cpu", cp.n_threads = 1;
+    sotto_context *ctx = NULL;
+    sotto_result *r = NULL;
+    CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_OK, "%s", sotto_last_error());
+    sotto_transcribe_params p = sotto_transcribe_params_default();
+    p.vad = vad, p.batch_size = 2;
+    CHECK(ctx && sotto_transcribe(ctx, x, n, &p, &r) == SOTTO_ERR_INVALID_ARG && strstr(sotto_context_error(ctx), "max_batch"),
+          "batch 2 on a context of 1: %s", sotto_context_error(ctx));
+    p.vad = NULL, p.batch_size = 1;
+    CHECK(ctx && sotto_transcribe(ctx, x, n, &p, &r) == SOTTO_ERR_INVALID_ARG && strstr(sotto_context_error(ctx), "VAD"),
+          "over 30 s without a VAD: %s", sotto_context_error(ctx));
+    sotto_context_free(ctx);
+    cp.max_batch = 100;
+    CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_ERR_INVALID_ARG && strstr(sotto_last_error(), "max_batch"), "%s",
+          sotto_last_error());
+    cp.max_batch = 64, cp.max_sequences = 16;
+    CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_ERR_INVALID_ARG && strstr(sotto_last_error(), "at most 28"), "%s",
+          sotto_last_error());
+    sotto_free(x);
+    sotto_vad_free(vad);
+    sotto_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "chunks")) test_chunks(argv[2], argv[3], argv + 4, argc - 4);
+    else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "decode"))
+        test_decode(argv[2], argv[3], argv[4], atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
     else {
-        fprintf(stderr, "usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR...\n");
+        fprintf(stderr, "usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR... | decode MODEL VAD.gguf AUDIO B [SECONDS]\n");
         return 2;
     }
     return check_summary();

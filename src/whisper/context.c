@@ -29,7 +29,7 @@ sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char
 
 sotto_context_params sotto_context_params_default(void)
 {
-    return (sotto_context_params){.n_threads = 0, .max_sequences = 5, .device = NULL};
+    return (sotto_context_params){.n_threads = 0, .max_sequences = 5, .device = NULL, .max_batch = 1};
 }
 
 const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->error : ""; }
@@ -37,13 +37,13 @@ const char *sotto_context_error(const sotto_context *ctx) { return ctx ? ctx->er
 const char *sotto_context_device(const sotto_context *ctx) { return ctx ? ctx->device : ""; }
 
 /* The largest shapes the encoder and decoder call the ops with. */
-static sotto__limits limits(const sotto_model *m, sotto_type cross_type)
+static sotto__limits limits(const sotto_model *m, sotto_type cross_type, int max_batch)
 {
     const sotto_model_info *h = &m->info;
     int keys = h->n_audio_ctx > h->n_text_ctx ? h->n_audio_ctx : h->n_text_ctx;
     int d = h->n_audio_state > h->n_text_state ? h->n_audio_state : h->n_text_state;
     int dh_a = h->n_audio_state / h->n_audio_head, dh_t = h->n_text_state / h->n_text_head;
-    return (sotto__limits){.max_rows = keys, .max_in = 4 * d, .max_keys = keys,
+    return (sotto__limits){.max_rows = keys * max_batch, .max_in = 4 * d, .max_keys = keys,
                            .max_heads = h->n_audio_head > h->n_text_head ? h->n_audio_head : h->n_text_head,
                            .max_dh = dh_a > dh_t ? dh_a : dh_t, .cross_type = cross_type,
                            .cross_keys = h->n_audio_ctx, .vocab_in = h->n_text_state};
@@ -51,13 +51,30 @@ static sotto__limits limits(const sotto_model *m, sotto_type cross_type)
 
 /* The backend DEVICE names (sotto.h sotto_context_params), through the registry,
  * described in CTX->device. */
-static sotto_status make_backend(sotto_context *ctx, const char *device, int n_threads, sotto__err *err)
+static sotto_status make_backend(sotto_context *ctx, const char *device, int n_threads, int max_batch,
+                                 sotto__err *err)
 {
     const sotto_model *m = ctx->model;
-    sotto__backend_config cfg = {.n_threads = n_threads, .lim = limits(m, sotto__decoder_cross_type(m)),
+    sotto__backend_config cfg = {.n_threads = n_threads, .lim = limits(m, sotto__decoder_cross_type(m), max_batch),
                                  .vocab = &m->w.tok_emb,
                                  .cache = {model_derived, model_release_pages, m}};
     return sotto__backend_open(device, &cfg, &ctx->be, ctx->device, sizeof ctx->device, err);
+}
+
+/* SOTTO_OK when ARENA's buffers, declared for MAX_BATCH windows, fit the memory the
+ * machine has available; else SOTTO_ERR_NOMEM on ERR naming the bytes asked, those
+ * available and the largest batch that fits. */
+static sotto_status batch_fits(const sotto__arena *arena, int max_batch, sotto__err *err)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return SOTTO_OK; /* unknown: the allocation decides */
+    double avail = (double)pages * (double)page, need = (double)arena->total;
+    if (need <= avail) return SOTTO_OK;
+    int fits = (int)(max_batch * avail / need); /* the buffers grow about linearly with the batch */
+    return sotto__fail(err, SOTTO_ERR_NOMEM,
+                       "context: a batch of %d windows needs %.0f MiB of buffers, but %.0f MiB of memory are available:"
+                       " at most %d fit%s", max_batch, need / 1048576.0, avail / 1048576.0, fits < 1 ? 1 : fits,
+                       fits < 1 ? " (or none)" : "");
 }
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
@@ -68,13 +85,25 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     sotto_context_params p = params ? *params : sotto_context_params_default();
     if (p.max_sequences < 1 || p.max_sequences > SOTTO_MAX_SEQUENCES)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: max_sequences must be 1..16"});
+    if (p.max_batch < 1 || p.max_batch > SOTTO_MAX_BATCH)
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: max_batch must be 1..64"});
+    if (p.max_sequences * p.max_batch > model->info.n_text_ctx) {
+        sotto__err e = {SOTTO_ERR_INVALID_ARG, ""};
+        snprintf(e.msg, sizeof e.msg, "context: max_batch %d x max_sequences %d rows exceed the decoder's %d: at most "
+                 "%d windows of %d sequences", p.max_batch, p.max_sequences, model->info.n_text_ctx,
+                 model->info.n_text_ctx / p.max_sequences, p.max_sequences);
+        return sotto__publish(&e);
+    }
     sotto_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
     ctx->model = model;
+    ctx->max_batch = p.max_batch;
     sotto__arena arena = {0};
-    sotto_status st = make_backend(ctx, p.device, p.n_threads, &err);
-    if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, &arena, &err);
-    if (!st) st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences, &arena, &err);
+    sotto_status st = make_backend(ctx, p.device, p.n_threads, p.max_batch, &err);
+    if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, p.max_batch, &arena, &err);
+    if (!st)
+        st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences * p.max_batch, p.max_batch, &arena, &err);
+    if (!st && p.max_batch > 1) st = batch_fits(&arena, p.max_batch, &err);
     if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);
     if (st) {
         sotto_context_free(ctx);

@@ -17,6 +17,7 @@ struct sotto_context {
     sotto__decoder dec;
     char error[SOTTO__ERR_LEN];
     char device[320];          /* sotto_context_device */
+    int max_batch;             /* windows encoded and decoded together (sotto_context_params) */
     bool encoded;
     bool have_state;           /* dec.h row 0 holds the final state of the last decode */
     bool have_logits;          /* dec.logits holds its projection (made on demand) */

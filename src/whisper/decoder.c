@@ -19,13 +19,13 @@ sotto_type sotto__decoder_cross_type(const sotto_model *m)
 }
 
 sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, int n_slots,
-                                 sotto__arena *a, sotto__err *err)
+                                 int n_win, sotto__arena *a, sotto__err *err)
 {
     const sotto_model_info *h = &m->info;
     const sotto__weights *w = &m->w;
     *dec = (sotto__decoder){.be = be, .n_vocab = h->n_vocab, .n_ctx = h->n_text_ctx, .d = h->n_text_state,
                             .n_head = h->n_text_head, .n_layer = h->n_text_layer, .n_audio = h->n_audio_ctx,
-                            .n_slots = n_slots < 1 ? 1 : n_slots};
+                            .n_slots = n_slots < 1 ? 1 : n_slots, .n_win = n_win < 1 ? 1 : n_win};
     dec->layers = calloc((size_t)dec->n_layer, sizeof *dec->layers);
     if (!dec->layers) return sotto__fail(err, SOTTO_ERR_NOMEM, "decoder: out of memory");
     sotto_status st = sotto__import_linear(be, &w->tok_emb, &dec->emb, err);
@@ -39,14 +39,17 @@ sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const 
     sotto__cross_layout(dec->cross_type, dec->n_audio, dec->n_head, dec->d / dec->n_head, &dec->cross_k_bytes, &dec->cross_v_bytes);
     const size_t L = (size_t)dec->n_layer, c = (size_t)dec->n_ctx, d = (size_t)dec->d, f = sizeof(float);
     const size_t S = (size_t)dec->n_slots;
-    sotto__arena_add(a, &dec->cross_k, L * dec->cross_k_bytes);
-    sotto__arena_add(a, &dec->cross_v, L * dec->cross_v_bytes);
+    const size_t W = (size_t)dec->n_win;
+    sotto__arena_add(a, &dec->cross_k, W * L * dec->cross_k_bytes);
+    sotto__arena_add(a, &dec->cross_v, W * L * dec->cross_v_bytes);
     sotto__arena_add(a, &dec->self_kt, S * L * c * d * f);
     sotto__arena_add(a, &dec->self_v, S * L * c * d * f);
     sotto__buf *rows[] = {&dec->x, &dec->h, &dec->q, &dec->attn, &dec->tmp, &dec->k};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sotto__arena_add(a, rows[i], c * d * f);
     sotto__arena_add(a, &dec->ff, c * 4 * d * f);
-    sotto__arena_add(a, &dec->logits, (S > 2 ? S : 2) * (size_t)dec->n_vocab * f);
+    size_t n_logits = S > 2 ? S : 2, exact = be->exact_rows > 0 ? (size_t)be->exact_rows : 0;
+    if (n_logits < exact) n_logits = exact; /* the batched product's padded rows (sotto__decoder_logits_batch) */
+    sotto__arena_add(a, &dec->logits, n_logits * (size_t)dec->n_vocab * f);
     return SOTTO_OK;
 }
 
@@ -62,6 +65,16 @@ void sotto__decoder_free(sotto__decoder *dec)
     dec->layers = NULL;
 }
 
+/* Layer L's cross keys and values of window W. */
+static sotto__buf cross_k(const sotto__decoder *dec, int w, int l)
+{
+    return sotto__buf_at(dec->cross_k, ((size_t)w * dec->n_layer + (size_t)l) * dec->cross_k_bytes);
+}
+static sotto__buf cross_v(const sotto__decoder *dec, int w, int l)
+{
+    return sotto__buf_at(dec->cross_v, ((size_t)w * dec->n_layer + (size_t)l) * dec->cross_v_bytes);
+}
+
 void sotto__decoder_cross(sotto__decoder *dec, sotto__buf audio, sotto__buf kx, sotto__buf vx)
 {
     sotto__backend *be = dec->be;
@@ -70,8 +83,7 @@ void sotto__decoder_cross(sotto__decoder *dec, sotto__buf audio, sotto__buf kx, 
         be->ops->linear(be, audio, dec->n_audio, &L->ck, kx);
         be->ops->linear(be, audio, dec->n_audio, &L->cv, vx);
         be->ops->cross_kv(be, kx, vx, dec->n_audio, dec->n_head, dec->d / dec->n_head, dec->cross_type,
-                          sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes),
-                          sotto__buf_at(dec->cross_v, (size_t)l * dec->cross_v_bytes));
+                          cross_k(dec, dec->win, l), cross_v(dec, dec->win, l));
     }
 }
 
@@ -96,10 +108,8 @@ static void cross_and_mlp(sotto__decoder *dec, const sotto__blayer *L, int l, in
     o->layernorm(be, dec->x, n, d, &L->cross_ln, dec->h);
     o->linear(be, dec->h, n, &L->cq, dec->q);
     if (q_out) o->read(be, q_out, dec->q, nd * sizeof(float));
-    o->cross_attention(be, dec->q, (size_t)d, dec->cross_type,
-                       sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes),
-                       sotto__buf_at(dec->cross_v, (size_t)l * dec->cross_v_bytes), dec->attn, (size_t)d, n,
-                       dec->n_audio, dec->n_head, dh);
+    o->cross_attention(be, dec->q, (size_t)d, dec->cross_type, cross_k(dec, dec->win, l), cross_v(dec, dec->win, l),
+                       dec->attn, (size_t)d, n, dec->n_audio, dec->n_head, dh);
     o->linear(be, dec->attn, n, &L->co, dec->tmp);
     o->add(be, dec->x, dec->tmp, nd);
 
@@ -179,6 +189,71 @@ void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *
     o->layernorm(be, dec->x, n, d, &dec->ln, dec->h);
 }
 
+/* linear over N rows padded to the backend's exact_rows (see sotto__decoder_step_batch). */
+static void linear_exact(sotto__decoder *dec, sotto__buf x, int n, const sotto__blinear *l, sotto__buf y)
+{
+    int m = n < dec->be->exact_rows ? dec->be->exact_rows : n;
+    dec->be->ops->linear(dec->be, x, m, l, y);
+}
+
+/* Batched cross-attention and MLP of layer L over N rows, each run of rows of one window
+ * against that window's K/V. */
+static void cross_and_mlp_batch(sotto__decoder *dec, const sotto__blayer *L, int l, const int *wins, int n)
+{
+    sotto__backend *be = dec->be;
+    const sotto__backend_ops *o = be->ops;
+    const int d = dec->d, dh = d / dec->n_head;
+    const size_t nd = (size_t)n * d;
+    o->layernorm(be, dec->x, n, d, &L->cross_ln, dec->h);
+    linear_exact(dec, dec->h, n, &L->cq, dec->q);
+    for (int r0 = 0, r1; r0 < n; r0 = r1) {
+        for (r1 = r0 + 1; r1 < n && wins[r1] == wins[r0]; r1++) {}
+        o->cross_attention(be, sotto__buf_f32(dec->q, (size_t)r0 * d), (size_t)d, dec->cross_type,
+                           cross_k(dec, wins[r0], l), cross_v(dec, wins[r0], l),
+                           sotto__buf_f32(dec->attn, (size_t)r0 * d), (size_t)d, r1 - r0, dec->n_audio, dec->n_head, dh);
+    }
+    linear_exact(dec, dec->attn, n, &L->co, dec->tmp);
+    o->add(be, dec->x, dec->tmp, nd);
+    o->layernorm(be, dec->x, n, d, &L->mlp_ln, dec->h);
+    linear_exact(dec, dec->h, n, &L->fc1, dec->ff);
+    o->gelu(be, dec->ff, nd * 4);
+    linear_exact(dec, dec->ff, n, &L->fc2, dec->tmp);
+    o->add(be, dec->x, dec->tmp, nd);
+}
+
+void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const int *slots, const int *wins, int n,
+                               int n_past)
+{
+    sotto__backend *be = dec->be;
+    const sotto__backend_ops *o = be->ops;
+    const int d = dec->d, n_head = dec->n_head, dh = d / n_head, n_ctx = dec->n_ctx;
+    const size_t row = (size_t)d * sizeof(float);
+    sotto__buf pos = sotto__buf_f32(dec->pos, (size_t)n_past * d);
+    for (int r = 0; r < n; r++) o->embed(be, tokens + r, 1, &dec->emb, pos, sotto__buf_f32(dec->x, (size_t)r * d));
+    for (int l = 0; l < dec->n_layer; l++) {
+        const sotto__blayer *L = &dec->layers[l];
+        o->layernorm(be, dec->x, n, d, &L->attn_ln, dec->h);
+        linear_exact(dec, dec->h, n, &L->q, dec->q);
+        linear_exact(dec, dec->h, n, &L->k, dec->k);
+        linear_exact(dec, dec->h, n, &L->v, dec->tmp);
+        for (int r = 0; r < n; r++) {
+            sotto__buf ktc = cache_kt(dec, slots[r], l), vc = cache_v(dec, slots[r], l);
+            o->transpose(be, sotto__buf_f32(dec->k, (size_t)r * d), 1, d, sotto__buf_f32(ktc, (size_t)n_past),
+                         (size_t)n_ctx);
+            o->copy2d(be, sotto__buf_f32(vc, (size_t)n_past * d), row, sotto__buf_f32(dec->tmp, (size_t)r * d), row, 1,
+                      row);
+            o->attention(be, sotto__buf_f32(dec->q, (size_t)r * d), (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d,
+                         sotto__buf_f32(dec->attn, (size_t)r * d), (size_t)d, 1, n_past + 1, n_head, dh, n_past);
+        }
+        linear_exact(dec, dec->attn, n, &L->o, dec->tmp);
+        o->add(be, dec->x, dec->tmp, (size_t)n * d);
+        cross_and_mlp_batch(dec, L, l, wins, n);
+    }
+    o->layernorm(be, dec->x, n, d, &dec->ln, dec->h);
+}
+
+void sotto__decoder_logits_batch(sotto__decoder *dec, int n_rows) { linear_exact(dec, dec->h, n_rows, &dec->emb, dec->logits); }
+
 void sotto__decoder_forward_all(sotto__decoder *dec, const int32_t *tokens, int n, int slot, const bool *want,
                                 float *q)
 {
@@ -196,7 +271,7 @@ sotto_status sotto__decoder_cross_keys(sotto__decoder *dec, int l, int h, float 
     const int dh = dec->d / dec->n_head, S = dec->n_audio;
     size_t head = 0;
     if (!sotto__type_bytes(dec->cross_type, (int64_t)S * dh, &head)) return SOTTO_ERR_UNSUPPORTED;
-    sotto__buf src = sotto__buf_at(dec->cross_k, (size_t)l * dec->cross_k_bytes + (size_t)h * head);
+    sotto__buf src = sotto__buf_at(cross_k(dec, dec->win, l), (size_t)h * head);
     if (dec->cross_type == SOTTO_TYPE_F32) {
         dec->be->ops->read(dec->be, out, src, head);
         return SOTTO_OK;

@@ -11,6 +11,9 @@ typedef struct sotto__decoder {
     sotto__backend *be;
     int n_vocab, n_ctx, d, n_head, n_layer, n_audio;
     int n_slots;                   /* sequences with a cache of their own (beams, best-of) */
+    int n_win;                     /* windows with cross K/V of their own (batched chunks) */
+    int win;                       /* the window sotto__decoder_cross writes and forward,
+                                      forward_all and cross_keys read (0 unless batched) */
     sotto__blinear emb;            /* [n_vocab, d]: token lookup and, tied, the logits */
     sotto__buf pos;                /* [n_ctx, d] */
     sotto__blayer *layers;         /* [n_layer] */
@@ -20,7 +23,7 @@ typedef struct sotto__decoder {
      * (backend.h sotto__cross_layout) */
     sotto_type cross_type;
     size_t cross_k_bytes, cross_v_bytes; /* one layer's */
-    sotto__buf cross_k, cross_v;   /* [n_layer] of those */
+    sotto__buf cross_k, cross_v;   /* [n_win][n_layer] of those */
     /* static self-attention cache, one slot per sequence, written at the cache position */
     sotto__buf self_kt;            /* [n_slots, n_layer, d, n_ctx] keys transposed */
     sotto__buf self_v;             /* [n_slots, n_layer, n_ctx, d] */
@@ -34,9 +37,9 @@ typedef struct sotto__decoder {
 sotto_type sotto__decoder_cross_type(const sotto_model *m);
 
 /* Imports M's decoder weights through BE and declares the buffers on A, with N_SLOTS
- * cache slots (>= 1). */
+ * cache slots (>= 1) and N_WIN windows of cross K/V (>= 1). */
 sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, int n_slots,
-                                 sotto__arena *a, sotto__err *err);
+                                 int n_win, sotto__arena *a, sotto__err *err);
 /* After the arena is placed: touches the cache once, so that the first decode does not
  * pay its page faults. */
 void sotto__decoder_ready(sotto__decoder *dec);
@@ -54,6 +57,19 @@ void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, i
 /* One token for each of N sequences (N <= n_slots), all at position N_PAST: sequence r's
  * token TOKENS[r] attends cache slot SLOTS[r]; final states in h rows 0 .. N-1. */
 void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past);
+
+/* One token for each of N rows of several windows' sequences, all at position N_PAST: row
+ * r's token TOKENS[r] attends cache slot SLOTS[r] and window WINS[r]'s cross K/V; rows of
+ * one window are adjacent (N <= n_slots). Final states in h rows 0 .. N-1. Every linear
+ * runs over all N rows at once, padded to be->exact_rows when fewer (rows past N are
+ * scratch), so that each row's bits do not depend on the rows beside it: a row gives what
+ * it gives in a step of its window's rows alone through this function. */
+void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const int *slots, const int *wins, int n,
+                               int n_past);
+
+/* logits rows [N_ROWS, n_vocab] as sotto__decoder_logits, the product padded as in
+ * sotto__decoder_step_batch. */
+void sotto__decoder_logits_batch(sotto__decoder *dec, int n_rows);
 
 /* The alignment pass of word timestamps: N tokens from position 0 of cache SLOT, every
  * token's final state in h rows 0 .. N-1 (N <= n_ctx), and for each layer l with WANT[l]

@@ -6,14 +6,15 @@
 
 #include <stdlib.h>
 
-sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, sotto__arena *a,
-                                 sotto__err *err)
+sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, int n_batch,
+                                 sotto__arena *a, sotto__err *err)
 {
     const sotto_model_info *h = &m->info;
     const sotto__weights *w = &m->w;
     *e = (sotto__encoder){.be = be, .n_mels = h->n_mels, .n_frames = SOTTO_N_FRAMES, .n_ctx = h->n_audio_ctx,
-                          .d = h->n_audio_state, .n_head = h->n_audio_head, .n_layer = h->n_audio_layer};
-    const size_t n = (size_t)e->n_ctx, d = (size_t)e->d, T = (size_t)e->n_frames, mels = (size_t)e->n_mels;
+                          .d = h->n_audio_state, .n_head = h->n_audio_head, .n_layer = h->n_audio_layer,
+                          .n_batch = n_batch < 1 ? 1 : n_batch};
+    const size_t n = (size_t)e->n_ctx * (size_t)e->n_batch, d = (size_t)e->d, T = (size_t)e->n_frames, mels = (size_t)e->n_mels;
     e->blocks = calloc((size_t)e->n_layer, sizeof *e->blocks);
     if (!e->blocks) return sotto__fail(err, SOTTO_ERR_NOMEM, "encoder: out of memory");
     sotto_status st = sotto__import_f32(be, w->conv1_w, d * mels * 3, &e->conv1_w, err);
@@ -57,43 +58,61 @@ void sotto__encoder_free(sotto__encoder *e)
 }
 
 /* conv1 (n_mels -> d, kernel 3, pad 1) over 3000 frames, conv2 (d -> d, kernel 3, stride
- * 2, pad 1) to 1500 positions, each with GELU, then the positions. */
-static void convs(sotto__encoder *e)
+ * 2, pad 1) to 1500 positions, each with GELU, then the positions, into X. */
+static void convs(sotto__encoder *e, sotto__buf x)
 {
     const sotto__backend_ops *o = e->be->ops;
     const int T = e->n_frames, d = e->d;
     o->conv3(e->be, e->mel, (size_t)T, 1, e->n_mels, T, 1, e->conv1_w, e->conv1_b, d, e->patches, e->conv1);
     o->gelu(e->be, e->conv1, (size_t)T * d);
-    o->conv3(e->be, e->conv1, 1, (size_t)d, d, T, 2, e->conv2_w, e->conv2_b, d, e->patches, e->x);
-    o->gelu(e->be, e->x, (size_t)e->n_ctx * d);
-    o->add(e->be, e->x, e->pos, (size_t)e->n_ctx * d);
+    o->conv3(e->be, e->conv1, 1, (size_t)d, d, T, 2, e->conv2_w, e->conv2_b, d, e->patches, x);
+    o->gelu(e->be, x, (size_t)e->n_ctx * d);
+    o->add(e->be, x, e->pos, (size_t)e->n_ctx * d);
 }
 
-static void block(sotto__encoder *e, const sotto__blayer *L)
+/* Window W's rows of the [nb * n_ctx, COLS] buffer B. */
+static sotto__buf win(const sotto__encoder *e, sotto__buf b, int w, int cols)
+{
+    return sotto__buf_f32(b, (size_t)w * e->n_ctx * cols);
+}
+
+/* Block L over NB windows: the linears over all their rows, the rest window by window
+ * (for NB 1, the same calls as always). */
+static void block(sotto__encoder *e, const sotto__blayer *L, int nb)
 {
     sotto__backend *be = e->be;
     const sotto__backend_ops *o = be->ops;
-    const int n = e->n_ctx, d = e->d;
-    o->layernorm(be, e->x, n, d, &L->attn_ln, e->h);
-    o->linear(be, e->h, n, &L->q, e->q);
-    o->linear(be, e->h, n, &L->k, e->k);
-    o->linear(be, e->h, n, &L->v, e->v);
-    o->transpose(be, e->k, n, d, e->kt, (size_t)n);
-    o->attention(be, e->q, (size_t)d, e->kt, (size_t)n, e->v, (size_t)d, e->attn, (size_t)d, n, n, e->n_head,
-                 d / e->n_head, -1);
-    o->linear(be, e->attn, n, &L->o, e->h);
-    o->add(be, e->x, e->h, (size_t)n * d);
-    o->layernorm(be, e->x, n, d, &L->mlp_ln, e->h);
-    o->linear(be, e->h, n, &L->fc1, e->ff);
-    o->gelu(be, e->ff, (size_t)n * 4 * d);
-    o->linear(be, e->ff, n, &L->fc2, e->h);
-    o->add(be, e->x, e->h, (size_t)n * d);
+    const int n = e->n_ctx, d = e->d, rows = nb * n;
+    for (int w = 0; w < nb; w++) o->layernorm(be, win(e, e->x, w, d), n, d, &L->attn_ln, win(e, e->h, w, d));
+    o->linear(be, e->h, rows, &L->q, e->q);
+    o->linear(be, e->h, rows, &L->k, e->k);
+    o->linear(be, e->h, rows, &L->v, e->v);
+    for (int w = 0; w < nb; w++) {
+        o->transpose(be, win(e, e->k, w, d), n, d, e->kt, (size_t)n);
+        o->attention(be, win(e, e->q, w, d), (size_t)d, e->kt, (size_t)n, win(e, e->v, w, d), (size_t)d,
+                     win(e, e->attn, w, d), (size_t)d, n, n, e->n_head, d / e->n_head, -1);
+    }
+    o->linear(be, e->attn, rows, &L->o, e->h);
+    for (int w = 0; w < nb; w++) {
+        o->add(be, win(e, e->x, w, d), win(e, e->h, w, d), (size_t)n * d);
+        o->layernorm(be, win(e, e->x, w, d), n, d, &L->mlp_ln, win(e, e->h, w, d));
+    }
+    o->linear(be, e->h, rows, &L->fc1, e->ff);
+    for (int w = 0; w < nb; w++) o->gelu(be, win(e, e->ff, w, 4 * d), (size_t)n * 4 * d);
+    o->linear(be, e->ff, rows, &L->fc2, e->h);
+    for (int w = 0; w < nb; w++) o->add(be, win(e, e->x, w, d), win(e, e->h, w, d), (size_t)n * d);
 }
 
-void sotto__encoder_forward(sotto__encoder *e, const float *mel)
+void sotto__encoder_forward_batch(sotto__encoder *e, const float *mels, int nb)
 {
-    e->be->ops->write(e->be, e->mel, mel, (size_t)e->n_mels * e->n_frames * sizeof(float));
-    convs(e);
-    for (int l = 0; l < e->n_layer; l++) block(e, &e->blocks[l]);
-    e->be->ops->layernorm(e->be, e->x, e->n_ctx, e->d, &e->ln_post, e->out);
+    const size_t mel = (size_t)e->n_mels * e->n_frames;
+    for (int w = 0; w < nb; w++) {
+        e->be->ops->write(e->be, e->mel, mels + (size_t)w * mel, mel * sizeof(float));
+        convs(e, win(e, e->x, w, e->d));
+    }
+    for (int l = 0; l < e->n_layer; l++) block(e, &e->blocks[l], nb);
+    for (int w = 0; w < nb; w++)
+        e->be->ops->layernorm(e->be, win(e, e->x, w, e->d), e->n_ctx, e->d, &e->ln_post, win(e, e->out, w, e->d));
 }
+
+void sotto__encoder_forward(sotto__encoder *e, const float *mel) { sotto__encoder_forward_batch(e, mel, 1); }

@@ -9,13 +9,14 @@
 typedef struct sotto__encoder {
     sotto__backend *be;
     int n_mels, n_frames, n_ctx, d, n_head, n_layer;
+    int n_batch;                   /* windows one pass may hold (sotto_context_params.max_batch) */
     sotto__buf conv1_w, conv1_b;   /* [d, n_mels, 3], [d] */
     sotto__buf conv2_w, conv2_b;   /* [d, d, 3], [d] */
     sotto__buf pos;                /* [n_ctx, d] */
     sotto__blayer *blocks;         /* [n_layer] */
     sotto__bnorm ln_post;
-    /* buffers; mel, patches and conv1 are dead once the blocks start, and live inside
-     * h .. ff when they fit */
+    /* buffers, each of n_batch windows' rows (below: one window's shape); mel, patches and
+     * conv1 (one window's) are dead once the blocks start, and live inside h .. ff */
     sotto__buf mel;                /* [n_mels, n_frames] */
     sotto__buf patches;            /* [n_frames, 3 max(n_mels, d)] im2col rows */
     sotto__buf conv1;              /* [n_frames, d] */
@@ -28,12 +29,21 @@ typedef struct sotto__encoder {
     sotto__buf ff;                 /* [n_ctx, 4d] */
 } sotto__encoder;
 
-/* Imports M's encoder weights through BE and declares the buffers on A. */
-sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, sotto__arena *a,
-                                 sotto__err *err);
+/* Imports M's encoder weights through BE and declares the buffers on A, for passes of
+ * up to N_BATCH (>= 1) windows. */
+sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, int n_batch,
+                                 sotto__arena *a, sotto__err *err);
 void sotto__encoder_free(sotto__encoder *e);
 
 /* Runs the encoder on MEL [n_mels, n_frames] (host memory): e->out holds the result. */
 void sotto__encoder_forward(sotto__encoder *e, const float *mel);
+
+/* The encoder over NB (<= n_batch) windows in one pass: MELS [nb][n_mels, n_frames], host
+ * memory; e->out rows [w * n_ctx, (w + 1) * n_ctx) are window w's output. Every linear
+ * runs over all nb * n_ctx rows at once (one GEMM per layer); the convolutions, the
+ * attention and the element-wise steps per window. Window w's output is what
+ * sotto__encoder_forward gives for it alone, bit for bit, where the backend's linear
+ * keeps rows independent (be->exact_rows, which n_ctx rows reach). */
+void sotto__encoder_forward_batch(sotto__encoder *e, const float *mels, int nb);
 
 #endif

@@ -96,8 +96,7 @@ static sotto_status feed(sotto__input *in, source *src, bool mel, sotto_vad_stre
     return st;
 }
 
-/* faster-whisper's SpeechTimestampsMap over in->speech. */
-static bool make_map(sotto__input *in)
+bool sotto__input_map(sotto__input *in)
 {
     int64_t n = in->n_speech;
     in->keep_end = malloc((size_t)(n ? n : 1) * sizeof *in->keep_end);
@@ -156,8 +155,7 @@ bool sotto__input_has_speech(const sotto__input *in, int64_t from, int64_t to, f
     return false;
 }
 
-/* Every sample of AUDIO into *X (free with free). */
-static sotto_status read_all(sotto_audio *audio, float **x, int64_t *n)
+sotto_status sotto__input_read_all(sotto_audio *audio, float **x, int64_t *n)
 {
     int64_t cap = CHUNK, got = 1;
     *n = 0;
@@ -194,7 +192,7 @@ static sotto_status intervals(sotto__input *in, const sotto_transcribe_params *p
     vp.speech_pad_ms = p->vad_speech_pad_ms;
     vp.max_speech_duration_s = INFINITY;
     sotto_status st = sotto_vad_intervals(in->probs, in->n_probs, in->n_samples, &vp, &in->speech, &in->n_speech);
-    if (!st && !make_map(in)) st = SOTTO_ERR_NOMEM;
+    if (!st && !sotto__input_map(in)) st = SOTTO_ERR_NOMEM;
     return st;
 }
 
@@ -219,7 +217,7 @@ sotto_status sotto__input_read(const sotto_audio_source *from, const float *samp
     bool told = false;
     if (src.audio) warn(p, src.audio, &told); /* a file's truncation shows at once, a pipe's at its end */
     if (filter && src.audio && !sotto__audio_seekable(src.audio)) {
-        st = read_all(src.audio, &kept, &n_kept);
+        st = sotto__input_read_all(src.audio, &kept, &n_kept);
         warn(p, src.audio, &told);
         sotto_audio_close(src.audio);
         src = (source){kept, n_kept, 0, NULL};

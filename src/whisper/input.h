@@ -24,6 +24,13 @@ sotto_status sotto__input_read(const sotto_audio_source *from, const float *samp
                                const sotto_transcribe_params *p, sotto__input *in, sotto__err *err);
 void sotto__input_free(sotto__input *in);
 
+/* faster-whisper's SpeechTimestampsMap over in->speech [n_speech] (keep_end and
+ * silence_before); false when out of memory. */
+bool sotto__input_map(sotto__input *in);
+
+/* Every sample of AUDIO into *X (free with free), *N of them. */
+sotto_status sotto__input_read_all(sotto_audio *audio, float **x, int64_t *n);
+
 /* A time T (seconds) of the kept signal on the original timeline (faster-whisper's
  * SpeechTimestampsMap.get_original_time, IS_END for an end); T itself without vad_filter. */
 double sotto__input_original_time(const sotto__input *in, double t, bool is_end);

@@ -89,6 +89,9 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->vad && (p->vad_min_speech_ms < 0 || p->vad_min_silence_ms < 0 || p->vad_speech_pad_ms < 0))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD durations %d, %d, %d ms (each >= 0)",
                            p->vad_min_speech_ms, p->vad_min_silence_ms, p->vad_speech_pad_ms);
+    if (p->batch_size < 0 || p->batch_size > SOTTO_MAX_BATCH)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batch size %d (0: no batching, else 1 .. %d)", p->batch_size,
+                           SOTTO_MAX_BATCH);
     return SOTTO_OK;
 }
 

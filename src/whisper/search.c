@@ -119,17 +119,23 @@ typedef struct seq {
     bool done;                 /* ended in <|endoftext|> (greedy and sampling) */
 } seq;
 
-typedef struct group {
+struct sotto__group {
     sotto_context *ctx;
     const sotto__decode_opts *o;
     int V, G, n_init;          /* vocabulary, sequences, prompt + start sequence */
+    int slot0;                 /* its cache slots: slot0 .. slot0 + G - 1 */
+    int i;                     /* steps done (tokens sampled per sequence) */
+    bool beam, finished;
+    int max_candidates;
+    sotto__decode_result *res;
     float *logits;             /* [G][V] host copies, filtered in place */
     float *weights;            /* [V] sampling's scratch */
     seq *s;                    /* [G] live sequences */
     seq *fin;                  /* beam search: finished candidates */
     int n_fin, cap_fin;
     seq *next;                 /* [G] the next beams being built */
-} group;
+};
+typedef sotto__group group;
 
 /* xorshift64*: the sampling's generator (its state never 0). */
 static double uniform(uint64_t *state)
@@ -325,14 +331,15 @@ static const seq *rank(const group *g, const seq *cands, int n)
     return best;
 }
 
-/* The logits of rows 0 .. N-1 of the decoder's output into the host rows ROWS[0 .. n). */
-static void fetch(group *g, int n, const int *rows)
+/* The logits of rows ROW0 .. ROW0 + N - 1 of the decoder's output into the host rows
+ * ROWS[0 .. n). */
+static void fetch(group *g, int n, const int *rows, int row0)
 {
     sotto__backend *be = g->ctx->be;
     size_t bytes = (size_t)g->V * sizeof(float);
     for (int r = 0; r < n; r++)
-        be->ops->read(be, g->logits + (size_t)rows[r] * g->V, sotto__buf_at(g->ctx->dec.logits, (size_t)r * bytes),
-                      bytes);
+        be->ops->read(be, g->logits + (size_t)rows[r] * g->V,
+                      sotto__buf_at(g->ctx->dec.logits, (size_t)(row0 + r) * bytes), bytes);
 }
 
 /* The prompt and start sequence prefilled into slot 0 (and copied to every slot); every
@@ -341,43 +348,73 @@ static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_
 {
     sotto__decoder *dec = &g->ctx->dec;
     int extra = sot_index == g->n_init - 1 ? -1 : sot_index;
-    sotto__decoder_forward(dec, init, g->n_init, 0, 0, extra);
+    sotto__decoder_forward(dec, init, g->n_init, 0, g->slot0, extra);
     sotto__decoder_logits(dec, extra < 0 ? 1 : 2);
     int rows[2] = {0, 1}; /* row 1 of the host copy is free until the group fills it */
-    fetch(g, extra < 0 ? 1 : 2, rows);
+    fetch(g, extra < 0 ? 1 : 2, rows, 0);
     int32_t ns = g->ctx->model->info.token_nospeech;
     const float *sot = g->logits + (size_t)(extra < 0 ? 0 : 1) * g->V;
     res->no_speech_prob = ns >= 0 ? sotto__softmax_at(g->ctx->be, sot, g->V, ns) : NAN;
     for (int r = 1; r < g->G; r++) {
         memcpy(g->logits + (size_t)r * g->V, g->logits, (size_t)g->V * sizeof(float));
-        sotto__decoder_copy_slot(dec, r, 0, g->n_init);
+        sotto__decoder_copy_slot(dec, g->slot0 + r, g->slot0, g->n_init);
     }
-    for (int r = 0; r < g->G; r++) g->s[r] = (seq){.n = 0, .sum = 0, .slot = r, .done = false};
+    for (int r = 0; r < g->G; r++) g->s[r] = (seq){.n = 0, .sum = 0, .slot = g->slot0 + r, .done = false};
 }
 
 /* One decoder step for the live sequences: their last tokens at position N_POS - 1. */
 static void step(group *g, int n_pos)
 {
     int32_t toks[SOTTO_MAX_SEQUENCES];
-    int slots[SOTTO_MAX_SEQUENCES], rows[SOTTO_MAX_SEQUENCES], n = 0;
-    for (int r = 0; r < g->G; r++) {
-        if (g->s[r].done) continue;
-        toks[n] = g->s[r].tok[g->s[r].n - 1], slots[n] = g->s[r].slot, rows[n] = r;
-        n++;
-    }
+    int slots[SOTTO_MAX_SEQUENCES];
+    int n = sotto__group_rows(g, toks, slots);
     sotto__decoder_step(&g->ctx->dec, toks, slots, n, n_pos - 1);
     sotto__decoder_logits(&g->ctx->dec, n);
-    fetch(g, n, rows);
+    sotto__group_fetch(g, 0);
 }
 
-sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *o, sotto__decode_result *res)
+int sotto__group_rows(const sotto__group *g, int32_t *toks, int *slots)
 {
+    int n = 0;
+    for (int r = 0; r < g->G; r++) {
+        if (g->s[r].done) continue;
+        toks[n] = g->s[r].tok[g->s[r].n - 1], slots[n] = g->s[r].slot;
+        n++;
+    }
+    return n;
+}
+
+void sotto__group_fetch(sotto__group *g, int row0)
+{
+    int rows[SOTTO_MAX_SEQUENCES], n = 0;
+    for (int r = 0; r < g->G; r++)
+        if (!g->s[r].done) rows[n++] = r;
+    fetch(g, n, rows, row0);
+}
+
+int sotto__group_pos(const sotto__group *g) { return g->n_init + g->i; }
+
+bool sotto__group_finished(const sotto__group *g) { return g->finished; }
+
+static void group_free(group *g)
+{
+    if (!g) return;
+    free(g->logits), free(g->weights), free(g->s), free(g->next), free(g->fin);
+    free(g);
+}
+
+sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o, int slot0, sotto__decode_result *res,
+                               sotto__group **out)
+{
+    *out = NULL;
     const sotto_model_info *h = &ctx->model->info;
     const bool beam = o->temperature == 0 && o->beam_size > 1;
     const int G = beam ? o->beam_size : o->temperature > 0 && o->best_of > 1 ? o->best_of : 1;
-    if (G > ctx->dec.n_slots)
+    if (G > SOTTO_MAX_SEQUENCES || slot0 < 0 || slot0 + G > ctx->dec.n_slots)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: %d sequences, but the context was made for %d "
                                "(sotto_context_params.max_sequences)", G, ctx->dec.n_slots);
+    group *g = calloc(1, sizeof *g);
+    if (!g) return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
     /* [<|startofprev|> prompt[-(n_ctx / 2 - 1):]] start sequence */
     int32_t init[SOTTO__MAX_TOKENS];
     int n_init = 0, keep = o->n_prompt < h->n_text_ctx / 2 - 1 ? o->n_prompt : h->n_text_ctx / 2 - 1;
@@ -391,51 +428,73 @@ sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *
     n_init += o->n_sot;
     int max_candidates = beam ? (int)lrint(o->beam_size * (o->patience > 0 ? o->patience : 1.0)) : 0;
     if (max_candidates < 1) max_candidates = 1;
-    group g = {.ctx = ctx, .o = o, .V = h->n_vocab, .G = G, .n_init = n_init};
-    g.logits = malloc((size_t)G * g.V * sizeof *g.logits + sizeof(float) * g.V); /* + row 1 for G = 1 */
-    g.weights = malloc((size_t)g.V * sizeof *g.weights);
-    g.s = malloc((size_t)G * sizeof *g.s);
-    g.next = malloc((size_t)G * sizeof *g.next);
-    g.cap_fin = max_candidates + G;
-    g.fin = malloc((size_t)g.cap_fin * sizeof *g.fin);
-    if (!g.logits || !g.weights || !g.s || !g.next || !g.fin) {
-        free(g.logits), free(g.weights), free(g.s), free(g.next), free(g.fin);
+    *g = (group){.ctx = ctx, .o = o, .V = h->n_vocab, .G = G, .n_init = n_init, .slot0 = slot0, .beam = beam,
+                 .max_candidates = max_candidates, .res = res};
+    g->logits = malloc((size_t)G * g->V * sizeof *g->logits + sizeof(float) * g->V); /* + row 1 for G = 1 */
+    g->weights = malloc((size_t)g->V * sizeof *g->weights);
+    g->s = malloc((size_t)G * sizeof *g->s);
+    g->next = malloc((size_t)G * sizeof *g->next);
+    g->cap_fin = max_candidates + G;
+    g->fin = malloc((size_t)g->cap_fin * sizeof *g->fin);
+    if (!g->logits || !g->weights || !g->s || !g->next || !g->fin) {
+        group_free(g);
         return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
     }
-    prefill(&g, init, sot_index, res);
+    prefill(g, init, sot_index, res);
     res->skipped = res->no_speech_prob > o->skip_above;
-    bool cancelled = false;
-    for (int i = 0; i < o->sample_len && !res->skipped; i++) {
-        if ((i & 15) == 15 && o->abort_callback && o->abort_callback(o->audio_s, o->user_data)) {
-            cancelled = true;
-            break;
-        }
-        int n_pos = n_init + i; /* tokens so far: their K/V are in the caches */
-        if (i > 0) step(&g, n_pos);
-        for (int r = 0; r < G; r++)
-            if (!g.s[r].done) sotto__rules_apply(ctx->be, o->rules, g.s[r].tok, g.s[r].n, g.logits + (size_t)r * g.V);
-        bool completed = beam ? beam_update(&g, n_pos, max_candidates) : greedy_update(&g);
-        if (completed || n_pos + 1 > h->n_text_ctx) break;
-    }
-    if (cancelled) {
-        free(g.logits), free(g.weights), free(g.s), free(g.next), free(g.fin);
-        return sotto__ctx_fail(ctx, SOTTO_ERR_CANCELLED, "decode: cancelled by the caller");
-    }
+    g->finished = res->skipped || o->sample_len <= 0;
+    *out = g;
+    return SOTTO_OK;
+}
+
+void sotto__group_advance(sotto__group *g)
+{
+    const sotto__decode_opts *o = g->o;
+    int n_pos = g->n_init + g->i; /* tokens so far: their K/V are in the caches */
+    for (int r = 0; r < g->G; r++)
+        if (!g->s[r].done) sotto__rules_apply(g->ctx->be, o->rules, g->s[r].tok, g->s[r].n, g->logits + (size_t)r * g->V);
+    bool completed = g->beam ? beam_update(g, n_pos, g->max_candidates) : greedy_update(g);
+    g->i++;
+    if (completed || n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i >= o->sample_len) g->finished = true;
+}
+
+void sotto__group_end(sotto__group *g)
+{
+    sotto__decode_result *res = g->res;
+    const sotto__decode_opts *o = g->o;
     const seq *best;
     if (res->skipped) {
-        g.s[0].n = 0, g.s[0].sum = 0;
-        best = &g.s[0];
-    } else if (beam) {
-        beam_finalize(&g);
-        best = rank(&g, g.fin, g.n_fin);
+        g->s[0].n = 0, g->s[0].sum = 0;
+        best = &g->s[0];
+    } else if (g->beam) {
+        beam_finalize(g);
+        best = rank(g, g->fin, g->n_fin);
     } else {
-        best = rank(&g, g.s, G);
+        best = rank(g, g->s, g->G);
     }
     res->n_tokens = best->n - (best->n && best->tok[best->n - 1] == o->rules->eot);
     memcpy(res->tokens, best->tok, (size_t)res->n_tokens * sizeof *res->tokens);
     res->sum_logprob = best->sum;
     res->avg_logprob = (double)best->sum / (res->n_tokens + 1);
     res->temperature = o->temperature;
-    free(g.logits), free(g.weights), free(g.s), free(g.next), free(g.fin);
+    group_free(g);
+}
+
+void sotto__group_free(sotto__group *g) { group_free(g); }
+
+sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *o, sotto__decode_result *res)
+{
+    group *g;
+    sotto_status st = sotto__group_begin(ctx, o, 0, res, &g);
+    if (st) return st;
+    while (!g->finished) {
+        if ((g->i & 15) == 15 && o->abort_callback && o->abort_callback(o->audio_s, o->user_data)) {
+            group_free(g);
+            return sotto__ctx_fail(ctx, SOTTO_ERR_CANCELLED, "decode: cancelled by the caller");
+        }
+        if (g->i > 0) step(g, g->n_init + g->i);
+        sotto__group_advance(g);
+    }
+    sotto__group_end(g);
     return SOTTO_OK;
 }

@@ -55,4 +55,22 @@ typedef struct sotto__decode_result {
  * as openai's rule says, after far fewer steps. */
 sotto_status sotto__decode_window(sotto_context *ctx, const sotto__decode_opts *o, sotto__decode_result *res);
 
+/* sotto__decode_window in pieces, for batched decoding (batch.c), which steps the groups
+ * of several windows together. A group is one window's sequences in cache slots SLOT0 ..
+ * SLOT0 + G - 1, stepped in lockstep with the others: begin prefills it (through the
+ * decoder's current window, dec.win) and fetches its first logits; then, until finished,
+ * advance applies the logit rules and the search's update to the logits fetched, and
+ * the caller steps the rows _rows names (at position _pos - 1) and _fetch-es their logits
+ * from dec.logits rows ROW0.. ; end ranks the sequences into RES and frees the group. */
+typedef struct sotto__group sotto__group;
+sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o, int slot0, sotto__decode_result *res,
+                               sotto__group **out);
+void sotto__group_advance(sotto__group *g);
+bool sotto__group_finished(const sotto__group *g);
+int sotto__group_pos(const sotto__group *g);       /* tokens in its caches */
+int sotto__group_rows(const sotto__group *g, int32_t *toks, int *slots); /* its live rows' last tokens */
+void sotto__group_fetch(sotto__group *g, int row0);
+void sotto__group_end(sotto__group *g);
+void sotto__group_free(sotto__group *g);           /* without a result (on a failure) */
+
 #endif

@@ -13,40 +13,18 @@
 #include <string.h>
 
 #include "../audio/melfile.h"
+#include "batch.h"
 #include "search.h"
 #include "input.h"
 #include "lang.h"
 #include "text.h"
 #include "hallucination.h"
 #include "params.h"
+#include "result.h"
 #include "timing.h"
 
-/* The result as built: the public struct first, then what it owns. */
-typedef struct result {
-    sotto_result pub;
-    sotto_segment *seg;
-    int cap_seg;
-    char lang[16];
-    char *text;
-    bool dropped;              /* a callback stopped the run inside a window */
-} result;
+typedef sotto__result result; /* result.h */
 
-static void segment_free(sotto_segment *s)
-{
-    free((void *)s->text), free((void *)s->tokens);
-    for (int k = 0; k < s->n_words; k++) free((void *)s->words[k].word);
-    free((void *)s->words);
-}
-
-void sotto_result_free(sotto_result *r)
-{
-    if (!r) return;
-    result *x = (result *)r;
-    for (int i = 0; i < r->n_segments; i++) segment_free(&x->seg[i]);
-    free(x->seg);
-    free(x->text);
-    free(x);
-}
 
 /* The state of one transcription: the openai loop's variables. */
 typedef struct run {
@@ -441,7 +419,7 @@ static sotto_status initial_prompt(run *r)
 static void drop_after(run *r, int keep)
 {
     result *x = r->res;
-    for (int i = x->pub.n_segments - 1; i >= keep; i--) segment_free(&x->seg[i]);
+    for (int i = x->pub.n_segments - 1; i >= keep; i--) sotto__segment_free(&x->seg[i]);
     x->pub.n_segments = keep;
     x->dropped = true;
 }
@@ -559,6 +537,7 @@ static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_so
     sotto__err err = {0};
     if (sotto__transcribe_params_check(&p, &err)) /* before a sample is read */
         return sotto__ctx_fail(ctx, err.status, "transcribe: %s", err.msg);
+    if (p.batch_size > 0) return sotto__transcribe_batched_source(ctx, from, samples, n_samples, &p, out);
     sotto_status st = sotto__input_read(from, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
     if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
     st = transcribe_input(ctx, &in, &p, out);
