@@ -87,18 +87,24 @@ bool cli_model_path(const char *flag, char *out, size_t n)
 
 bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required)
 {
-    const char *env = getenv("SOTTO_VAD_MODEL"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    return cli_vad_model_path_of(flag, "SOTTO_VAD_MODEL", "silero-vad.gguf", out, n, required);
+}
+
+bool cli_vad_model_path_of(const char *flag, const char *env_name, const char *file, char *out, size_t n,
+                           bool required)
+{
+    const char *env = getenv(env_name), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (flag) snprintf(out, n, "%s", flag);
     else if (env && *env) snprintf(out, n, "%s", env);
-    else if (xdg && *xdg) snprintf(out, n, "%s/sotto/models/silero-vad.gguf", xdg);
-    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models/silero-vad.gguf", home);
+    else if (xdg && *xdg) snprintf(out, n, "%s/sotto/models/%s", xdg, file);
+    else if (home && *home) snprintf(out, n, "%s/.local/share/sotto/models/%s", home, file);
     else out[0] = 0;
     struct stat st;
     if (flag || (env && *env) || (out[0] && stat(out, &st) == 0)) return true;
     if (required)
         fprintf(stderr, "sotto: no VAD model given and none installed at %s\n"
-                        "  pass --vad-model PATH, set SOTTO_VAD_MODEL, or run scripts/setup.sh to install it\n",
-                out[0] ? out : "~/.local/share/sotto/models/silero-vad.gguf");
+                        "  pass --vad-model PATH, set %s, or run scripts/setup.sh to install it\n",
+                out[0] ? out : "~/.local/share/sotto/models/", env_name);
     return false;
 }
 

@@ -36,6 +36,10 @@ int cli_threads(long requested);
  * (${XDG_DATA_HOME:-~/.local/share}/sotto/models/silero-vad.gguf). Writes the path into
  * OUT; false when none is given or installed (with a message when REQUIRED). */
 bool cli_vad_model_path(const char *flag, char *out, size_t n, bool required);
+/* The same for the model file FILE under the data directory, the environment's ENV_NAME
+ * before it (batched transcription: SOTTO_BATCH_VAD_MODEL, silero-vad-fw.gguf). */
+bool cli_vad_model_path_of(const char *flag, const char *env_name, const char *file, char *out, size_t n,
+                           bool required);
 
 /* The device to run on: FLAG (--device), else $SOTTO_DEVICE, else "auto". NULL, with the
  * library's message (sotto_device_check) naming CMD, when it is not a device string. */

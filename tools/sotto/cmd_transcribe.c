@@ -29,7 +29,7 @@ typedef struct opts {
     int jobs;
     unsigned formats;          /* bits over out_writers */
     int n_formats;
-    int quiet, temps_given, overwrite;
+    int quiet, temps_given, overwrite, batch_timestamps;
     double t0, t_inc;
     sotto_transcribe_params tp;
     out_lines lines;           /* --max-line-len, --split-on-word */
@@ -147,6 +147,19 @@ static const cli_opt options[] = {
              "Then, or with -j, every output goes to --output-dir; a file whose outputs all exist is\n"
              "skipped (they are written whole), so a stopped run goes on where it was; a summary\n"
              "line ends the run.\n"},
+    {.kind = OPT_TEXT,
+     .help = "\n"
+             "Batched (faster-whisper's BatchedInferencePipeline): the speech cut by faster-whisper's\n"
+             "Silero VAD into chunks of at most 30 s, each decoded on its own (no previous text, no\n"
+             "--prompt, the first temperature only), N chunks encoded and decoded together.\n"},
+    {"--batch-size", 0, OPT_INT, TP(batch_size), 1, SOTTO_MAX_BATCH, "N", "a chunk count in 1..64",
+     .help = "decode N chunks at once (more throughput; memory grows with N:\n"
+             "a batch too large for it is refused, naming what fits). The VAD:\n"
+             "--vad-model, else $SOTTO_BATCH_VAD_MODEL, else silero-vad-fw.gguf\n"
+             "where setup installs the models"},
+    {"--timestamps", 0, OPT_TRUE, OFF(batch_timestamps),
+     .help = "with --batch-size: timestamp tokens, segments cut at them\n"
+             "(default without: one segment per chunk, as faster-whisper)"},
     {"--jobs", 'j', OPT_INT, OFF(jobs), 1, 256, "N", "a file count in 1..256",
      .help = "N files at once, each on a context of its own, one model\n"
              "(default 1; -t then defaults to cores / N)"},
@@ -260,6 +273,10 @@ static int parse(int argc, char **argv, opts *o)
         fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
         return EXIT_INPUT;
     }
+    if (o->batch_timestamps && !o->tp.batch_size) return refuse("--timestamps goes with --batch-size");
+    if (o->tp.batch_size) o->tp.timestamps = o->batch_timestamps;
+    if (o->tp.batch_size && (o->tp.vad_filter || o->tp.initial_prompt))
+        return refuse("--batch-size cuts by VAD itself and decodes each chunk on its own: no --vad, no --prompt");
     if (o->lines.max_len && !o->tp.word_timestamps)
         return refuse("--max-line-len needs --word-timestamps (cues are cut at word times)");
     if (o->lines.split_on_word && !o->lines.max_len) return refuse("--split-on-word needs --max-line-len");
@@ -448,6 +465,17 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
 static bool load_vad(const opts *o, sotto_vad **vad, int *rc)
 {
     char path[4096];
+    if (o->tp.batch_size) { /* faster-whisper's own Silero export: its chunks */
+        *vad = NULL;
+        *rc = EXIT_INPUT;
+        if (!cli_vad_model_path_of(o->c.vad_model, "SOTTO_BATCH_VAD_MODEL", "silero-vad-fw.gguf", path, sizeof path,
+                                   true))
+            return false;
+        if (sotto_vad_load(path, vad) == SOTTO_OK) return true;
+        fprintf(stderr, "sotto transcribe: cannot load the VAD model: %s\n", sotto_last_error());
+        *rc = EXIT_EXEC;
+        return false;
+    }
     bool want = o->tp.vad_filter || o->c.vad_model;
     *vad = NULL;
     if ((want || o->tp.silence_check) && cli_vad_model_path(o->c.vad_model, path, sizeof path, want)) {
@@ -543,6 +571,7 @@ int cmd_transcribe(int argc, char **argv)
     cp.n_threads = cli_threads(o.c.threads);
     cp.max_sequences = o.tp.beam_size > o.tp.best_of ? o.tp.beam_size : o.tp.best_of;
     cp.device = o.c.device;
+    cp.max_batch = o.tp.batch_size > 0 ? o.tp.batch_size : 1;
     if (batch_wanted(o.files, o.n_files, o.jobs)) {
         if (!o.c.threads && o.jobs > 1) cp.n_threads = cp.n_threads / o.jobs > 1 ? cp.n_threads / o.jobs : 1;
         batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .lines = o.lines, .dir = o.dir,

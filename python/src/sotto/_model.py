@@ -112,6 +112,15 @@ def default_vad_path() -> str:
     return os.path.join(_data_home(), "sotto", "models", "silero-vad.gguf")
 
 
+def default_batch_vad_path() -> str:
+    """The VAD batched transcription cuts with (faster-whisper 1.2.1's own Silero export):
+    $SOTTO_BATCH_VAD_MODEL, else silero-vad-fw.gguf where setup installs the models."""
+    env = os.environ.get("SOTTO_BATCH_VAD_MODEL")
+    if env:
+        return env
+    return os.path.join(_data_home(), "sotto", "models", "silero-vad-fw.gguf")
+
+
 def _samples(audio: Any) -> Any:
     """AUDIO as a 1-D float32 C-contiguous buffer: numpy arrays of float dtypes are
     converted, integer PCM is refused (scale it to [-1, 1] first)."""
@@ -175,6 +184,7 @@ class Model:
                 self._vad = _sotto.Vad(default)
         elif vad_model is not False and vad_model is not True:
             self._vad = _sotto.Vad(os.fspath(vad_model))
+        self._batch_vad: Optional[Any] = None  # loaded on the first batched call
         self._lock = threading.Lock()
         self._free: List[Any] = []  # idle contexts
         # one context now, so a bad device fails here rather than at the first transcribe
@@ -228,12 +238,21 @@ class Model:
             initial_prompt=initial_prompt, vad_threshold=vad_threshold, vad_min_silence_ms=vad_min_silence_ms,
         )
 
-    def _context(self, max_sequences: int) -> Any:
+    def _context(self, max_sequences: int, max_batch: int = 1) -> Any:
         with self._lock:
             for i, ctx in enumerate(self._free):
-                if ctx.max_sequences >= max_sequences:
+                if ctx.max_sequences >= max_sequences and ctx.max_batch >= max_batch:
                     return self._free.pop(i)
-        return _sotto.Context(self._model, self.threads, self.device, max_sequences)
+        return _sotto.Context(self._model, self.threads, self.device, max_sequences, max_batch)
+
+    def _batch_vad_model(self) -> Any:
+        if self._batch_vad is None:
+            path = default_batch_vad_path()
+            if not os.path.exists(path):
+                raise ValueError(f"batch_size needs faster-whisper's Silero VAD at {path}: run scripts/setup.sh "
+                                 "or set SOTTO_BATCH_VAD_MODEL")
+            self._batch_vad = _sotto.Vad(path)
+        return self._batch_vad
 
     def _release(self, ctx: Any) -> None:
         with self._lock:
@@ -267,6 +286,7 @@ class Model:
         seed: int = 0,
         sample_len: Optional[int] = None,
         on_segment: Optional[Callable[[Segment], Any]] = None,
+        batch_size: int = 0,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -308,6 +328,12 @@ class Model:
                 thread, the GIL held); a true return stops there (the segments up to
                 that one are returned), an exception stops and is raised from transcribe. Ctrl-C (SIGINT in the
                 main thread) raises KeyboardInterrupt after the window in progress.
+            batch_size: 0 (default): the long-form loop above. N >= 1: faster-whisper's
+                BatchedInferencePipeline: the speech cut by faster-whisper's own Silero VAD
+                (:func:`default_batch_vad_path`) into chunks of at most 30 s, each decoded on
+                its own (no previous text, max_initial_timestamp 0, the first temperature
+                only), N chunks encoded and decoded together; the same segments as
+                ``sotto transcribe --batch-size N``.
 
         Returns:
             (segments, info): the list of :class:`Segment` and a :class:`TranscriptionInfo`.
@@ -337,6 +363,11 @@ class Model:
         for name, n in (("beam_size", beam_size), ("best_of", best_of)):
             if not isinstance(n, int) or not 1 <= n <= _sotto.MAX_SEQUENCES:
                 raise ValueError(f"{name} must be an int in 1..{_sotto.MAX_SEQUENCES}, not {n!r}")
+        if not isinstance(batch_size, int) or not 0 <= batch_size <= 64:
+            raise ValueError(f"batch_size must be an int in 0..64 (0: no batching), not {batch_size!r}")
+        if batch_size and (vad_filter or initial_prompt is not None):
+            raise ValueError("batch_size cuts by VAD itself and decodes each chunk on its own: "
+                             "no vad_filter, no initial_prompt")
         if vad_filter and self._vad is None:
             raise ValueError(
                 f"vad_filter needs a Silero VAD model: pass Model(vad_model=PATH) or install one at {default_vad_path()}"
@@ -371,7 +402,8 @@ class Model:
             max_initial_timestamp=max_initial_timestamp,
             seed=seed,
             sample_len=sample_len or 0,
-            vad=self._vad,
+            vad=self._batch_vad_model() if batch_size else self._vad,
+            batch_size=batch_size,
             silence_check=silence_check,
             vad_filter=vad_filter,
             vad_threshold=vp.get("threshold", 0.5),
@@ -388,7 +420,7 @@ class Model:
         if on_segment is not None and not callable(on_segment):
             raise TypeError("on_segment must be callable or None")
         callback = None if on_segment is None else (lambda t: on_segment(_segment(t)))
-        ctx = self._context(max(beam_size, best_of))
+        ctx = self._context(max(beam_size, best_of), max(batch_size, 1))
         try:
             r = ctx.transcribe(audio, on_segment=callback, **options)
         finally:

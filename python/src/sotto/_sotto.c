@@ -232,16 +232,17 @@ typedef struct {
     PyObject *model;           /* the ModelObject, kept alive as long as the context */
     int busy;                  /* a transcription runs (set and cleared under the GIL) */
     int max_sequences;         /* as created: the most beams or samples a call may use */
+    int max_batch;             /* as created: the most chunks a batched call may decode together */
 } ContextObject;
 
 static int Context_init(ContextObject *self, PyObject *args, PyObject *kw)
 {
-    static char *names[] = {"model", "n_threads", "device", "max_sequences", NULL};
+    static char *names[] = {"model", "n_threads", "device", "max_sequences", "max_batch", NULL};
     PyObject *model;
-    int n_threads = 0, max_sequences = 5;
+    int n_threads = 0, max_sequences = 5, max_batch = 1;
     const char *device = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|izi", names, &ModelType, &model, &n_threads, &device,
-                                     &max_sequences))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|izii", names, &ModelType, &model, &n_threads, &device,
+                                     &max_sequences, &max_batch))
         return -1;
     if (self->ctx) {
         PyErr_SetString(PyExc_RuntimeError, "Context is already created");
@@ -252,7 +253,7 @@ static int Context_init(ContextObject *self, PyObject *args, PyObject *kw)
         return -1;
     }
     sotto_context_params cp = sotto_context_params_default();
-    cp.n_threads = n_threads, cp.device = device, cp.max_sequences = max_sequences;
+    cp.n_threads = n_threads, cp.device = device, cp.max_sequences = max_sequences, cp.max_batch = max_batch;
     sotto_status st;
     Py_BEGIN_ALLOW_THREADS
     st = sotto_context_init(((ModelObject *)model)->model, &cp, &self->ctx);
@@ -264,6 +265,7 @@ static int Context_init(ContextObject *self, PyObject *args, PyObject *kw)
     Py_INCREF(model);
     self->model = model;
     self->max_sequences = max_sequences;
+    self->max_batch = max_batch;
     return 0;
 }
 
@@ -456,19 +458,19 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "suppress_blank", "max_initial_timestamp", "seed", "sample_len", "vad", "silence_check",
                             "vad_filter", "vad_threshold", "vad_min_speech_ms", "vad_min_silence_ms",
                             "vad_speech_pad_ms", "on_segment", "word_timestamps", "prepend_punctuations",
-                            "append_punctuations", "hallucination_silence_threshold", NULL};
+                            "append_punctuations", "hallucination_silence_threshold", "batch_size", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzO", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzOi", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
                                      &p.sample_len, &vad, &p.silence_check, &p.vad_filter, &p.vad_threshold,
                                      &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms,
                                      &on_segment, &p.word_timestamps, &p.prepend_punctuations,
-                                     &p.append_punctuations, &hst))
+                                     &p.append_punctuations, &hst, &p.batch_size))
         return NULL;
     p.seed = seed;
     if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
@@ -587,13 +589,15 @@ static PyGetSetDef Context_getset[] = {
 static PyMemberDef Context_members[] = {
     {"max_sequences", T_INT, offsetof(ContextObject, max_sequences), READONLY,
      "The most beams or best-of samples a transcription on this context may use."},
+    {"max_batch", T_INT, offsetof(ContextObject, max_batch), READONLY,
+     "The most chunks a batched transcription (batch_size) on this context may decode together."},
     {NULL}};
 
 static PyTypeObject ContextType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sotto._sotto.Context",
     .tp_basicsize = sizeof(ContextObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Context(model, n_threads=0, device=None, max_sequences=5): per-stream state; one thread at a time.",
+    .tp_doc = "Context(model, n_threads=0, device=None, max_sequences=5, max_batch=1): per-stream state; one thread at a time.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Context_init,
     .tp_dealloc = (destructor)Context_dealloc,

@@ -437,10 +437,12 @@ class BatchedInferencePipeline:
     chunk, no timestamps unless asked, max_initial_timestamp 0), times offset by the
     chunk's start.
 
-    This implementation decodes the chunks one after the other, through the same engine
-    as WhisperModel.transcribe: ``batch_size`` is accepted and checked but changes
-    nothing yet (the batched engine, N chunks through the encoder and decoder at once,
-    is a later issue). The results are those batching will give, chunk for chunk.
+    The chunks (speech intervals merged as faster-whisper's collect_chunks) come from
+    sotto's batched engine with ``batch_size`` > 0: ``batch_size`` chunks through the
+    encoder as one pass and the decoder stepping all their beams together. With the
+    default vad_parameters the cut is faster-whisper's own (its Silero export, the same
+    chunk boundaries); other vad_parameters fall back to decoding the chunks one after
+    the other with them.
     """
 
     def __init__(self, model: WhisperModel) -> None:
@@ -532,6 +534,15 @@ class BatchedInferencePipeline:
             language, probability, duration, sum(e - s for s, e in speech) / _sotto.SAMPLE_RATE, all_probs,
             probe.transcription_options, vo,
         )
+        if vad_parameters is None and initial_prompt is None and prefix is None and hotwords is None:
+            # the batched engine: faster-whisper's own cut, batch_size chunks at a time
+            temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
+            kw = dict(language=language, task=task, beam_size=beam_size, best_of=best_of, patience=patience,
+                      temperature=temps[:1], suppress_blank=suppress_blank, without_timestamps=without_timestamps,
+                      word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
+                      append_punctuations=append_punctuations, silence_check=False, sample_len=max_new_tokens,
+                      condition_on_previous_text=False, batch_size=batch_size)
+            return _stream(self.model._model, samples, kw, duration if log_progress else None), info
         return self._segments(samples, chunks, opts, duration if log_progress else None), info
 
     def _segments(self, samples: Any, chunks: List[Tuple[int, int]], opts: Dict[str, Any],
