@@ -406,6 +406,8 @@ typedef struct sotto_segment {
     double no_speech_prob;     /* probability of <|nospeech|> at the first step */
     const sotto_word *words;   /* with word_timestamps: its words in order (n_words may be 0); */
     int n_words;               /*   else NULL and 0 */
+    const char *language;      /* code of the language its window was decoded in ("en", "de":
+                                  the result's, or with multilingual its window's own; static) */
 } sotto_segment;
 
 /* Returns nonzero to stop at this segment: the result holds the segments up to it, the
@@ -478,6 +480,24 @@ typedef struct sotto_transcribe_params {
     int vad_min_speech_ms;     /* 0 */
     int vad_min_silence_ms;    /* 2000 */
     int vad_speech_pad_ms;     /* 400 */
+    /* faster-whisper 1.2.1's options (its transcribe.py), with its meaning: */
+    const char *hotwords;      /* text in every window's prompt: after <|startofprev|>, before
+                                  the previous text (" " + it stripped, at most n_text_ctx / 2 - 1
+                                  tokens), but for a window given a prefix; NULL: none */
+    const char *prefix;        /* text the window at 0 s is forced to begin with (" " + it
+                                  stripped, after <|0.00|> with timestamps); its tokens are the
+                                  first segment's; NULL: none */
+    int multilingual;          /* 1: every window's language detected from it (a multilingual
+                                  model, language auto or not): a recording that switches */
+    const double *clip_timestamps; /* seconds start, end, start, end, ...: only these clips are
+                                  transcribed, in order (an odd count: the last runs to the
+                                  end; each window cut at its clip's end); NULL: all of it */
+    int n_clip_timestamps;
+    int max_new_tokens;        /* > 0: faster-whisper's max_new_tokens, as CTranslate2 4.8 caps
+                                  it: a window of a P-token prompt (start sequence and prefix
+                                  included; S of them before the prefix) gets at most
+                                  min((P + N) / 2, P + N - S + 1) tokens, its prefix counted;
+                                  P + N above n_text_ctx fails. 0: sample_len alone */
     sotto_segment_callback on_segment; /* each segment as its window is done, or NULL */
     sotto_progress_callback on_progress;
     sotto_language_callback on_language; /* when the language is detected, or NULL */
@@ -567,6 +587,15 @@ sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t 
  * languages into *PROBABILITY (may be NULL). */
 sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
                                    size_t code_cap, float *probability);
+
+/* The probability of every language of a multilingual model for SAMPLES (16 kHz mono): as
+ * sotto_detect_language, from the first 30 s of the whole file's log-mel, the softmax over
+ * the language tokens at <|startoftranscript|>. PROBS[i] (CAP >= n_languages of them) is
+ * the language of token token_lang_first + i (sotto_language_token's order: en, zh, de,
+ * ...); *N_PROBS gets n_languages. SOTTO_ERR_INVALID_ARG for an English-only model or a
+ * CAP too small. */
+sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *samples, int64_t n_samples, float *probs,
+                                         int cap, int *n_probs);
 
 /* Appends the UTF-8 text of IDS (special and timestamp tokens skipped) to a new string
  * (free with sotto_free). */

@@ -3,13 +3,15 @@
  * the softmax of what is left. */
 #include "lang.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../audio/melfile.h"
 #include "logits.h"
 
-sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *prob)
+/* The language tokens' logits after <|startoftranscript|> on the window last encoded. */
+static sotto_status language_logits(sotto_context *ctx, const float **lang)
 {
     const sotto_model_info *h = &ctx->model->info;
     if (!h->multilingual || h->n_languages < 1)
@@ -18,7 +20,27 @@ sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *
     sotto_status st = sotto_decode(ctx, &sot, 1, 0);
     const float *logits = st ? NULL : sotto_logits(ctx);
     if (!logits) return st ? st : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "language detection: no logits");
-    const float *lang = logits + h->token_lang_first;
+    *lang = logits + h->token_lang_first;
+    return SOTTO_OK;
+}
+
+sotto_status sotto__language_probs(sotto_context *ctx, float *probs)
+{
+    const float *lang = NULL;
+    sotto_status st = language_logits(ctx, &lang);
+    if (st) return st;
+    const int n = ctx->model->info.n_languages;
+    double lse = sotto__logsumexp(ctx->be, lang, n);
+    for (int i = 0; i < n; i++) probs[i] = (float)exp((double)lang[i] - lse);
+    return SOTTO_OK;
+}
+
+sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *prob)
+{
+    const sotto_model_info *h = &ctx->model->info;
+    const float *lang = NULL;
+    sotto_status st = language_logits(ctx, &lang);
+    if (st) return st;
     int best = sotto__argmax(ctx->be, lang, h->n_languages);
     *token = h->token_lang_first + best;
     *prob = sotto__softmax_at(ctx->be, lang, h->n_languages, best);
@@ -37,10 +59,9 @@ bool sotto__language_code(const sotto_model *m, int32_t token, char *out, size_t
     return true;
 }
 
-sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
-                                   size_t code_cap, float *probability)
+/* Encodes the first 30 s of the whole-file log-mel of SAMPLES on CTX. */
+static sotto_status encode_first(sotto_context *ctx, const float *samples, int64_t n_samples)
 {
-    if (!ctx || !code || code_cap < 1 || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
     const sotto_model_info *h = &ctx->model->info;
     sotto__melfile *mf = NULL;
     /* the whole file's log-mel, as transcribe() floors it over all of it, then its first 30 s */
@@ -60,6 +81,31 @@ sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int
     sotto__melfile_free(mf);
     st = sotto_encode(ctx, mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);
     free(mel);
+    return st;
+}
+
+sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *samples, int64_t n_samples, float *probs,
+                                         int cap, int *n_probs)
+{
+    if (!ctx || !probs || !n_probs || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    const sotto_model_info *h = &ctx->model->info;
+    if (!h->multilingual || h->n_languages < 1)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "this model has no language tokens to detect with");
+    if (cap < h->n_languages)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "language probabilities: room for %d, the model has %d",
+                               cap, h->n_languages);
+    sotto_status st = encode_first(ctx, samples, n_samples);
+    if (!st) st = sotto__language_probs(ctx, probs);
+    if (st) return st;
+    *n_probs = h->n_languages;
+    return SOTTO_OK;
+}
+
+sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
+                                   size_t code_cap, float *probability)
+{
+    if (!ctx || !code || code_cap < 1 || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    sotto_status st = encode_first(ctx, samples, n_samples);
     int32_t tok = -1;
     double p = 0;
     if (!st) st = sotto__detect_language(ctx, &tok, &p);

@@ -65,6 +65,14 @@ static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *e
     if (p->sample_len < 0)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "sample length %d (0: the model's default, else >= 1)",
                            p->sample_len);
+    if (p->max_new_tokens < 0)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "max_new_tokens %d (0: none, else >= 1)", p->max_new_tokens);
+    if (p->n_clip_timestamps < 0 || (p->n_clip_timestamps > 0 && !p->clip_timestamps))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "%d clip timestamps without their array", p->n_clip_timestamps);
+    for (int i = 0; i < p->n_clip_timestamps; i++)
+        if (!(p->clip_timestamps[i] >= 0 && p->clip_timestamps[i] < 1e9))
+            return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "clip timestamp %g (seconds, a number >= 0)",
+                               p->clip_timestamps[i]);
     if (isnan(p->max_initial_timestamp))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "max initial timestamp is not a number");
     return SOTTO_OK;

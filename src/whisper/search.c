@@ -10,6 +10,7 @@
  * token would be <|endoftext|> again and add nothing). The logit rules: logits.c; the seek
  * loop: transcribe.c. */
 #include "search.h"
+#include "prompt.h"
 #include "text.h"
 
 #include <math.h>
@@ -127,6 +128,7 @@ struct sotto__group {
     int i;                     /* steps done (tokens sampled per sequence) */
     bool beam, finished;
     int max_candidates;
+    int sample_len;            /* the most tokens sampled (prompt.h sotto__sample_len) */
     sotto__decode_result *res;
     float *logits;             /* [G][V] host copies, filtered in place */
     float *weights;            /* [V] sampling's scratch */
@@ -359,7 +361,10 @@ static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_
         memcpy(g->logits + (size_t)r * g->V, g->logits, (size_t)g->V * sizeof(float));
         sotto__decoder_copy_slot(dec, g->slot0 + r, g->slot0, g->n_init);
     }
-    for (int r = 0; r < g->G; r++) g->s[r] = (seq){.n = 0, .sum = 0, .slot = g->slot0 + r, .done = false};
+    for (int r = 0; r < g->G; r++) {
+        g->s[r] = (seq){.n = g->o->n_prefix, .sum = 0, .slot = g->slot0 + r, .done = false};
+        memcpy(g->s[r].tok, g->o->prefix, (size_t)g->o->n_prefix * sizeof *g->o->prefix);
+    }
 }
 
 /* One decoder step for the live sequences: their last tokens at position N_POS - 1. */
@@ -413,23 +418,32 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     if (G > SOTTO_MAX_SEQUENCES || slot0 < 0 || slot0 + G > ctx->dec.n_slots)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: %d sequences, but the context was made for %d "
                                "(sotto_context_params.max_sequences)", G, ctx->dec.n_slots);
-    group *g = calloc(1, sizeof *g);
-    if (!g) return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
-    /* [<|startofprev|> prompt[-(n_ctx / 2 - 1):]] start sequence */
-    int32_t init[SOTTO__MAX_TOKENS];
+    /* [<|startofprev|> [hotwords] prompt[-(n_ctx / 2 - 1):]] start sequence [prefix] */
+    int32_t init[2 * SOTTO__MAX_TOKENS];
     int n_init = 0, keep = o->n_prompt < h->n_text_ctx / 2 - 1 ? o->n_prompt : h->n_text_ctx / 2 - 1;
-    if (keep > 0) {
+    if (keep > 0 || o->n_hotwords > 0) {
         init[n_init++] = h->token_startofprev;
+        memcpy(init + n_init, o->hotwords, (size_t)o->n_hotwords * sizeof *init);
+        n_init += o->n_hotwords;
         memcpy(init + n_init, o->prompt + o->n_prompt - keep, (size_t)keep * sizeof *init);
         n_init += keep;
     }
     int sot_index = n_init;
     memcpy(init + n_init, o->sot_seq, (size_t)o->n_sot * sizeof *init);
     n_init += o->n_sot;
+    int sample_len = sotto__sample_len(o, n_init, h->n_text_ctx);
+    memcpy(init + n_init, o->prefix, (size_t)o->n_prefix * sizeof *init);
+    n_init += o->n_prefix;
+    if (n_init >= h->n_text_ctx || sample_len < 0)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: a prompt of %d tokens%s leaves no room in the "
+                               "decoder's %d positions", n_init, sample_len < 0 ? " and max_new_tokens" : "",
+                               h->n_text_ctx);
+    group *g = calloc(1, sizeof *g);
+    if (!g) return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "decode: out of memory");
     int max_candidates = beam ? (int)lrint(o->beam_size * (o->patience > 0 ? o->patience : 1.0)) : 0;
     if (max_candidates < 1) max_candidates = 1;
     *g = (group){.ctx = ctx, .o = o, .V = h->n_vocab, .G = G, .n_init = n_init, .slot0 = slot0, .beam = beam,
-                 .max_candidates = max_candidates, .res = res};
+                 .max_candidates = max_candidates, .res = res, .sample_len = sample_len};
     g->logits = malloc((size_t)G * g->V * sizeof *g->logits + sizeof(float) * g->V); /* + row 1 for G = 1 */
     g->weights = malloc((size_t)g->V * sizeof *g->weights);
     g->s = malloc((size_t)G * sizeof *g->s);
@@ -442,7 +456,7 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     }
     prefill(g, init, sot_index, res);
     res->skipped = res->no_speech_prob > o->skip_above;
-    g->finished = res->skipped || o->sample_len <= 0;
+    g->finished = res->skipped || g->sample_len <= 0;
     *out = g;
     return SOTTO_OK;
 }
@@ -455,7 +469,7 @@ void sotto__group_advance(sotto__group *g)
         if (!g->s[r].done) sotto__rules_apply(g->ctx->be, o->rules, g->s[r].tok, g->s[r].n, g->logits + (size_t)r * g->V);
     bool completed = g->beam ? beam_update(g, n_pos, g->max_candidates) : greedy_update(g);
     g->i++;
-    if (completed || n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i >= o->sample_len) g->finished = true;
+    if (completed || n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i >= g->sample_len) g->finished = true;
 }
 
 void sotto__group_end(sotto__group *g)

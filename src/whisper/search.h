@@ -17,6 +17,11 @@ typedef struct sotto__decode_opts {
     int n_prompt;
     const int32_t *sot_seq;    /* <|startoftranscript|> [language task] [<|notimestamps|>] */
     int n_sot;
+    const int32_t *hotwords;   /* faster-whisper's: after <|startofprev|>, before the prompt */
+    int n_hotwords;
+    const int32_t *prefix;     /* forced after the start sequence; the first sampled tokens */
+    int n_prefix;
+    int max_new_tokens;        /* > 0: CTranslate2's cap (sotto_transcribe_params.max_new_tokens) */
     double temperature;        /* 0: argmax (greedy or beams); > 0: sampling */
     int beam_size;             /* > 1 at temperature 0: beam search */
     int best_of;               /* samples at temperature > 0 */
@@ -37,7 +42,7 @@ typedef struct sotto__decode_opts {
 } sotto__decode_opts;
 
 typedef struct sotto__decode_result {
-    int32_t tokens[SOTTO__MAX_TOKENS]; /* sampled, without <|endoftext|> */
+    int32_t tokens[SOTTO__MAX_TOKENS]; /* the prefix and what was sampled, without <|endoftext|> */
     int n_tokens;
     double sum_logprob, avg_logprob;   /* avg: sum / (n_tokens + 1) */
     double no_speech_prob;             /* NAN without a <|nospeech|> token */

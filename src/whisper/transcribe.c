@@ -21,6 +21,7 @@
 #include "hallucination.h"
 #include "params.h"
 #include "result.h"
+#include "prompt.h"
 #include "timing.h"
 
 typedef sotto__result result; /* result.h */
@@ -44,6 +45,9 @@ typedef struct run {
     sotto__wseg *cur;          /* current_segments: the window's, before they are kept */
     int n_cur;
     double last_speech;        /* last_speech_timestamp (word timestamps) */
+    int32_t *hotwords, *prefix; /* faster-whisper's (prompt.h), or NULL */
+    int n_hotwords, n_prefix;
+    char win_lang[16];         /* the language of the window being decoded */
 } run;
 
 static bool push_tokens(run *r, const int32_t *t, int n)
@@ -90,7 +94,11 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
         double t = p->temperatures[i];
         sotto__decode_opts o = {.rules = &r->rules, .prompt = r->all + r->prompt_reset_since,
                                 .n_prompt = r->n_all - r->prompt_reset_since, .sot_seq = r->sot_seq,
-                                .n_sot = r->n_sot, .temperature = t, .beam_size = t > 0 ? 1 : p->beam_size,
+                                .n_sot = r->n_sot, .temperature = t,
+                                .hotwords = seek == 0 && r->n_prefix ? NULL : r->hotwords,
+                                .n_hotwords = seek == 0 && r->n_prefix ? 0 : r->n_hotwords,
+                                .prefix = seek == 0 ? r->prefix : NULL, .n_prefix = seek == 0 ? r->n_prefix : 0,
+                                .max_new_tokens = p->max_new_tokens, .beam_size = t > 0 ? 1 : p->beam_size,
                                 .best_of = t > 0 ? p->best_of : 1, .patience = p->patience,
                                 .use_length_penalty = p->use_length_penalty, .length_penalty = p->length_penalty,
                                 .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
@@ -137,6 +145,7 @@ static void append(run *r, sotto_segment s, int64_t seek, const sotto__decode_re
     result *x = r->res;
     s.id = x->pub.n_segments, s.seek = seek, s.temperature = d->temperature, s.avg_logprob = d->avg_logprob;
     s.compression_ratio = d->compression_ratio, s.no_speech_prob = d->no_speech_prob;
+    s.language = sotto_language_code(r->win_lang);
     x->seg[x->pub.n_segments++] = s;
 }
 
@@ -278,7 +287,7 @@ static sotto_status align_words(run *r, int64_t seek, int size)
     static const char *const unicode_langs[] = {"zh", "ja", "th", "lo", "my", "yue"};
     bool unicode_only = false;
     for (size_t i = 0; i < sizeof unicode_langs / sizeof *unicode_langs; i++)
-        unicode_only |= strcmp(r->res->lang, unicode_langs[i]) == 0;
+        unicode_only |= strcmp(r->win_lang, unicode_langs[i]) == 0;
     int32_t sot[3] = {h->token_sot, r->sot_seq[1], r->sot_seq[2]};
     sotto__timing_opts o = {.sot_seq = sot, .n_sot = h->multilingual ? 3 : 1, .seek = seek, .num_frames = size,
                             .prepend = p->prepend_punctuations, .append = p->append_punctuations,
@@ -388,30 +397,30 @@ static sotto_status language(run *r, int32_t *lang)
     return SOTTO_OK;
 }
 
-/* The initial prompt's tokens (" " + the text stripped), first in all_tokens. */
-static sotto_status initial_prompt(run *r)
+/* The initial prompt's tokens (" " + the text stripped), first in all_tokens; faster-whisper's
+ * hotwords and prefix, at most n_text_ctx / 2 - 1 tokens each (get_prompt). */
+static sotto_status prompt_texts(run *r)
 {
-    const char *text = r->p->initial_prompt;
-    if (!text) return SOTTO_OK;
-    size_t a, n;
-    sotto__strip(text, strlen(text), &a, &n);
-    char *s = malloc(n + 2);
-    if (!s) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
-    s[0] = ' ';
-    memcpy(s + 1, text + a, n);
-    s[n + 1] = 0;
-    int need = 0;
-    sotto_status st = sotto_tokenize(r->ctx->model, s, NULL, 0, &need);
-    int32_t *ids = st ? NULL : malloc((size_t)(need ? need : 1) * sizeof *ids);
-    if (!st && !ids) st = SOTTO_ERR_NOMEM;
-    if (!st) st = sotto_tokenize(r->ctx->model, s, ids, need, &need);
-    free(s);
-    if (!st && !push_tokens(r, ids, need)) st = SOTTO_ERR_NOMEM;
+    const sotto_transcribe_params *p = r->p;
+    const int most = r->ctx->model->info.n_text_ctx / 2 - 1;
+    sotto_status st = SOTTO_OK;
+    if (p->hotwords) st = sotto__prompt_tokens(r->ctx, p->hotwords, most, "hotwords", &r->hotwords, &r->n_hotwords);
+    if (!st && p->prefix) st = sotto__prompt_tokens(r->ctx, p->prefix, most, "prefix", &r->prefix, &r->n_prefix);
+    if (!st && r->n_prefix && p->timestamps) { /* <|0.00|> before it (get_prompt) */
+        int32_t *t = realloc(r->prefix, (size_t)(r->n_prefix + 1) * sizeof *t);
+        if (!t) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "prefix: out of memory");
+        memmove(t + 1, t, (size_t)r->n_prefix * sizeof *t);
+        t[0] = r->rules.ts_begin;
+        r->prefix = t, r->n_prefix++;
+    }
+    if (st || !p->initial_prompt) return st;
+    int32_t *ids = NULL;
+    int n = 0;
+    st = sotto__prompt_tokens(r->ctx, p->initial_prompt, -1, "initial prompt", &ids, &n);
+    if (!st && !push_tokens(r, ids, n)) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "initial prompt: out of memory");
     free(ids);
-    if (st) return sotto__ctx_fail(r->ctx, st, "initial prompt: %s", st == SOTTO_ERR_NOMEM ? "out of memory"
-                                                                                          : sotto_last_error());
-    r->n_initial = need;
-    return SOTTO_OK;
+    r->n_initial = n;
+    return st;
 }
 
 /* A callback stopped the run at segment KEEP - 1: the window's later segments, never
@@ -424,6 +433,21 @@ static void drop_after(run *r, int keep)
     x->dropped = true;
 }
 
+/* With multilingual, the language of the window just encoded (faster-whisper's
+ * generate_segments: detect_language on its encoder output) into the start sequence. */
+static sotto_status window_language(run *r)
+{
+    const sotto_model *m = r->ctx->model;
+    if (!r->p->multilingual || !m->info.multilingual) return SOTTO_OK;
+    int32_t lang = -1;
+    double prob = 0;
+    sotto_status st = sotto__detect_language(r->ctx, &lang, &prob);
+    if (st) return st;
+    r->sot_seq[1] = lang;
+    sotto__language_code(m, lang, r->win_lang, sizeof r->win_lang);
+    return SOTTO_OK;
+}
+
 /* The seek loop over the windows of the finished log-mel. */
 static sotto_status seek_loop(run *r)
 {
@@ -431,17 +455,20 @@ static sotto_status seek_loop(run *r)
     const sotto_transcribe_params *p = r->p;
     const int64_t content = sotto__melfile_content_frames(r->mf);
     const double total_s = content * 160 / 16000.0;
-    sotto__decode_result *d = malloc(sizeof *d);
-    if (!d) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
-    sotto_status st = SOTTO_OK;
-    for (int64_t seek = 0; seek < content && !st && !r->res->pub.stopped;) {
+    sotto__clip *clips = NULL;
+    int n_clips = 0, clip = 0;
+    sotto_status st = sotto__clips(r->ctx, p->clip_timestamps, p->n_clip_timestamps, content, &clips, &n_clips);
+    sotto__decode_result *d = st ? NULL : malloc(sizeof *d);
+    if (!st && !d) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    int64_t seek = clips ? clips[0].start : 0;
+    for (int size; !st && !r->res->pub.stopped && (size = sotto__clip_window(clips, n_clips, &clip, content, &seek)) > 0;) {
         if (p->abort_callback && p->abort_callback(total_s, p->user_data)) {
             st = sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "transcribe: cancelled by the caller at %.2f s", seek / 100.0);
             break;
         }
-        int size = content - seek < SOTTO_N_FRAMES ? (int)(content - seek) : SOTTO_N_FRAMES;
         sotto__melfile_window(r->mf, seek, size, r->mel);
         st = sotto_encode(r->ctx, r->mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);
+        if (!st) st = window_language(r);
         bool silent = false;
         if (!st) st = decode_with_fallback(r, d, seek, size, &silent);
         if (st) break;
@@ -468,7 +495,7 @@ static sotto_status seek_loop(run *r)
         if (p->on_progress && p->on_progress((seek < content ? seek : content) * 160 / 16000.0, total_s, p->user_data))
             r->res->pub.stopped = 1;
     }
-    free(d);
+    free(d), free(clips);
     return st;
 }
 
@@ -506,8 +533,9 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
         r.res->pub.word_timestamps = p.word_timestamps != 0;
         st = language(&r, &lang);
     }
+    if (!st) snprintf(r.win_lang, sizeof r.win_lang, "%s", r.res->lang);
     if (!st) st = setup(&r, lang);
-    if (!st) st = initial_prompt(&r);
+    if (!st) st = prompt_texts(&r);
     if (!st) st = seek_loop(&r);
     if (!st) {
         r.res->text = r.res->dropped ? joined_text(r.res)
@@ -518,6 +546,7 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     free(r.mel);
     free(r.all);
     free(r.cur);
+    free(r.hotwords), free(r.prefix);
     if (st) {
         sotto_result_free(r.res ? &r.res->pub : NULL);
         return st;

@@ -287,6 +287,11 @@ class Model:
         sample_len: Optional[int] = None,
         on_segment: Optional[Callable[[Segment], Any]] = None,
         batch_size: int = 0,
+        hotwords: Optional[str] = None,
+        prefix: Optional[str] = None,
+        multilingual: bool = False,
+        clip_timestamps: Optional[Sequence[float]] = None,
+        max_new_tokens: Optional[int] = None,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -334,6 +339,12 @@ class Model:
                 its own (no previous text, max_initial_timestamp 0, the first temperature
                 only), N chunks encoded and decoded together; the same segments as
                 ``sotto transcribe --batch-size N``.
+            hotwords, prefix, multilingual, clip_timestamps, max_new_tokens:
+                faster-whisper 1.2.1's options with its meaning (sotto.h
+                sotto_transcribe_params): hint text in every window's prompt; the text
+                the first window starts with; every window's language detected; the
+                clips [start, end, ...] in seconds to transcribe; its cap on the tokens
+                of a window.
 
         Returns:
             (segments, info): the list of :class:`Segment` and a :class:`TranscriptionInfo`.
@@ -347,7 +358,8 @@ class Model:
             RuntimeWarning: the input was read around: a WAV file cut short is
                 transcribed as far as it goes, as ffmpeg reads it.
         """
-        for name, text in (("language", language), ("initial_prompt", initial_prompt)):
+        for name, text in (("language", language), ("initial_prompt", initial_prompt), ("hotwords", hotwords),
+                           ("prefix", prefix)):
             if text is not None and not isinstance(text, str):
                 raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
         puncts = (("prepend_punctuations", prepend_punctuations), ("append_punctuations", append_punctuations))
@@ -414,6 +426,11 @@ class Model:
             prepend_punctuations=prepend_punctuations,
             append_punctuations=append_punctuations,
             hallucination_silence_threshold=hallucination_silence_threshold if word_timestamps else None,
+            hotwords=hotwords,
+            prefix=prefix,
+            multilingual=bool(multilingual),
+            clip_timestamps=None if clip_timestamps is None else [float(t) for t in clip_timestamps],
+            max_new_tokens=int(max_new_tokens or 0),
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)

@@ -448,6 +448,36 @@ static int cb_progress(double done_s, double total_s, void *user)
     return c->failed;
 }
 
+/* CLIPS: a sequence of numbers (seconds) into *OUT (PyMem_Free) and *N; 0, or -1 with an
+ * exception set. */
+static int opt_clips(PyObject *clips, double **out, int *n)
+{
+    PyObject *seq = PySequence_Fast(clips, "clip_timestamps must be a sequence of numbers");
+    if (!seq) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    double *t = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *t);
+    if (!t || k > INT32_MAX) {
+        Py_DECREF(seq);
+        PyMem_Free(t);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        t[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (t[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            PyMem_Free(t);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    *out = t, *n = (int)k;
+    return 0;
+}
+
+static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_transcribe_params *params, PyObject *vad,
+                                 PyObject *on_segment);
+
 /* Context.transcribe(audio, **options): AUDIO is a path (str, bytes, os.PathLike) or an
  * object exporting a 1-D buffer of float32 samples (a numpy array, array('f'), ...). */
 static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObject *kw)
@@ -458,19 +488,21 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "suppress_blank", "max_initial_timestamp", "seed", "sample_len", "vad", "silence_check",
                             "vad_filter", "vad_threshold", "vad_min_speech_ms", "vad_min_silence_ms",
                             "vad_speech_pad_ms", "on_segment", "word_timestamps", "prepend_punctuations",
-                            "append_punctuations", "hallucination_silence_threshold", "batch_size", NULL};
+                            "append_punctuations", "hallucination_silence_threshold", "batch_size", "hotwords",
+                            "prefix", "multilingual", "clip_timestamps", "max_new_tokens", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
-    PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None;
+    PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzOi", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzOizzpOi", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
                                      &p.sample_len, &vad, &p.silence_check, &p.vad_filter, &p.vad_threshold,
                                      &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms,
                                      &on_segment, &p.word_timestamps, &p.prepend_punctuations,
-                                     &p.append_punctuations, &hst, &p.batch_size))
+                                     &p.append_punctuations, &hst, &p.batch_size, &p.hotwords, &p.prefix,
+                                     &p.multilingual, &clips, &p.max_new_tokens))
         return NULL;
     p.seed = seed;
     if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
@@ -482,6 +514,19 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                   &p.check_hallucination_silence) ||
         opt_temperatures(temps, &p))
         return NULL;
+    double *clip_ts = NULL; /* freed on every path below: the library reads it while transcribing */
+    if (clips != Py_None && opt_clips(clips, &clip_ts, &p.n_clip_timestamps) < 0) return NULL;
+    p.clip_timestamps = clip_ts;
+    PyObject *out = transcribe_with(self, audio, &p, vad, on_segment);
+    PyMem_Free(clip_ts);
+    return out;
+}
+
+/* The rest of Context.transcribe, over P as parsed. */
+static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_transcribe_params *params, PyObject *vad,
+                                 PyObject *on_segment)
+{
+    sotto_transcribe_params p = *params;
     if (vad != Py_None) {
         if (!PyObject_TypeCheck(vad, &VadType) || !((VadObject *)vad)->vad) {
             PyErr_SetString(PyExc_TypeError, "vad must be a loaded sotto._sotto.Vad or None");
@@ -575,7 +620,43 @@ static PyObject *Context_detect_language(ContextObject *self, PyObject *args)
     return Py_BuildValue("(sd)", code, (double)prob);
 }
 
+/* Context.detect_language_probs(samples) -> [probability of each language, token order]. */
+static PyObject *Context_detect_language_probs(ContextObject *self, PyObject *args)
+{
+    PyObject *audio;
+    if (!PyArg_ParseTuple(args, "O", &audio)) return NULL;
+    if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
+        return NULL;
+    }
+    Py_buffer view;
+    if (samples_view(audio, &view) < 0) return NULL;
+    float probs[256];
+    int n = 0;
+    sotto_status st;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_detect_language_probs(self->ctx, view.buf, (int64_t)(view.len / 4), probs, 256, &n);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    PyBuffer_Release(&view);
+    if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *v = PyFloat_FromDouble((double)probs[i]);
+        if (!v) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
 static PyMethodDef Context_methods[] = {
+    {"detect_language_probs", (PyCFunction)Context_detect_language_probs, METH_VARARGS,
+     "detect_language_probs(samples) -> [float]: sotto_detect_language_probs, in language-token order."},
     {"detect_language", (PyCFunction)Context_detect_language, METH_VARARGS,
      "detect_language(samples) -> (code, probability): sotto_detect_language, the GIL released."},
     {"transcribe", (PyCFunction)(void (*)(void))Context_transcribe, METH_VARARGS | METH_KEYWORDS,

@@ -86,9 +86,9 @@ class TranscriptionOptions:
 
 @dataclass
 class TranscriptionInfo:
-    """faster-whisper's TranscriptionInfo. ``all_language_probs`` holds the detected
-    language alone (the engine reports the most probable one), None when the language
-    was given or the model is English-only."""
+    """faster-whisper's TranscriptionInfo. ``all_language_probs``: every language of the
+    model with its probability, most probable first, from the last 30 s window the
+    detection looked at; None when the language was given or the model is English-only."""
 
     language: str
     language_probability: float
@@ -139,6 +139,30 @@ def _samples(audio: Any) -> Any:
     if arr.ndim != 1:
         raise ValueError(f"audio samples must be 1-D (16 kHz mono), not of shape {arr.shape}")
     return arr
+
+
+def _clip_times(clip_timestamps: Union[str, List[float]]) -> Optional[List[float]]:
+    """faster-whisper's clip_timestamps ("0,5.5,8,10" or [0, 5.5, ...], seconds) as the
+    engine's list; None for the whole file ("0", the default)."""
+    if isinstance(clip_timestamps, str):
+        try:
+            times = [float(t) for t in clip_timestamps.split(",")] if clip_timestamps else []
+        except ValueError:
+            raise ValueError(f"clip_timestamps={clip_timestamps!r}: seconds separated by commas") from None
+    else:
+        times = [float(t) for t in clip_timestamps]
+    if any(not t >= 0 for t in times):
+        raise ValueError(f"clip_timestamps={clip_timestamps!r}: each time a number of seconds >= 0")
+    return None if times in ([], [0.0]) else times
+
+
+def _collect(samples: Any, speech: Sequence[Tuple[int, int]]) -> Any:
+    """The speech intervals of SAMPLES joined (faster-whisper's collect_chunks)."""
+    import numpy as np
+
+    if not speech:
+        return samples[:0]
+    return np.concatenate([samples[s:e] for s, e in speech])
 
 
 def _refuse(name: str, value: Any, default: Any) -> None:
@@ -234,31 +258,48 @@ class WhisperModel:
         language_detection_segments: int = 1,
         language_detection_threshold: float = 0.5,
     ) -> Tuple[str, float, List[Tuple[str, float]]]:
-        """(language, probability, [(language, probability)]) of the first 30 s of
-        AUDIO (samples or a file), as faster-whisper's; the list holds the most probable
-        language alone (the engine reports that one). An English-only model says ("en", 1.0).
+        """(language, probability, all_language_probs) of AUDIO (samples or a file), as
+        faster-whisper's: with vad_filter its speech alone; up to
+        language_detection_segments windows of 30 s, stopping at the first whose most
+        probable language passes language_detection_threshold, else the language most
+        windows chose (with its highest probability); all_language_probs is every
+        language of the last window looked at, most probable first. An English-only
+        model says ("en", 1.0, [("en", 1.0)]) (faster-whisper's fails there).
 
         Raises:
-            NotImplementedError: features (a log-mel), vad_filter=True, or
-                language_detection_segments > 1.
+            NotImplementedError: features (a log-mel): pass the audio.
         """
         if features is not None:
             raise NotImplementedError("detect_language(features=...): pass the audio")
-        _refuse("vad_filter", vad_filter, False)
-        _refuse("language_detection_segments", language_detection_segments, 1)
         if audio is None:
             raise ValueError("detect_language needs the audio")
-        return self._detect(_samples(audio))
+        samples = _samples(audio)
+        if vad_filter:
+            samples = _collect(samples, self._speech(samples, _vad_options(vad_parameters)))
+        return self._detect(samples, language_detection_segments, language_detection_threshold)
 
-    def _detect(self, samples: Any) -> Tuple[str, float, List[Tuple[str, float]]]:
+    def _detect(self, samples: Any, segments: int = 1,
+                threshold: Optional[float] = 0.5) -> Tuple[str, float, List[Tuple[str, float]]]:
+        """faster-whisper's detect_language loop over the first SEGMENTS windows of SAMPLES."""
         if not self.is_multilingual:
             return "en", 1.0, [("en", 1.0)]
+        if not isinstance(segments, int) or segments < 1:
+            raise ValueError(f"language_detection_segments must be an int >= 1, not {segments!r}")
+        n = 30 * _sotto.SAMPLE_RATE
+        votes: Dict[str, List[float]] = {}
         ctx = self._model._context(1)
         try:
-            code, prob = ctx.detect_language(samples)
+            for i in range(0, max(1, min(len(samples), segments * n)), n):
+                probs = ctx.detect_language_probs(samples[i:i + n])
+                ranked = sorted(zip(LANGUAGE_CODES, probs), key=lambda lp: -lp[1])
+                language, probability = ranked[0]
+                if threshold is not None and probability > threshold:
+                    return language, probability, ranked
+                votes.setdefault(language, []).append(probability)
         finally:
             self._model._release(ctx)
-        return code, prob, [(code, prob)]
+        language = max(votes, key=lambda k: len(votes[k]))
+        return language, max(votes[language]), ranked
 
     def _speech(self, samples: Any, vo: VadOptions) -> List[Tuple[int, int]]:
         vad = self._model._vad
@@ -316,30 +357,27 @@ class WhisperModel:
         patience, length_penalty (1 only: the score is logprob / length, as
         CTranslate2's default), temperature, the three thresholds,
         condition_on_previous_text, prompt_reset_on_temperature (0.5: openai's rule),
-        initial_prompt (text), suppress_blank, suppress_tokens ([-1]: the model's list),
-        without_timestamps, max_initial_timestamp, word_timestamps, the punctuations,
-        vad_filter, vad_parameters (neg_threshold and max_speech_duration_s unset),
-        max_new_tokens (per window), chunk_length (30), clip_timestamps ("0"),
-        hallucination_silence_threshold, language_detection_threshold and
-        language_detection_segments (1).
+        initial_prompt (text), prefix (the first window's start), suppress_blank,
+        suppress_tokens ([-1]: the model's list), without_timestamps,
+        max_initial_timestamp, word_timestamps, the punctuations, multilingual (each
+        window's language detected), vad_filter (ignored when clip_timestamps is given,
+        as faster-whisper), vad_parameters (neg_threshold and max_speech_duration_s
+        unset), max_new_tokens (CTranslate2's cap per window), chunk_length (30),
+        clip_timestamps ("start,end,..." or a list of seconds),
+        hallucination_silence_threshold, hotwords (in every window's prompt but a
+        prefixed one), language_detection_threshold and language_detection_segments.
 
         Raises NotImplementedError naming the parameter for other values of those, and
-        for repetition_penalty, no_repeat_ngram_size, prefix, multilingual and hotwords
-        at anything but their defaults.
+        for repetition_penalty and no_repeat_ngram_size at anything but their defaults.
         """
         _refuse("repetition_penalty", repetition_penalty, 1)
         _refuse("no_repeat_ngram_size", no_repeat_ngram_size, 0)
         _refuse("length_penalty", length_penalty, 1)
         _refuse("prompt_reset_on_temperature", prompt_reset_on_temperature, 0.5)
-        _refuse("prefix", prefix, None)
         _refuse("suppress_tokens", suppress_tokens, [-1])
-        _refuse("multilingual", multilingual, False)
-        _refuse("hotwords", hotwords, None)
-        _refuse("language_detection_segments", language_detection_segments, 1)
         if chunk_length not in (None, 30):
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
-        if clip_timestamps not in ("0", "", [0], [0.0], []):
-            raise NotImplementedError(f"clip_timestamps={clip_timestamps!r}: not supported by sotto yet")
+        clips = _clip_times(clip_timestamps)
         if initial_prompt is not None and not isinstance(initial_prompt, str):
             raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
         vo = _vad_options(vad_parameters)
@@ -348,16 +386,20 @@ class WhisperModel:
         samples = _samples(audio)
         duration = len(samples) / _sotto.SAMPLE_RATE
         duration_after_vad = duration
+        vad_filter = vad_filter and clip_timestamps == "0"  # faster-whisper: clips replace the VAD
+        speech = samples
         if vad_filter:
-            duration_after_vad = sum(e - s for s, e in self._speech(samples, vo)) / _sotto.SAMPLE_RATE
+            speech = _collect(samples, self._speech(samples, vo))
+            duration_after_vad = len(speech) / _sotto.SAMPLE_RATE
         temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
         all_probs = None
-        if language is None:
-            language, probability, all_probs = self._detect(samples)
-            if not self.is_multilingual:
-                all_probs = None
+        if language is None and self.is_multilingual:
+            start = round(clips[0] * _sotto.SAMPLE_RATE) if clips else 0  # from the first clip on
+            language, probability, all_probs = self._detect(
+                speech[start:] if start < len(speech) else speech, language_detection_segments,
+                language_detection_threshold)
         else:
-            probability = 1.0
+            language, probability = language or "en", 1.0
         options = TranscriptionOptions(
             beam_size, best_of, patience, length_penalty, repetition_penalty, no_repeat_ngram_size,
             log_prob_threshold, no_speech_threshold, compression_ratio_threshold, condition_on_previous_text,
@@ -379,7 +421,8 @@ class WhisperModel:
             vad_parameters=None if not vad_filter else dict(
                 threshold=vo.threshold, min_speech_duration_ms=vo.min_speech_duration_ms,
                 min_silence_duration_ms=vo.min_silence_duration_ms, speech_pad_ms=vo.speech_pad_ms),
-            silence_check=False, sample_len=max_new_tokens,
+            silence_check=False, hotwords=hotwords, prefix=prefix, multilingual=multilingual,
+            clip_timestamps=clips, max_new_tokens=max_new_tokens,
         )
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
 
