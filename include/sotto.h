@@ -588,9 +588,11 @@ sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t 
 sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
                                    size_t code_cap, float *probability);
 
-/* The probability of every language of a multilingual model for SAMPLES (16 kHz mono): as
- * sotto_detect_language, from the first 30 s of the whole file's log-mel, the softmax over
- * the language tokens at <|startoftranscript|>. PROBS[i] (CAP >= n_languages of them) is
+/* The probability of every language of a multilingual model for SAMPLES (16 kHz mono), as
+ * faster-whisper's detect_language sees a window: the first 30 s of the whole file's
+ * log-mel, a shorter file's frames followed by zeros (where sotto_detect_language, as
+ * openai, has the log-mel of silence), the softmax over the language tokens at
+ * <|startoftranscript|>. PROBS[i] (CAP >= n_languages of them) is
  * the language of token token_lang_first + i (sotto_language_token's order: en, zh, de,
  * ...); *N_PROBS gets n_languages. SOTTO_ERR_INVALID_ARG for an English-only model or a
  * CAP too small. */

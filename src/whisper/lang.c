@@ -59,8 +59,10 @@ bool sotto__language_code(const sotto_model *m, int32_t token, char *out, size_t
     return true;
 }
 
-/* Encodes the first 30 s of the whole-file log-mel of SAMPLES on CTX. */
-static sotto_status encode_first(sotto_context *ctx, const float *samples, int64_t n_samples)
+/* Encodes the first 30 s of the whole-file log-mel of SAMPLES on CTX: with CONTENT_ONLY
+ * its frames of audio alone, zeros after them (faster-whisper's pad_or_trim of the
+ * features), else the frames of the padding too (openai's pad_or_trim(mel)). */
+static sotto_status encode_first(sotto_context *ctx, const float *samples, int64_t n_samples, bool content_only)
 {
     const sotto_model_info *h = &ctx->model->info;
     sotto__melfile *mf = NULL;
@@ -77,7 +79,8 @@ static sotto_status encode_first(sotto_context *ctx, const float *samples, int64
         sotto__melfile_free(mf);
         return sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "language detection: out of memory");
     }
-    sotto__melfile_window(mf, 0, SOTTO_N_FRAMES, mel);
+    int64_t content = sotto__melfile_content_frames(mf);
+    sotto__melfile_window(mf, 0, content_only && content < SOTTO_N_FRAMES ? (int)content : SOTTO_N_FRAMES, mel);
     sotto__melfile_free(mf);
     st = sotto_encode(ctx, mel, (int64_t)h->n_mels * SOTTO_N_FRAMES);
     free(mel);
@@ -94,7 +97,7 @@ sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *sample
     if (cap < h->n_languages)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "language probabilities: room for %d, the model has %d",
                                cap, h->n_languages);
-    sotto_status st = encode_first(ctx, samples, n_samples);
+    sotto_status st = encode_first(ctx, samples, n_samples, true);
     if (!st) st = sotto__language_probs(ctx, probs);
     if (st) return st;
     *n_probs = h->n_languages;
@@ -105,7 +108,7 @@ sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int
                                    size_t code_cap, float *probability)
 {
     if (!ctx || !code || code_cap < 1 || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
-    sotto_status st = encode_first(ctx, samples, n_samples);
+    sotto_status st = encode_first(ctx, samples, n_samples, false);
     int32_t tok = -1;
     double p = 0;
     if (!st) st = sotto__detect_language(ctx, &tok, &p);

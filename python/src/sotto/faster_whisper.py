@@ -378,6 +378,9 @@ class WhisperModel:
         if chunk_length not in (None, 30):
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
         clips = _clip_times(clip_timestamps)
+        for name, text in (("hotwords", hotwords), ("prefix", prefix)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
         if initial_prompt is not None and not isinstance(initial_prompt, str):
             raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
         vo = _vad_options(vad_parameters)

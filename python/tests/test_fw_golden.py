@@ -1,0 +1,121 @@
+"""sotto.WhisperModel against faster-whisper 1.2.1 on the same CTranslate2 weights: every
+case of tests/golden/faster-whisper/MODEL.json (scripts/golden_faster_whisper.py made
+them: greedy and beam, hotwords, prefix, clip_timestamps, without_timestamps,
+word_timestamps, max_new_tokens, multilingual on English then German, language
+detection) must give faster-whisper's segments: the same text, tokens, seek and times;
+scores within float noise (CTranslate2 and sotto round differently). Language
+probabilities agree to 0.03 only: faster-whisper's log-mel pads the audio with 160 zero
+samples, openai's and sotto's with 30 s, so a window's last frames differ a little."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict
+
+import numpy as np
+import pytest
+
+import made_audio
+from sotto import WhisperModel
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "faster-whisper")
+
+
+def load(name: str) -> Dict[str, Any]:
+    with open(os.path.join(GOLDEN, name + ".json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def models_dir(model_path: str) -> str:
+    return os.path.dirname(model_path)
+
+
+@pytest.fixture(scope="module")
+def clips_dir(clips) -> str:
+    return os.path.dirname(clips[0])
+
+
+_audio: Dict[str, np.ndarray] = {}
+
+
+def audio_of(name: str, clips: str, tmp: str) -> np.ndarray:
+    if name not in _audio:
+        if name == "long":
+            _audio[name] = made_audio.joined(clips, made_audio.LONG_CLIPS)
+        elif name == "en_de":
+            _audio[name] = made_audio.read_wav(made_audio.en_then_de(clips, tmp))
+        else:
+            _audio[name] = made_audio.read_wav(os.path.join(clips, name))
+    return _audio[name]
+
+
+def same_segments(got, want, case) -> None:
+    where = f"{case['audio']} {case['kwargs']}"
+    assert [s.text for s in got] == [s["text"] for s in want], where
+    for g, w in zip(got, want):
+        assert (g.id, g.seek, list(g.tokens)) == (w["id"], w["seek"], w["tokens"]), where
+        assert g.start == pytest.approx(w["start"], abs=1e-9) and g.end == pytest.approx(w["end"], abs=1e-9), where
+        assert g.avg_logprob == pytest.approx(w["avg_logprob"], abs=2e-3), where
+        assert g.no_speech_prob == pytest.approx(w["no_speech_prob"], abs=2e-3), where
+        assert g.compression_ratio == pytest.approx(w["compression_ratio"], abs=1e-9), where
+        assert g.temperature == w["temperature"], where
+        assert (g.words is None) == (w["words"] is None), where
+        for gw, ww in zip(g.words or [], w["words"] or []):
+            assert (gw.word, gw.start, gw.end) == (ww[2], ww[0], ww[1]), where
+            assert gw.probability == pytest.approx(ww[3], abs=2e-3), where
+        assert len(g.words or []) == len(w["words"] or []), where
+
+
+def model_of(name: str, models_dir: str) -> WhisperModel:
+    path = os.path.join(models_dir, name + "-ct2")
+    if not os.path.isdir(path):
+        pytest.skip(f"no {path}")
+    return WhisperModel(path, device="cpu", cpu_threads=2)
+
+
+def _cases():
+    for name in ("tiny.en", "base"):
+        for i, case in enumerate(load(name)["cases"]):
+            kind = "long" if name == "base" or case["audio"] in ("long", "en_de") else "short"
+            yield pytest.param(name, i, id=f"{kind}-{name}-{i}-{case['audio']}")
+
+
+_models: Dict[str, WhisperModel] = {}
+
+
+@pytest.mark.parametrize("name,index", _cases())
+def test_segments_equal_faster_whispers(name, index, models_dir, clips_dir, tmp_path):
+    case = load(name)["cases"][index]
+    if name not in _models:
+        _models[name] = model_of(name, models_dir)
+    model = _models[name]
+    segments, info = model.transcribe(audio_of(case["audio"], clips_dir, str(tmp_path)), **case["kwargs"])
+    same_segments(list(segments), case["segments"], case)
+    assert info.language == case["language"]
+    assert info.language_probability == pytest.approx(case["language_probability"], abs=0.03)
+    if case["all_language_probs"] is None:
+        assert info.all_language_probs is None
+    else:
+        got = info.all_language_probs
+        assert len(got) == len(model.supported_languages)
+        assert got[0][0] == case["all_language_probs"][0][0]
+        want = dict(case["all_language_probs"])
+        for lang, p in got[:5]:
+            assert p == pytest.approx(want.get(lang, 0.0), abs=0.03)
+
+
+def test_detect_language_equals_faster_whispers(models_dir, clips_dir, tmp_path):
+    golden = load("base")
+    model = model_of("base", models_dir)
+    for d in golden["detect_language"]:
+        lang, prob, probs = model.detect_language(audio_of(d["audio"], clips_dir, str(tmp_path)),
+                                                  language_detection_segments=d["language_detection_segments"],
+                                                  language_detection_threshold=d["language_detection_threshold"])
+        assert (lang, len(probs)) == (d["language"], d["n_languages"]), d["audio"]
+        assert prob == pytest.approx(d["probability"], abs=0.03), d["audio"]
+        want = dict(d["top5"])
+        for c, p in probs[:3]:
+            assert p == pytest.approx(want.get(c, 0.0), abs=0.03), d["audio"]
+        assert probs == sorted(probs, key=lambda lp: -lp[1])
