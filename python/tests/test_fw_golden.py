@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from typing import Any, Dict
 
 import numpy as np
@@ -119,3 +120,28 @@ def test_detect_language_equals_faster_whispers(models_dir, clips_dir, tmp_path)
         for c, p in probs[:3]:
             assert p == pytest.approx(want.get(c, 0.0), abs=0.03), d["audio"]
         assert probs == sorted(probs, key=lambda lp: -lp[1])
+
+
+@pytest.mark.parametrize("index,flags", [
+    (2, ["--beam-size", "1", "--hotwords", "Dashwood Norland"]),
+    (4, ["--beam-size", "1", "--prefix", "And Mister"]),
+    (7, ["--beam-size", "1", "--clip-timestamps", "1.5,4"]),
+    (8, ["--clip-timestamps", "0.5,3,4.2"]),
+], ids=["short-cli-hotwords", "short-cli-prefix", "short-cli-clip", "short-cli-clips"])
+def test_cli_flags_equal_faster_whispers(index, flags, cli, models_dir, clips_dir):
+    # sotto transcribe's --hotwords, --prefix, --clip-timestamps: faster-whisper's segments
+    case = load("tiny.en")["cases"][index]
+    cmd = [cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), "--device", "cpu", "-t", "2",
+           "--no-silence-check", "-f", "json", "--quiet", *flags, os.path.join(clips_dir, case["audio"])]
+    got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["segments"]
+    want = case["segments"]
+    assert [(s["text"], s["tokens"], s["seek"]) for s in got] == [(s["text"], s["tokens"], s["seek"]) for s in want]
+    times = [t for s in got for t in (s["start"], s["end"])]
+    assert times == pytest.approx([t for s in want for t in (s["start"], s["end"])], abs=1e-6)
+
+
+def test_cli_clip_timestamps_refuses_bad_lists(cli, models_dir, clips_dir):
+    for bad in ("1,,2", "a", "-1", "1,2,", "nan"):
+        r = subprocess.run([cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), "--clip-timestamps", bad,
+                            os.path.join(clips_dir, "librivox-0870.wav")], capture_output=True, text=True)
+        assert r.returncode == 1 and "--clip-timestamps takes seconds >= 0" in r.stderr, (bad, r.stderr)

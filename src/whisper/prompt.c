@@ -73,11 +73,11 @@ int sotto__clip_window(const sotto__clip *clips, int n_clips, int *clip, int64_t
     return 0;
 }
 
-int sotto__sample_len(const sotto__decode_opts *o, int n_before_prefix, int n_ctx)
+int sotto__sample_len(int sample_len, int max_new_tokens, int n_prefix, int n_before_prefix, int n_ctx)
 {
-    if (o->max_new_tokens <= 0) return o->sample_len;
-    int total = n_before_prefix + o->n_prefix + o->max_new_tokens;
+    if (max_new_tokens <= 0) return sample_len;
+    int total = n_before_prefix + n_prefix + max_new_tokens;
     if (total > n_ctx) return -1;
     int cap = total / 2 < total - (n_before_prefix - 1) ? total / 2 : total - (n_before_prefix - 1);
-    return cap > o->n_prefix ? cap - o->n_prefix : 0;
+    return cap > n_prefix ? cap - n_prefix : 0;
 }

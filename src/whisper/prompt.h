@@ -5,7 +5,7 @@
 #ifndef SOTTO_PROMPT_H
 #define SOTTO_PROMPT_H
 
-#include "search.h"
+#include "context.h"
 
 /* The tokens of " " + TEXT stripped (openai's and faster-whisper's encoding of a prompt),
  * the first MAX of them (MAX < 0: all), into *IDS (free with free; never NULL on success)
@@ -31,11 +31,11 @@ sotto_status sotto__clips(sotto_context *ctx, const double *ts, int n, int64_t c
  * seek_clips: a window never passes its clip's end); 0 once past the last clip. */
 int sotto__clip_window(const sotto__clip *clips, int n_clips, int *clip, int64_t content, int64_t *seek);
 
-/* The most tokens window O may sample after a prompt of N_BEFORE_PREFIX tokens (the
- * previous text and the start sequence) and O's prefix, in a decoder of N_CTX positions:
- * O's sample_len; with max_new_tokens N, CTranslate2 4.8's min((P + N) / 2, P + N - S + 1)
- * with P the whole prompt and S = N_BEFORE_PREFIX, less the prefix (which it counts). -1
- * when P + N passes N_CTX (faster-whisper refuses that). */
-int sotto__sample_len(const sotto__decode_opts *o, int n_before_prefix, int n_ctx);
+/* The most tokens a window may sample after a prompt of N_BEFORE_PREFIX tokens (the
+ * previous text and the start sequence) and a prefix of N_PREFIX, in a decoder of N_CTX
+ * positions: SAMPLE_LEN; with MAX_NEW_TOKENS N > 0, CTranslate2 4.8's min((P + N) / 2,
+ * P + N - S + 1) with P the whole prompt and S = N_BEFORE_PREFIX, less the prefix (which
+ * it counts). -1 when P + N passes N_CTX (faster-whisper refuses that). */
+int sotto__sample_len(int sample_len, int max_new_tokens, int n_prefix, int n_before_prefix, int n_ctx);
 
 #endif

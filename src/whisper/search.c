@@ -431,7 +431,7 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     int sot_index = n_init;
     memcpy(init + n_init, o->sot_seq, (size_t)o->n_sot * sizeof *init);
     n_init += o->n_sot;
-    int sample_len = sotto__sample_len(o, n_init, h->n_text_ctx);
+    int sample_len = sotto__sample_len(o->sample_len, o->max_new_tokens, o->n_prefix, n_init, h->n_text_ctx);
     memcpy(init + n_init, o->prefix, (size_t)o->n_prefix * sizeof *init);
     n_init += o->n_prefix;
     if (n_init >= h->n_text_ctx || sample_len < 0)

@@ -71,6 +71,22 @@ bool cli_parse_int(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+bool cli_parse_times(void *field, const char *v, const char **what)
+{
+    cli_times *t = field;
+    *what = "seconds >= 0 separated by commas (0,5.5,8,12), at most 256";
+    t->n = 0;
+    for (const char *p = v;; p++) {
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        if (end == p || errno || !(x >= 0 && x < 1e9) || t->n == CLI_MAX_TIMES || (*end && *end != ',')) return false;
+        t->t[t->n++] = x;
+        if (!*end) return true;
+        p = end;
+    }
+}
+
 /* A finite number, the whole of S, in R's range. */
 static bool parse_number(const cli_opt *r, const char *s, double *out)
 {

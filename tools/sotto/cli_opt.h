@@ -98,6 +98,17 @@ extern const cli_opt cli_opts_search[];
 /* --no-silence-check, over a sotto_transcribe_params. */
 extern const cli_opt cli_opt_no_silence_check[];
 
+/* Seconds given as "0,5.5,8" (--clip-timestamps). */
+enum { CLI_MAX_TIMES = 256 };
+typedef struct cli_times {
+    double t[CLI_MAX_TIMES];
+    int n;
+} cli_times;
+
+/* An OPT_CALL parser into a cli_times: comma-separated finite numbers >= 0, at most
+ * CLI_MAX_TIMES of them, no empty item. */
+bool cli_parse_times(void *field, const char *v, const char **what);
+
 /* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 

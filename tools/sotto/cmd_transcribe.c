@@ -33,6 +33,7 @@ typedef struct opts {
     double t0, t_inc;
     sotto_transcribe_params tp;
     out_lines lines;           /* --max-line-len, --split-on-word */
+    cli_times clips;           /* --clip-timestamps */
     const char **files;
     int n_files;
 } opts;
@@ -94,6 +95,17 @@ static const cli_opt options[] = {
      .help = "silence above it (default 0.6; none: never)", .flags = CLI_NONE, .on = TP(check_no_speech)},
     {"--prompt", 0, OPT_STR, TP(initial_prompt), 0, 0, "TEXT", "a text",
      .help = "text before the first window (names, spelling, style)"},
+    {"--hotwords", 0, OPT_STR, TP(hotwords), 0, 0, "TEXT", "a text",
+     .help = "hint words in every window's prompt, before the previous text\n"
+             "(faster-whisper's hotwords; not in the window --prefix starts)"},
+    {"--prefix", 0, OPT_STR, TP(prefix), 0, 0, "TEXT", "a text",
+     .help = "the text the transcript starts with, forced (faster-whisper's)"},
+    {"--multilingual", 0, OPT_TRUE, TP(multilingual),
+     .help = "detect the language of every window, for a recording that\n"
+             "switches language (faster-whisper's; multilingual models)"},
+    {"--clip-timestamps", 0, OPT_CALL, OFF(clips), 0, 0, "LIST", .call = cli_parse_times,
+     .help = "transcribe only these clips: start,end,start,end,... in seconds\n"
+             "(openai's --clip_timestamps; an odd count: the last to the end)"},
     {"--no-condition", 0, OPT_FALSE, TP(condition_on_previous_text),
      .help = "do not feed each window's text to the next (when the text\n"
              "loops or skips sentences, as it can on repetitive speech)"},
@@ -261,6 +273,8 @@ static int parse(int argc, char **argv, opts *o)
     if (!o->formats) o->formats = out_format("txt");
     o->n_formats = __builtin_popcount(o->formats);
     o->tp.language = o->lang;
+    o->tp.clip_timestamps = o->clips.n ? o->clips.t : NULL;
+    o->tp.n_clip_timestamps = o->clips.n;
     if (o->output && strcmp(o->output, "-") == 0) o->output = NULL; /* -o -: stdout */
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
      * command line makes them (t0, t0 + increment, ... up to 1.0) */
