@@ -190,6 +190,9 @@ typedef struct sotto_audio_source {
     size_t n_bytes;
     const char *name;          /* FD and MEMORY: what messages call the input (a file name the
                                   caller knows it by); NULL: "descriptor N", "the audio in memory" */
+    int channel;               /* 0 (default): every channel down-mixed to mono; N >= 1: channel
+                                  N alone (1 the left, 2 the right: a speaker per side), resampled
+                                  as the mix is; a file with fewer fails with SOTTO_ERR_FORMAT */
 } sotto_audio_source;
 
 /* sotto_audio_open over any SOURCE (the caller keeps SOURCE's descriptor or buffer; the
@@ -214,6 +217,10 @@ const char *sotto_audio_warning(const sotto_audio *a);
  * it does not say (a pipe, a stream without a length). Decoding may end a few
  * milliseconds off it (encoder delay, padding). */
 double sotto_audio_duration(const sotto_audio *a);
+
+/* The channels of A's audio stream as decoded (1 for a mono WAV the built-in reader takes);
+ * 0 for NULL. */
+int sotto_audio_channels(const sotto_audio *a);
 
 /* Closes the stream and frees it; NULL is fine. */
 void sotto_audio_close(sotto_audio *a);

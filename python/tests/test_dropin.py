@@ -192,9 +192,23 @@ def test_not_yet_supported_parameters_say_so(fw, clips, kwargs):
         fw.transcribe(clips[0], **kwargs)
 
 
-def test_split_stereo_is_refused(clips):
-    with pytest.raises(NotImplementedError, match="split_stereo"):
-        decode_audio(clips[0], split_stereo=True)
+def test_split_stereo(clips, tmp_path):
+    # faster-whisper's split_stereo: (left, right), on a file made with sox from two readers
+    import made_audio
+
+    d = os.path.dirname(clips[0])
+    path = made_audio.stereo(d, str(tmp_path))
+    left, right = decode_audio(path, split_stereo=True)
+    a, b = (read_wav(os.path.join(d, c)) for c in made_audio.STEREO_CLIPS)
+    n = max(len(a), len(b))
+    assert len(left) == len(right) == n
+    assert np.array_equal(left[:len(a)], a) and np.array_equal(right[:len(b)], b)  # each side alone, exactly
+    assert not left[len(a):].any() and not right[len(b):].any()  # sox pads the shorter with silence
+    mono, again = decode_audio(clips[0], split_stereo=True)  # a mono file: its samples twice
+    assert np.array_equal(mono, again) and np.array_equal(mono, decode_audio(clips[0]))
+    with open(path, "rb") as f:
+        l2, r2 = decode_audio(f, split_stereo=True)
+    assert np.array_equal(l2, left) and np.array_equal(r2, right)
 
 
 def test_empty_audio(fw):
@@ -306,3 +320,33 @@ def test_openai_verbose_prints_segments(model_path, clips, capsys):
     out = capsys.readouterr().out
     assert out.startswith("[00:00.000 --> ") and result["segments"][0]["text"] in out
 
+
+
+def test_cli_channel_each(cli, model_path, clips, tmp_path):
+    # `sotto transcribe --channel each` on a two-channel file made with sox, a reader per
+    # side: both transcripts, each the transcript of its clip alone, labelled, merged by
+    # time, in every output format; --channel left/right give one side
+    import subprocess
+
+    import made_audio
+
+    d = os.path.dirname(clips[0])
+    stereo = made_audio.stereo(d, str(tmp_path))
+    base = [cli, "transcribe", "-m", model_path, "--device", "cpu", "-t", "2", "--quiet", "--no-silence-check"]
+
+    def run(*args: str) -> str:
+        return subprocess.run([*base, *args], check=True, capture_output=True, text=True).stdout
+
+    left, right = (run("-f", "txt", os.path.join(d, c)).strip() for c in made_audio.STEREO_CLIPS)
+    assert run("--channel", "left", stereo).strip() == left and run("--channel", "2", stereo).strip() == right
+    out = tmp_path / "out"
+    run("--channel", "each", "-f", "all", "--output-dir", str(out), stereo)
+    assert (out / "stereo.txt").read_text().splitlines() == [f"[left] {left}", f"[right] {right}"]
+    for ext in ("srt", "vtt", "tsv", "json", "lrc"):
+        text = (out / f"stereo.{ext}").read_text()
+        assert "[left] And Mr. John Dashwood" in text and "[right] Unless" in text, ext
+    segments = json.loads((out / "stereo.json").read_text())["segments"]
+    assert [s["id"] for s in segments] == list(range(len(segments)))
+    assert [s["start"] for s in segments] == sorted(s["start"] for s in segments)
+    r = subprocess.run([*base, "--channel", "3", stereo], capture_output=True, text=True)
+    assert r.returncode == 1 and "channel 3 of a 2-channel stream" in r.stderr

@@ -21,6 +21,11 @@ sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, so
 {
     return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: built without FFmpeg", s->name);
 }
+
+int sotto__ff_channels(const sotto__ff *f)
+{
+    return 0;
+}
 sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, sotto__err *err)
 {
     return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "built without FFmpeg");
@@ -59,6 +64,8 @@ static sotto_status open_reader(sotto_audio *a, sotto__err *err)
     bool wav = got == 12 && memcmp(head, "RIFF", 4) == 0 && memcmp(head + 8, "WAVE", 4) == 0;
     if (wav) {
         st = sotto__wav_open(&a->wav, s, !HAVE_FFMPEG, err);
+        if (!st && s->channel > 1)
+            return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: channel %d of a 1-channel file", s->name, s->channel);
         if (!st) {
             sotto__src_record(s, false);
             a->builtin = true;
@@ -147,6 +154,11 @@ sotto_status sotto_audio_read(sotto_audio *a, float *buf, int64_t cap, int64_t *
 const char *sotto_audio_warning(const sotto_audio *a)
 {
     return !a ? "" : a->builtin ? a->wav.warning : a->ff ? sotto__ff_warning(a->ff) : "";
+}
+
+int sotto_audio_channels(const sotto_audio *a)
+{
+    return !a ? 0 : a->builtin ? 1 : sotto__ff_channels(a->ff);
 }
 
 double sotto_audio_duration(const sotto_audio *a)

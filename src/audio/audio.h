@@ -27,6 +27,7 @@ typedef struct sotto__src {
     int64_t size;          /* bytes from base to the end; -1 unknown (a pipe) */
     int64_t pos;           /* bytes consumed from base */
     const char *name;      /* for messages: the path, "standard input", the source's name */
+    int channel;           /* sotto_audio_source.channel: 0 the mix, N >= 1 channel N alone */
     const char *url;       /* for FFmpeg's probe by extension: the path, or "" */
     char fd_name[40];      /* "descriptor N", when the source names none */
     uint8_t *rec;          /* pipe only: [rec_len] bytes from base, while recording */
@@ -100,6 +101,7 @@ typedef struct sotto__ff sotto__ff;
  * *duration: seconds the container declares, or -1. */
 sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, sotto__err *err);
 sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, sotto__err *err);
+int sotto__ff_channels(const sotto__ff *f); /* of the decoder */
 void sotto__ff_close(sotto__ff *f);
 /* A WAV file the built-in walk found cut short (NOTE says so): its last, partial packet
  * is dropped instead of failing, and NOTE becomes the stream's warning. */

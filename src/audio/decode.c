@@ -288,6 +288,28 @@ static bool grow_out(sotto__ff *f, int need)
     return true;
 }
 
+/* The resampler's matrix set to channel f->src->channel alone (weight 1, the others 0):
+ * 0, an FFmpeg error, or -1 with ERR set when the stream has fewer channels. */
+static int pick_channel(sotto__ff *f, sotto__err *err)
+{
+    int n = f->in_layout.nb_channels, c = f->src->channel;
+    if (c > n) {
+        sotto__fail(err, SOTTO_ERR_FORMAT, "%s: channel %d of a %d-channel stream", f->src->name, c, n);
+        return -1;
+    }
+    double *m = calloc((size_t)n, sizeof *m);
+    if (!m) return AVERROR(ENOMEM);
+    m[c - 1] = 1.0;
+    int r = swr_set_matrix(f->swr, m, n);
+    free(m);
+    return r;
+}
+
+int sotto__ff_channels(const sotto__ff *f)
+{
+    return f && f->dec ? f->dec->ch_layout.nb_channels : 0;
+}
+
 /* (Re)creates the resampler when FRAME's format, rate or layout differ from the last. */
 static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *err)
 {
@@ -314,6 +336,8 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
     r = swr_alloc_set_opts2(&f->swr, &mono, AV_SAMPLE_FMT_S16, SOTTO_SAMPLE_RATE, &f->in_layout,
                             (enum AVSampleFormat)frame->format, frame->sample_rate, 0, NULL);
+    if (r >= 0 && f->src->channel > 0) r = pick_channel(f, err);
+    if (r == -1 && err->status) return err->status;
     if (r >= 0) r = swr_init(f->swr);
     if (r < 0) {
         char what[160];

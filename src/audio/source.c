@@ -31,6 +31,8 @@ sotto_status sotto__src_open(sotto__src *s, const sotto_audio_source *in, sotto_
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->url = "";
+    if (in->channel < 0) return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "channel %d (0: the mix, N >= 1)", in->channel);
+    s->channel = in->channel;
     if (in->kind == SOTTO_SOURCE_MEMORY) return open_memory(s, in, err);
     if (in->kind == SOTTO_SOURCE_FD) {
         if (in->fd < 0) return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "descriptor %d is not open", in->fd);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "channels.h"
 #include "cli.h"
 #include "cli_opt.h"
 #include "output.h"
@@ -34,6 +35,7 @@ typedef struct opts {
     sotto_transcribe_params tp;
     out_lines lines;           /* --max-line-len, --split-on-word */
     cli_times clips;           /* --clip-timestamps */
+    int channel;               /* --channel: 0 the mix, N, or CHANNEL_EACH */
     const char **files;
     int n_files;
 } opts;
@@ -106,6 +108,11 @@ static const cli_opt options[] = {
     {"--clip-timestamps", 0, OPT_CALL, OFF(clips), 0, 0, "LIST", .call = cli_parse_times,
      .help = "transcribe only these clips: start,end,start,end,... in seconds\n"
              "(openai's --clip_timestamps; an odd count: the last to the end)"},
+    {"--channel", 0, OPT_CALL, OFF(channel), 0, 0, "C", .call = channel_parse,
+     .help = "left, right or N (1..64): that channel alone; each: every channel\n"
+             "transcribed alone, the segments merged by time and labelled\n"
+             "[left] / [right] (a speaker per side: whisper.cpp's -di); mix\n"
+             "(default): the channels down-mixed, as openai-whisper hears them"},
     {"--no-condition", 0, OPT_FALSE, TP(condition_on_previous_text),
      .help = "do not feed each window's text to the next (when the text\n"
              "loops or skips sentences, as it can on repetitive speech)"},
@@ -304,6 +311,10 @@ static int parse(int argc, char **argv, opts *o)
     if (batch_wanted(o->files, o->n_files, o->jobs) && (!o->dir || o->output))
         return refuse("directories, @lists and -j write to --output-dir DIR (not stdout or -o)");
     if (o->output && (o->dir || o->n_files > 1)) return refuse("-o names one file: one input and no --output-dir");
+    if (o->channel && batch_wanted(o->files, o->n_files, o->jobs))
+        return refuse("--channel takes files one at a time (no directories, @lists or -j yet)");
+    for (int i = 0; o->channel == CHANNEL_EACH && i < o->n_files; i++)
+        if (strcmp(o->files[i], "-") == 0) return refuse("--channel each reads its input once per channel: not -");
     return o->dir && !batch_wanted(o->files, o->n_files, o->jobs) && name_clash(o) ? EXIT_INPUT : EXIT_OK;
 }
 
@@ -450,16 +461,67 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
     return true;
 }
 
+/* PATH's channel CHANNEL (0: the mix) transcribed. */
+static sotto_status transcribe_channel(sotto_context *ctx, const char *path, int channel,
+                                       const sotto_transcribe_params *tp, sotto_result **r)
+{
+    sotto_audio_source src = {.kind = SOTTO_SOURCE_PATH, .path = path, .channel = channel};
+    return sotto_transcribe_source(ctx, &src, tp, r);
+}
+
+/* --channel each: every channel of PATH alone, merged by time (channels.c), then written
+ * as one transcript. Returns the exit status for it. */
+static int each_channel(const opts *o, sotto_context *ctx, const char *path, bool header)
+{
+    sotto_audio *a = NULL;
+    if (sotto_audio_open(path, &a)) {
+        fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
+        return EXIT_INPUT;
+    }
+    int n = sotto_audio_channels(a), rc = EXIT_OK;
+    sotto_audio_close(a);
+    n = n < 1 ? 1 : n > CHANNEL_MAX ? CHANNEL_MAX : n;
+    sotto_result *rs[CHANNEL_MAX] = {0};
+    sotto_transcribe_params tp = o->tp;
+    tp.on_warning = NULL;
+    for (int c = 1; c <= n && rc == EXIT_OK; c++) {
+        char buf[32];
+        if (!o->quiet) fprintf(stderr, "sotto: %s: %s (%d of %d)\n", path, channel_label(c, n, buf, sizeof buf), c, n);
+        sotto_status st = transcribe_channel(ctx, path, c, &tp, &rs[c - 1]);
+        if (st) fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
+        if (st) rc = st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
+        else if (interrupted) rc = 128 + interrupted;
+    }
+    channel_merge m;
+    if (rc == EXIT_OK && !channel_merge_results((const sotto_result *const *)rs, n, &m)) {
+        fprintf(stderr, "sotto transcribe: out of memory\n");
+        rc = EXIT_EXEC;
+    } else if (rc == EXIT_OK) {
+        if (!o->dir && !o->output) {
+            out_state st = {.lines = o->lines};
+            if (header) printf("==> %s <==\n", path);
+            if (!out_write(stdout, only(o->formats), &m.pub, &st) || !stdout_ok()) rc = EXIT_EXEC;
+        } else if (!write_outputs(o, path, &m.pub)) {
+            rc = EXIT_EXEC;
+        }
+        channel_merge_free(&m);
+    }
+    for (int c = 0; c < n; c++) sotto_result_free(rs[c]);
+    return rc;
+}
+
 /* One input: its segments live on stdout (one format without a file destination),
  * then its files. Returns the exit status for it. */
 static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
+    if (o->channel == CHANNEL_EACH) return each_channel(o, ctx, path, header);
     live l = {.o = o, .path = path, .header = header ? path : NULL, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
               .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
     sotto_result *r = NULL;
-    sotto_status st = sotto_transcribe_file(ctx, path, &tp, &r);
+    sotto_status st = o->channel ? transcribe_channel(ctx, path, o->channel, &tp, &r)
+                                 : sotto_transcribe_file(ctx, path, &tp, &r);
     if (st) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
         return st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;

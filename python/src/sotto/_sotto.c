@@ -704,28 +704,61 @@ static PyObject *audio_formats(PyObject *m, PyObject *unused)
     return PyUnicode_FromString(sotto_audio_formats());
 }
 
-/* audio_load(path) -> bytes: the whole file as 16 kHz mono float32 samples (native
- * byte order), decoded by sotto_audio_load with the GIL released. */
+/* CHANNEL (sotto_audio_source.channel) of PATH into *SAMPLES (sotto_free) and *N, and the
+ * stream's channel count into *CHANNELS: sotto_audio_open_source and sotto_audio_read. */
+static sotto_status load_channel(const char *path, int channel, float **samples, int64_t *n, int *channels)
+{
+    *samples = NULL, *n = 0;
+    sotto_audio *a = NULL;
+    sotto_audio_source src = {.kind = SOTTO_SOURCE_PATH, .path = path, .channel = channel};
+    sotto_status st = sotto_audio_open_source(&src, &a);
+    int64_t cap = 0;
+    while (!st) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1 << 18;
+            float *p = realloc(*samples, (size_t)cap * sizeof *p);
+            if (!p) {
+                st = SOTTO_ERR_NOMEM;
+                break;
+            }
+            *samples = p;
+        }
+        int64_t got = 0;
+        st = sotto_audio_read(a, *samples + *n, cap - *n, &got);
+        if (!st && got == 0) break;
+        *n += got;
+    }
+    *channels = sotto_audio_channels(a);
+    sotto_audio_close(a);
+    if (st) free(*samples), *samples = NULL, *n = 0;
+    return st;
+}
+
+/* audio_load(path, channel=0) -> (bytes, channels): the whole file as 16 kHz mono float32
+ * samples (native byte order) of the mix (0) or of channel N >= 1, and the stream's
+ * channel count, decoded with the GIL released. */
 static PyObject *audio_load(PyObject *m, PyObject *args)
 {
     PyObject *path_obj;
-    if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj)) return NULL;
+    int channel = 0, channels = 0;
+    if (!PyArg_ParseTuple(args, "O&|i", PyUnicode_FSConverter, &path_obj, &channel)) return NULL;
     float *samples = NULL;
     int64_t n = 0;
     sotto_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = sotto_audio_load(PyBytes_AS_STRING(path_obj), &samples, &n);
+    st = load_channel(PyBytes_AS_STRING(path_obj), channel, &samples, &n, &channels);
     Py_END_ALLOW_THREADS
     Py_DECREF(path_obj);
     if (st != SOTTO_OK) return raise_status(st, sotto_last_error());
     PyObject *out = PyBytes_FromStringAndSize((const char *)samples, (Py_ssize_t)n * (Py_ssize_t)sizeof(float));
-    sotto_free(samples);
-    return out;
+    free(samples);
+    return out ? Py_BuildValue("(Ni)", out, channels) : NULL;
 }
 
 static PyMethodDef module_methods[] = {
     {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
-    {"audio_load", audio_load, METH_VARARGS, "audio_load(path) -> bytes of float32 16 kHz mono (sotto_audio_load)."},
+    {"audio_load", audio_load, METH_VARARGS,
+     "audio_load(path, channel=0) -> (bytes of float32 16 kHz mono, channels): the mix or channel N."},
     {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_sotto",

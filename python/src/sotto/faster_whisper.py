@@ -103,18 +103,17 @@ def decode_audio(
     input_file: Union[str, "os.PathLike[str]", BinaryIO], sampling_rate: int = 16000, split_stereo: bool = False
 ) -> Any:
     """The audio of INPUT_FILE (a path or a binary file object) as float32 samples in
-    [-1, 1], mono at 16 kHz: openai-whisper's load_audio, through the library's FFmpeg
-    decoder (a numpy array).
+    [-1, 1] at 16 kHz: openai-whisper's load_audio, through the library's FFmpeg decoder
+    (a numpy array). With split_stereo, faster-whisper's (left, right) pair: channels 1
+    and 2 alone (sotto_audio_source.channel), a mono file's samples twice; the other
+    channels of a file of more than two are left out (faster-whisper mixes them in).
 
     Raises:
-        NotImplementedError: split_stereo=True (the library down-mixes to mono; per-channel
-            decoding is a later part of issue 27), or a rate other than 16000.
+        NotImplementedError: a rate other than 16000.
         SottoError: the file cannot be decoded, with the engine's message.
     """
     import numpy as np
 
-    if split_stereo:
-        raise NotImplementedError("decode_audio(split_stereo=True): sotto decodes to mono only so far")
     if sampling_rate != _sotto.SAMPLE_RATE:
         raise NotImplementedError(f"decode_audio(sampling_rate={sampling_rate}): sotto decodes at 16000 Hz only")
     if hasattr(input_file, "read"):
@@ -122,10 +121,16 @@ def decode_audio(
         with tempfile.NamedTemporaryFile(suffix=".audio") as f:
             f.write(data)
             f.flush()
-            raw = _sotto.audio_load(f.name)
-    else:
-        raw = _sotto.audio_load(os.fspath(input_file))  # type: ignore[arg-type]
-    return np.frombuffer(raw, dtype=np.float32).copy()
+            return decode_audio(f.name, sampling_rate, split_stereo)
+    path = os.fspath(input_file)  # type: ignore[arg-type]
+    raw, channels = _sotto.audio_load(path, 1 if split_stereo else 0)
+    samples = np.frombuffer(raw, dtype=np.float32).copy()
+    if not split_stereo:
+        return samples
+    if channels < 2:
+        return samples, samples.copy()
+    right, _ = _sotto.audio_load(path, 2)
+    return samples, np.frombuffer(right, dtype=np.float32).copy()
 
 
 def _samples(audio: Any) -> Any:
