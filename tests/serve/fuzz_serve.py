@@ -343,11 +343,14 @@ except (ValueError, KeyError, TypeError):
 check(status == 413 and err.get("code") == "audio_too_long" and "--max-audio-s" in err.get("message", "")
       and time.time() - t0 < 10, "corpus: audio past --max-audio-s: 413 naming it, at once",
       "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
-# a WAV whose header declares 4 GB of samples at 8 kHz (74 hours) over 2 kB of them: answered at once
+# a WAV whose header declares 4 GB of samples at 8 kHz (74 hours) over 2 kB of them: the
+# 0.125 s that are there are transcribed (a truncated WAV is read with a warning), never 74
+# hours: the bound is that of one short decode with fallback, loose for a sanitized build on
+# a loaded machine (19 s seen there), where 74 hours would take days
 lie_ctype, lie_body = multipart([], wav(8000, 1000, declared=0xfffffff0))
 t0 = time.time()
-status, _, body = exchange(srv.port, request_bytes("/v1/audio/transcriptions", lie_body, lie_ctype, [AUTH]), 30)
-check(status in (200, 400, 413) and time.time() - t0 < 10, "corpus: a header declaring 74 hours over 2 kB",
+status, _, body = exchange(srv.port, request_bytes("/v1/audio/transcriptions", lie_body, lie_ctype, [AUTH]), 120)
+check(status in (200, 400, 413) and time.time() - t0 < 90, "corpus: a header declaring 74 hours over 2 kB",
       "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
 # slow heads and bodies (--timeout 2): the 408 comes at the deadline, while the client still trickles
 status, took = trickle(b"GET /health HTTP/1.1\r\nHost: a\r\nX-Slow: " + b"z" * 100 + b"\r\n\r\n", 0.3, 6)
