@@ -42,6 +42,21 @@ for word in ("dashwood", "leisure", "prudently", "power"):
     assert word in text, (word, text)
 EOF
 
+# real time held: audio that came during a step goes in at the next one, so the lag
+# (emission_time - audio_time) never exceeds about one step, however slow the steps are
+# (--min-step 0.05 is faster than any step: 0.1 s per step would pile up a backlog)
+"${S[@]}" --realtime --jsonl --min-step 0.05 "$CLIPS/librivox-0880.wav" >"$WORK/rt.jsonl" 2>"$WORK/err" ||
+    bad "realtime: $(cat "$WORK/err")"
+"$PY" - "$WORK/rt.jsonl" <<'EOF' && ok || bad "realtime lag (above)"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+t = [e["emission_time"] for e in ev]
+gap = max(b - a for a, b in zip([0.0] + t, t))
+lag = max(e["emission_time"] - e["audio_time"] for e in ev)
+assert lag <= gap + 0.3, f"lag {lag:.2f} s, longest step {gap:.2f} s"
+assert ev[-1]["audio_time"] > 2.9, ev[-1]
+EOF
+
 # raw PCM on stdin: s16le at 16 kHz, f32le at 8 kHz (resampled), against the file's words
 ffmpeg -nostdin -v error -i "$clip" -f s16le -ac 1 -ar 16000 - | "${S[@]}" --format s16le - >"$WORK/s16.txt" 2>"$WORK/err"
 [[ $? -eq 0 ]] && grep -qi "dashwood" "$WORK/s16.txt" && ok || bad "s16le stdin: $(cat "$WORK/s16.txt" "$WORK/err")"

@@ -362,10 +362,14 @@ static int parse(int argc, char **argv, opts *o, const char **input)
 static int feed(stream_input *in, sotto_stream *s, live *l)
 {
     char msg[1024];
+    /* in real time (paced, or raw PCM as it comes) all the audio there is goes in at once,
+     * so a slow step never leaves a backlog; a file read as fast as it decodes comes in
+     * tenths of a second, as if spoken (the same steps on any machine) */
+    int64_t max = l->o->realtime || l->o->format ? (int64_t)SOTTO_SAMPLE_RATE * 3600 : SOTTO_SAMPLE_RATE / 10;
     for (;;) {
         const float *x;
         int64_t n;
-        if (stream_input_read(in, &x, &n, SOTTO_SAMPLE_RATE / 10, &interrupted, msg, sizeof msg) != 0) {
+        if (stream_input_read(in, &x, &n, max, &interrupted, msg, sizeof msg) != 0) {
             fprintf(stderr, "sotto stream: %s\n", msg);
             return EXIT_INPUT;
         }
