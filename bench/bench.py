@@ -515,7 +515,7 @@ def main():
     kept = ""
     if os.path.exists("docs/BENCHMARKS.md"):
         old = open("docs/BENCHMARKS.md").read()
-        for title in ("\n## Audio input", "\n## Long-form transcription", "\n## Server throughput",
+        for title in ("\n## Audio input", "\n## Long-form transcription", "\n## Server throughput", "\n## Live transcription",
                       "\n## ARM (AArch64)"):
             if title in old:
                 a = old.index(title) + 1
