@@ -4,6 +4,7 @@
 usage: fw_bench.py engine  MODEL_DIR COMPUTE_TYPE THREADS RUNS WINDOW.wav TOKENS
        fw_bench.py e2e     MODEL_DIR COMPUTE_TYPE THREADS LONG.wav
        fw_bench.py longform MODEL_DIR COMPUTE_TYPE THREADS WAV default|greedy
+       fw_bench.py batched MODEL_DIR COMPUTE_TYPE THREADS WAV BATCH_SIZE
        fw_bench.py rand    SIZE OUT_DIR     (random-weight CTranslate2 model, sizes base/small)
 
 engine: the same figures as `sotto bench`, each the median of RUNS runs, no warm-up
@@ -115,6 +116,21 @@ def longform(model_dir, ct, threads, wav, mode):
                       "wall_ms": round((t1 - t0) * 1000, 1), "audio_s": round(info.duration, 3), "text": text}))
 
 
+def batched(model_dir, ct, threads, wav, batch_size):
+    """BatchedInferencePipeline(model).transcribe(batch_size=BATCH_SIZE) with its other
+    defaults (beam 5, VAD chunks, no timestamps), language en; load + transcribe timed."""
+    from faster_whisper import BatchedInferencePipeline, WhisperModel
+
+    t0 = time.perf_counter()
+    model = WhisperModel(model_dir, device="cpu", compute_type=ct, cpu_threads=threads, num_workers=1)
+    segs, info = BatchedInferencePipeline(model).transcribe(read_wav(wav), language="en", batch_size=batch_size)
+    text = "".join(s.text for s in segs)
+    t1 = time.perf_counter()
+    print(json.dumps({"engine": "faster-whisper batched", "compute_type": ct, "threads": threads,
+                      "batch_size": batch_size, "wall_ms": round((t1 - t0) * 1000, 1),
+                      "audio_s": round(info.duration, 3), "text": text}))
+
+
 def rand(size, out_dir):
     """A CTranslate2 Whisper model of the given size with random weights (N(0, 0.02);
     LayerNorm gains 1 + N(0, 0.02)), stored f16 like the real CTranslate2 models, with the
@@ -187,6 +203,8 @@ if __name__ == "__main__":
         e2e(a[1], a[2], int(a[3]), a[4])
     elif a and a[0] == "longform" and len(a) == 6:
         longform(a[1], a[2], int(a[3]), a[4], a[5])
+    elif a and a[0] == "batched" and len(a) == 6:
+        batched(a[1], a[2], int(a[3]), a[4], int(a[5]))
     elif a and a[0] == "rand" and len(a) == 3:
         rand(a[1], a[2])
     else:
