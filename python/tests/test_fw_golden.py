@@ -145,3 +145,16 @@ def test_cli_clip_timestamps_refuses_bad_lists(cli, models_dir, clips_dir):
         r = subprocess.run([cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), "--clip-timestamps", bad,
                             os.path.join(clips_dir, "librivox-0870.wav")], capture_output=True, text=True)
         assert r.returncode == 1 and "--clip-timestamps takes seconds >= 0" in r.stderr, (bad, r.stderr)
+
+
+def test_openai_clip_timestamps_short(models_dir, clips_dir):
+    # openai's transcribe(clip_timestamps=...) is the same loop over the clips as
+    # faster-whisper's: greedy with openai's defaults gives faster-whisper's case
+    import sotto as whisper
+
+    case = load("tiny.en")["cases"][7]
+    assert case["kwargs"] == {"beam_size": 1, "clip_timestamps": "1.5,4"}
+    model = whisper.load_model(os.path.join(models_dir, "tiny.en-ct2"), device="cpu")
+    result = model.transcribe(os.path.join(clips_dir, case["audio"]), clip_timestamps="1.5,4")
+    assert [(s["seek"], s["text"], s["tokens"]) for s in result["segments"]] == [
+        (s["seek"], s["text"], s["tokens"]) for s in case["segments"]]

@@ -101,8 +101,8 @@ class WhisperOpenAI:
         types decide). verbose=True prints each segment as openai's does.
 
         Raises:
-            NotImplementedError: carry_initial_prompt=True, clip_timestamps other than
-                "0", prompt, prefix, suppress_tokens other than "-1".
+            NotImplementedError: carry_initial_prompt=True, prompt, prefix,
+                suppress_tokens other than "-1".
             TypeError: an option openai's transcribe() does not have.
         """
         unknown = set(decode_options) - _DECODE
@@ -110,8 +110,9 @@ class WhisperOpenAI:
             raise TypeError(f"transcribe() got unexpected options {sorted(unknown)}")
         if carry_initial_prompt:
             raise NotImplementedError("carry_initial_prompt=True: not supported by sotto yet")
-        if clip_timestamps not in ("0", "", [0], [0.0], []):
-            raise NotImplementedError(f"clip_timestamps={clip_timestamps!r}: not supported by sotto yet")
+        from .faster_whisper import _clip_times  # openai's and faster-whisper's clips are the same
+
+        clips = _clip_times(clip_timestamps)
         for name, default in (("prompt", None), ("prefix", None), ("suppress_tokens", "-1")):
             if decode_options.get(name, default) not in (default, [-1]):
                 raise NotImplementedError(f"{name}={decode_options[name]!r}: not supported by sotto yet")
@@ -145,6 +146,7 @@ class WhisperOpenAI:
             silence_check=False,
             sample_len=opts.get("sample_len"),
             on_segment=_print_segment if verbose else None,
+            clip_timestamps=clips,
         )
         return {
             "text": info.text,
