@@ -1,7 +1,8 @@
-/* threadpool.c — workers wait for the generation counter to move, run their share, and
- * count down. A decoder step issues dozens of short operations, so both sides spin
- * briefly (with a pause hint) before a worker falls back to sleeping on a condition
- * variable; the caller runs share 0 and spins until the others are done. */
+/* threadpool.c — parallel_for splits an operation into one share per thread; every
+ * thread (the caller included) claims shares from a counter tagged with the operation's
+ * generation until none is left, so a share whose worker is descheduled (other processes
+ * on the cores) is run by whichever thread gets to it first. Waiting threads spin briefly
+ * (a decoder step issues dozens of short operations), then sleep. */
 #define _POSIX_C_SOURCE 200809L
 #include "threadpool.h"
 
@@ -9,6 +10,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -33,8 +35,9 @@ struct sotto__pool {
     pthread_t *threads;
     pthread_mutex_t mu;
     pthread_cond_t wake;
-    atomic_ulong generation;
-    atomic_int pending;
+    /* the operation: generation << 32 | the next unclaimed share (0..n_threads) */
+    _Atomic uint64_t claim;
+    atomic_int done; /* shares of the current generation finished */
     atomic_int sleepers;
     atomic_bool quit;
     sotto__task fn;
@@ -46,18 +49,39 @@ typedef struct worker_arg {
     int tid;
 } worker_arg;
 
+static uint32_t generation_of(uint64_t c) { return (uint32_t)(c >> 32); }
+
+/* Claims and runs shares of generation GEN until none is left. A share is claimed by
+ * moving the counter on while it still carries GEN, so a thread that wakes late for a
+ * finished operation claims nothing of the next one. fn and arg are read after a claim:
+ * the caller cannot start another operation before the claimed share is done. */
+static void run_shares(sotto__pool *pool, uint32_t gen)
+{
+    const int n = pool->n_threads;
+    uint64_t c = atomic_load_explicit(&pool->claim, memory_order_acquire);
+    for (;;) {
+        if (generation_of(c) != gen || (int)(uint32_t)c >= n) return;
+        if (!atomic_compare_exchange_weak_explicit(&pool->claim, &c, c + 1, memory_order_acq_rel,
+                                                   memory_order_acquire))
+            continue;
+        pool->fn(pool->arg, (int)(uint32_t)c, n);
+        atomic_fetch_add_explicit(&pool->done, 1, memory_order_release);
+        c = atomic_load_explicit(&pool->claim, memory_order_acquire);
+    }
+}
+
 /* Waits until the generation differs from SEEN (or quit); returns the new generation. */
-static unsigned long wait_for_work(sotto__pool *pool, unsigned long seen)
+static uint32_t wait_for_work(sotto__pool *pool, uint32_t seen)
 {
     for (int i = 0; i < SPIN_ROUNDS; i++) {
-        unsigned long g = atomic_load_explicit(&pool->generation, memory_order_acquire);
+        uint32_t g = generation_of(atomic_load_explicit(&pool->claim, memory_order_acquire));
         if (g != seen || atomic_load(&pool->quit)) return g;
         CPU_RELAX();
     }
     pthread_mutex_lock(&pool->mu);
     atomic_fetch_add(&pool->sleepers, 1);
-    unsigned long g;
-    while ((g = atomic_load(&pool->generation)) == seen && !atomic_load(&pool->quit))
+    uint32_t g;
+    while ((g = generation_of(atomic_load(&pool->claim))) == seen && !atomic_load(&pool->quit))
         pthread_cond_wait(&pool->wake, &pool->mu);
     atomic_fetch_sub(&pool->sleepers, 1);
     pthread_mutex_unlock(&pool->mu);
@@ -69,12 +93,11 @@ static void *worker(void *p)
     worker_arg wa = *(worker_arg *)p;
     free(p);
     sotto__pool *pool = wa.pool;
-    unsigned long seen = 0;
+    uint32_t seen = 0;
     for (;;) {
         seen = wait_for_work(pool, seen);
         if (atomic_load(&pool->quit)) return NULL;
-        pool->fn(pool->arg, wa.tid, pool->n_threads);
-        atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_release);
+        run_shares(pool, seen);
     }
 }
 
@@ -85,8 +108,9 @@ sotto__pool *sotto__pool_create(int n_threads)
     pool->n_threads = n_threads < 1 ? 1 : n_threads > SOTTO__POOL_MAX ? SOTTO__POOL_MAX : n_threads;
     pthread_mutex_init(&pool->mu, NULL);
     pthread_cond_init(&pool->wake, NULL);
-    atomic_init(&pool->generation, 0);
-    atomic_init(&pool->pending, 0);
+    /* generation 0, nothing to claim */
+    atomic_init(&pool->claim, (uint64_t)pool->n_threads);
+    atomic_init(&pool->done, 0);
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->quit, false);
     pool->threads = calloc((size_t)pool->n_threads, sizeof *pool->threads);
@@ -123,6 +147,9 @@ void sotto__pool_free(sotto__pool *pool)
 
 int sotto__pool_size(const sotto__pool *pool) { return pool ? pool->n_threads : 1; }
 
+/* Each share s of 0..n_threads-1 runs exactly once, as fn(arg, s, n_threads), on some
+ * thread, never two shares at once on one thread: a share's results (and its scratch,
+ * indexed by s) do not depend on which thread ran it. */
 void sotto__parallel_for(sotto__pool *pool, sotto__task fn, void *arg)
 {
     if (!pool || pool->n_threads == 1) {
@@ -131,17 +158,19 @@ void sotto__parallel_for(sotto__pool *pool, sotto__task fn, void *arg)
     }
     pool->fn = fn;
     pool->arg = arg;
-    atomic_store(&pool->pending, pool->n_threads - 1);
-    atomic_fetch_add(&pool->generation, 1); /* seq_cst: ordered before the sleepers check */
+    atomic_store_explicit(&pool->done, 0, memory_order_relaxed);
+    uint32_t gen = generation_of(atomic_load(&pool->claim)) + 1;
+    atomic_store(&pool->claim, (uint64_t)gen << 32); /* seq_cst: ordered before the sleepers check */
     if (atomic_load(&pool->sleepers) > 0) {
         pthread_mutex_lock(&pool->mu);
         pthread_cond_broadcast(&pool->wake);
         pthread_mutex_unlock(&pool->mu);
     }
-    fn(arg, 0, pool->n_threads);
-    /* a worker may have been descheduled (an oversubscribed machine): yield the core
-     * after a short spin rather than burning its time slice */
-    for (int i = 0; atomic_load_explicit(&pool->pending, memory_order_acquire) > 0; i++) {
+    run_shares(pool, gen);
+    /* the shares still running are on workers; one may have been descheduled (an
+     * oversubscribed machine): yield the core after a short spin rather than burning
+     * its time slice */
+    for (int i = 0; atomic_load_explicit(&pool->done, memory_order_acquire) < pool->n_threads; i++) {
         if (i < SPIN_ROUNDS) CPU_RELAX();
         else sched_yield();
     }

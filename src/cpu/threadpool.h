@@ -1,6 +1,7 @@
 /* threadpool.h — a fixed set of worker threads owned by a context. parallel_for runs
- * fn(arg, tid, n_threads) on every thread (the caller is tid 0) and returns when all are
- * done; no threads are created per operation. */
+ * fn(arg, share, n_threads) once for every share 0..n_threads-1, each on whichever thread
+ * claims it first (the caller too), and returns when all are done; no threads are
+ * created per operation. */
 #ifndef SOTTO_THREADPOOL_H
 #define SOTTO_THREADPOOL_H
 

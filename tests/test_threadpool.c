@@ -1,0 +1,113 @@
+/* test_threadpool.c — sotto__parallel_for: every share runs exactly once per call, for 1 to
+ * 8 threads and many calls in a row; and a share is not tied to one thread: with every
+ * thread on one core (Linux), the caller runs the workers' shares it gets to first
+ * (a descheduled worker no longer holds up the operation: docs/BENCHMARKS.md, contention). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/threadpool.h"
+
+static int failures;
+#define CHECK(c, ...)                                              \
+    do {                                                           \
+        if (!(c)) {                                                \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);    \
+            fprintf(stderr, __VA_ARGS__);                          \
+            fputc('\n', stderr);                                   \
+            failures++;                                            \
+        }                                                          \
+    } while (0)
+
+typedef struct job {
+    atomic_int runs[SOTTO__POOL_MAX];
+    atomic_int busy[SOTTO__POOL_MAX]; /* a share running twice at once */
+    atomic_int wrong_n, overlap, on_caller;
+    int n;
+    pthread_t caller;
+    volatile double sink;
+} job;
+
+static void task(void *arg, int s, int nt)
+{
+    job *j = arg;
+    if (nt != j->n || s < 0 || s >= nt) {
+        atomic_fetch_add(&j->wrong_n, 1);
+        return;
+    }
+    if (atomic_fetch_add(&j->busy[s], 1) != 0) atomic_fetch_add(&j->overlap, 1);
+    double x = 0; /* a little work, more for some shares */
+    for (int i = 0; i < 200 * (1 + s % 3); i++) x += i * 0.5;
+    j->sink = x;
+    atomic_fetch_sub(&j->busy[s], 1);
+    atomic_fetch_add(&j->runs[s], 1);
+    if (s > 0 && pthread_equal(pthread_self(), j->caller)) atomic_fetch_add(&j->on_caller, 1);
+}
+
+static void every_share_once(int n, int calls)
+{
+    static job j;
+    memset(&j, 0, sizeof j);
+    j.n = n;
+    j.caller = pthread_self();
+    sotto__pool *pool = sotto__pool_create(n);
+    CHECK(pool && sotto__pool_size(pool) == n, "pool of %d", n);
+    if (!pool) return;
+    for (int c = 0; c < calls; c++) {
+        sotto__parallel_for(pool, task, &j);
+        for (int s = 0; s < n; s++) /* all done when parallel_for returns */
+            CHECK(atomic_load(&j.runs[s]) == c + 1, "n=%d call %d: share %d ran %d times", n, c, s,
+                  atomic_load(&j.runs[s]));
+        if (failures) break;
+    }
+    CHECK(atomic_load(&j.wrong_n) == 0, "n=%d: a share with a wrong index or count", n);
+    CHECK(atomic_load(&j.overlap) == 0, "n=%d: a share ran twice at once", n);
+    sotto__pool_free(pool);
+}
+
+#ifdef __linux__
+/* Both threads on one core: the caller claims share 1 as soon as it has run share 0,
+ * unless the worker was scheduled in that instant, so nearly every call runs both on
+ * the caller (a pool that binds share 1 to the worker: never). */
+static void caller_takes_shares(void)
+{
+    cpu_set_t one, old;
+    if (sched_getaffinity(0, sizeof old, &old) != 0) return;
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &old)) cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return; /* the pool's worker inherits it */
+    static job j;
+    memset(&j, 0, sizeof j);
+    j.n = 2;
+    j.caller = pthread_self();
+    sotto__pool *pool = sotto__pool_create(2);
+    CHECK(pool != NULL, "pool");
+    const int calls = 2000;
+    for (int c = 0; pool && c < calls; c++) sotto__parallel_for(pool, task, &j);
+    sotto__pool_free(pool);
+    sched_setaffinity(0, sizeof old, &old);
+    CHECK(atomic_load(&j.runs[1]) == calls, "share 1 ran %d times", atomic_load(&j.runs[1]));
+    CHECK(atomic_load(&j.on_caller) >= calls / 4, "on one core the caller ran share 1 in %d of %d calls",
+          atomic_load(&j.on_caller), calls);
+    printf("one core: the caller ran share 1 in %d of %d calls\n", atomic_load(&j.on_caller), calls);
+}
+#endif
+
+int main(void)
+{
+    for (int n = 1; n <= 8; n++) every_share_once(n, n <= 2 ? 20000 : 3000);
+#ifdef __linux__
+    caller_takes_shares();
+#endif
+    if (failures) {
+        fprintf(stderr, "%d failure(s)\n", failures);
+        return 1;
+    }
+    printf("threadpool: ok\n");
+    return 0;
+}
