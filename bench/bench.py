@@ -510,17 +510,16 @@ def main():
     meta = {"date": datetime.date.today().isoformat(), "v": versions(), "machine": machine(), "audio_s": audio_s,
             "tokens": tokens, "load_med": statistics.median(loads), "load_min": min(loads), "load_max": max(loads),
             "notes": notes}
-    # the audio input's figures come from its tests (tests/audio/), not from this run, and
-    # the ARM section from no run here: carried over as they are
+    # every section this run does not write (audio input, long-form, per CPU class, server,
+    # VAD, fallback, ARM, ...: other scripts' and tests' figures) is carried over as it is
     kept = ""
+    mine = ("Targets", "Machine", "Weights and audio", "Engine figures", "End to end",
+            "Larger models", "GPU (Vulkan)", "Notes", "Reproduce")
     if os.path.exists("docs/BENCHMARKS.md"):
         old = open("docs/BENCHMARKS.md").read()
-        for title in ("\n## Audio input", "\n## Long-form transcription", "\n## Server throughput", "\n## Live transcription",
-                      "\n## ARM (AArch64)"):
-            if title in old:
-                a = old.index(title) + 1
-                b = old.find("\n## ", a + 3)
-                kept += "\n" + (old[a:b + 1] if b >= 0 else old[a:])
+        for part in re.split(r"\n(?=## )", "\n" + old)[1:]:
+            if not any(part.startswith("## " + t) for t in mine):
+                kept += "\n" + part.rstrip("\n") + "\n"
     open("docs/BENCHMARKS.md", "w").write(report(eng, e2e, meta).rstrip("\n") + "\n" + kept)
     log(f"wrote docs/BENCHMARKS.md ({(time.time() - t_start) / 60:.1f} min of timing)")
 

@@ -2,10 +2,11 @@
 # make bench: sotto against whisper.cpp and faster-whisper on this machine (docs/BENCHMARKS.md).
 #   1. builds sotto (build/, incremental) and the model files in build-bench/models/
 #   2. whisper.cpp: source from the npm package nodejs-whisper (pinned) -> .cache/npm,
-#      built with its CMake (Release, GGML_NATIVE=ON) -> build-bench/whisper.cpp
+#      built with its CMake (Release, GGML_NATIVE=ON) -> build-bench/whisper.cpp, and on x86-64
+#      again pinned to AVX2 (GGML_NATIVE=OFF GGML_AVX2=ON ...) -> build-bench/whisper.cpp-avx2
 #   3. faster-whisper + ctranslate2 (pinned) from PyPI -> .cache/fw-venv
 #   4. audio (bench/make_long.sh), then bench/bench.py times everything and writes the doc
-# BENCH_QUICK=1 for a shorter run; see bench/bench.py for the other knobs.
+# BENCH_QUICK=1 for a shorter run; see bench/bench.py and bench/longform.py for the other knobs.
 set -eu
 cd "$(dirname "$0")/.."
 NODEJS_WHISPER=0.3.1
@@ -41,6 +42,16 @@ if [ ! -x $BB/whisper.cpp/bin/whisper-cli ] || [ ! -x $BB/whisper.cpp/bin/whispe
         -DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_SERVER=OFF >/dev/null
     cmake --build $BB/whisper.cpp -j 2 --target whisper-cli whisper-bench whisper-quantize >/dev/null
 fi
+# the avx2 class (bench/longform.py): whisper.cpp again, pinned to AVX2 + FMA + F16C, on x86-64
+case "$(uname -m)" in x86_64|amd64)
+    if [ ! -x $BB/whisper.cpp-avx2/bin/whisper-cli ]; then
+        say "building whisper.cpp pinned to AVX2 (a few minutes)"
+        cmake -S $W -B $BB/whisper.cpp-avx2 -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DGGML_AVX=ON \
+            -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DBUILD_SHARED_LIBS=OFF \
+            -DWHISPER_BUILD_TESTS=OFF -DWHISPER_BUILD_SERVER=OFF >/dev/null
+        cmake --build $BB/whisper.cpp-avx2 -j 2 --target whisper-cli >/dev/null
+    fi ;;
+esac
 [ -s $M/ggml-tiny.en-f16.bin ] || python3 bench/ct2_to_ggml.py models/tiny.en-ct2 $M/ggml-tiny.en-f16.bin
 [ -s $M/ggml-tiny.en-q8_0.bin ] ||
     $BB/whisper.cpp/bin/whisper-quantize $M/ggml-tiny.en-f16.bin $M/ggml-tiny.en-q8_0.bin q8_0 >/dev/null 2>&1
