@@ -546,7 +546,9 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * (the context's max_sequences bounds them when transcribing); patience finite and > 0;
  * length_penalty finite when used; sample_len >= 0; the compression, logprob and
  * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
- * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0.
+ * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
+ * max_new_tokens >= 0, clip timestamps >= 0; no hotwords, prefix, multilingual or clips
+ * with batch_size (the batched engine does not take them yet).
  * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
  * sotto_last_error(). The language must be "auto", a code or a name sotto_language_code
  * knows; whether the model has it is checked when transcribing. */

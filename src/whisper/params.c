@@ -100,6 +100,10 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->batch_size < 0 || p->batch_size > SOTTO_MAX_BATCH)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batch size %d (0: no batching, else 1 .. %d)", p->batch_size,
                            SOTTO_MAX_BATCH);
+    if (p->batch_size > 0 && (p->hotwords || p->prefix || p->multilingual || p->n_clip_timestamps))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched decoding (batch size %d) takes no %s yet",
+                           p->batch_size, p->hotwords ? "hotwords" : p->prefix ? "prefix"
+                                          : p->multilingual ? "multilingual" : "clip timestamps");
     return SOTTO_OK;
 }
 
