@@ -11,6 +11,7 @@
 #include "../common.h"
 #include "agree.h"
 #include "context.h"
+#include "text.h"
 
 #define RATE SOTTO_SAMPLE_RATE
 #define PROMPT_CHARS 200       /* whisper_streaming's prompt: the last 200 characters */
@@ -269,7 +270,10 @@ static sotto_status commit(sotto_stream *s, int n)
 
 /* The words of result R (times shifted to the stream's timeline) that may be new: those
  * starting after the last commit (less 0.1 s, as whisper_streaming), less a repeat of
- * the committed words at their start. The segment ends go to s->seg_end. */
+ * the committed words at their start, and none from a segment whose text compresses more
+ * than the compression-ratio threshold on (a loop, ". . . ." or a phrase over and over,
+ * which greedy decoding without fallback falls into) or after it: a loop is never agreed
+ * on, so it is never committed. The segment ends go to s->seg_end. */
 static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__twords *out)
 {
     double off = (double)s->off / RATE;
@@ -281,6 +285,7 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
     s->n_seg = 0;
     for (int i = 0; i < r->n_segments; i++) {
         const sotto_segment *g = &r->segments[i];
+        if (g->text && sotto__compression_ratio(g->text, strlen(g->text)) > s->tp.compression_ratio_threshold) break;
         if (g->n_words) s->seg_end[s->n_seg++] = off + g->words[g->n_words - 1].end;
         for (int k = 0; k < g->n_words; k++) {
             const sotto_word *w = &g->words[k];
