@@ -363,7 +363,7 @@ static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_
     }
     for (int r = 0; r < g->G; r++) {
         g->s[r] = (seq){.n = g->o->n_prefix, .sum = 0, .slot = g->slot0 + r, .done = false};
-        memcpy(g->s[r].tok, g->o->prefix, (size_t)g->o->n_prefix * sizeof *g->o->prefix);
+        if (g->o->n_prefix > 0) memcpy(g->s[r].tok, g->o->prefix, (size_t)g->o->n_prefix * sizeof *g->o->prefix);
     }
 }
 
@@ -423,16 +423,16 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     int n_init = 0, keep = o->n_prompt < h->n_text_ctx / 2 - 1 ? o->n_prompt : h->n_text_ctx / 2 - 1;
     if (keep > 0 || o->n_hotwords > 0) {
         init[n_init++] = h->token_startofprev;
-        memcpy(init + n_init, o->hotwords, (size_t)o->n_hotwords * sizeof *init);
+        if (o->n_hotwords > 0) memcpy(init + n_init, o->hotwords, (size_t)o->n_hotwords * sizeof *init);
         n_init += o->n_hotwords;
-        memcpy(init + n_init, o->prompt + o->n_prompt - keep, (size_t)keep * sizeof *init);
+        if (keep > 0) memcpy(init + n_init, o->prompt + o->n_prompt - keep, (size_t)keep * sizeof *init);
         n_init += keep;
     }
     int sot_index = n_init;
     memcpy(init + n_init, o->sot_seq, (size_t)o->n_sot * sizeof *init);
     n_init += o->n_sot;
     int sample_len = sotto__sample_len(o->sample_len, o->max_new_tokens, o->n_prefix, n_init, h->n_text_ctx);
-    memcpy(init + n_init, o->prefix, (size_t)o->n_prefix * sizeof *init);
+    if (o->n_prefix > 0) memcpy(init + n_init, o->prefix, (size_t)o->n_prefix * sizeof *init); /* NULL when none */
     n_init += o->n_prefix;
     if (n_init >= h->n_text_ctx || sample_len < 0)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "decode: a prompt of %d tokens%s leaves no room in the "
