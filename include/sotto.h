@@ -859,6 +859,32 @@ sotto_status sotto_batch_chunks(const sotto_vad *vad, const float *samples, int6
                                 int n_threads, sotto_vad_interval **speech, int64_t *n_speech,
                                 sotto_batch_chunk **chunks, int64_t *n_chunks);
 
+/* One input of sotto_transcribe_batch. */
+typedef struct sotto_batch_item {
+    const sotto_audio_source *source; /* the audio (read whole first), or NULL: SAMPLES */
+    const float *samples;      /* 16 kHz mono, N_SAMPLES of them, when SOURCE is NULL */
+    int64_t n_samples;
+    const sotto_transcribe_params *params; /* batch_size >= 1 (the context's max_batch at most) */
+    sotto_result *result;      /* out: on success (the caller frees it), else NULL */
+    sotto_status status;       /* out */
+    char error[512];           /* out: the message when STATUS is not SOTTO_OK */
+} sotto_batch_item;
+
+/* Transcribes the N ITEMS, each as sotto_transcribe_source (or sotto_transcribe) would with
+ * its params (batched transcription: see batch_size), their chunks pooled: the chunks of
+ * every item, the first item's, then the second's, ..., go through the encoder and the
+ * decoder together, up to the largest batch_size among them at a time, so that inputs too
+ * short to fill a batch alone (a server's requests) fill one together. Each item's tokens,
+ * segments and callbacks are those it gets alone (with sampling, temperatures[0] > 0, its
+ * draws depend on the batch), its callbacks called on this thread with its user_data.
+ * Items with and without timestamps (start sequences of two lengths) are batched apart.
+ * An item fails alone (its params, its audio, its abort callback: SOTTO_ERR_CANCELLED);
+ * an encoder or decoder failure fails the items of that batch. Each item's status, error
+ * and result say; the return value is SOTTO_OK when every item succeeded, else the first
+ * failed item's status, or SOTTO_ERR_INVALID_ARG (no item touched) for a NULL CTX or ITEMS
+ * or N < 1. Uses the context as sotto_transcribe does (one call at a time). */
+sotto_status sotto_transcribe_batch(sotto_context *ctx, sotto_batch_item *items, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,11 @@
  * usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR...   (each golden NAME.chunks read
  *        against NAME.wav in the first DIR that has it)
  *        test_batch decode MODEL VAD.gguf AUDIO B [SECONDS]   (the first SECONDS of AUDIO)
+ *        test_batch pool MODEL CLIP...   (sotto_transcribe_batch: at least 3 clips of <= 30 s)
+ *
+ * Pooled items (sotto_transcribe_batch, as `sotto serve --batch-size` runs requests): each
+ * item's segments equal its transcription alone, with and without timestamps in one call;
+ * an item with bad audio, bad params or an abort callback that fires fails alone.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -186,13 +191,71 @@ static void test_decode(const char *model, const char *vad_path, const char *aud
     sotto_model_free(m);
 }
 
+static int abort_now(double audio_s, void *user)
+{
+    (void)audio_s;
+    return *(int *)user;
+}
+
+static void test_pool(const char *model, char **clips, int n_clips)
+{
+    sotto_model *m;
+    CHECK(sotto_model_load(model, &m) == SOTTO_OK, "%s", sotto_last_error());
+    if (!m) return;
+    sotto_context_params cp = sotto_context_params_default();
+    cp.n_threads = 2, cp.device = "cpu", cp.max_batch = 4, cp.max_sequences = 1;
+    sotto_context *ctx;
+    CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_OK, "%s", sotto_last_error());
+    sotto_transcribe_params p = sotto_transcribe_params_default(), pt, pbad;
+    p.batch_size = 4, p.beam_size = 1, p.best_of = 1, p.timestamps = 0;
+    pt = p, pt.timestamps = 1;
+    pbad = p, pbad.batch_size = 8; /* more than the context's max_batch */
+    enum { EXTRA = 4 };
+    sotto_batch_item it[16 + EXTRA];
+    sotto_audio_source src[16];
+    int n = n_clips < 16 ? n_clips : 16, yes = 1;
+    memset(it, 0, sizeof it);
+    for (int i = 0; i < n; i++) {
+        src[i] = (sotto_audio_source){.kind = SOTTO_SOURCE_PATH, .path = clips[i]};
+        it[i] = (sotto_batch_item){.source = &src[i], .params = i == 1 ? &pt : &p};
+    }
+    sotto_transcribe_params pa = p; /* an abort callback that fires */
+    pa.abort_callback = abort_now, pa.user_data = &yes;
+    sotto_audio_source missing = {.kind = SOTTO_SOURCE_PATH, .path = "/nonexistent/clip.wav"};
+    it[n] = (sotto_batch_item){.source = &src[0], .params = &pa};
+    it[n + 1] = (sotto_batch_item){.source = &missing, .params = &p};
+    it[n + 2] = (sotto_batch_item){.source = &src[0], .params = &pbad};
+    it[n + 3] = (sotto_batch_item){.samples = NULL, .n_samples = 5, .params = &p};
+    sotto_status st = ctx ? sotto_transcribe_batch(ctx, it, n + EXTRA) : SOTTO_ERR_INVALID_ARG;
+    CHECK(st == SOTTO_ERR_CANCELLED, "the first failed item's status: %s", sotto_status_str(st));
+    for (int i = 0; ctx && i < n; i++) {
+        sotto_result *alone = NULL;
+        CHECK(it[i].status == SOTTO_OK && it[i].result, "clip %d: %s", i, it[i].error);
+        CHECK(sotto_transcribe_source(ctx, &src[i], it[i].params, &alone) == SOTTO_OK, "%s", sotto_context_error(ctx));
+        CHECK(same_segments(it[i].result, alone), "clip %d pooled differs from alone:\n%s\n---\n%s", i,
+              it[i].result ? it[i].result->text : "", alone ? alone->text : "");
+        CHECK(alone && alone->n_segments > 0 && strlen(alone->text) > 10, "clip %d: no text", i);
+        sotto_result_free(alone), sotto_result_free(it[i].result);
+    }
+    CHECK(it[n].status == SOTTO_ERR_CANCELLED && !it[n].result && strstr(it[n].error, "cancelled"), "%s", it[n].error);
+    CHECK(it[n + 1].status == SOTTO_ERR_IO && !it[n + 1].result && it[n + 1].error[0], "%s %s",
+          sotto_status_str(it[n + 1].status), it[n + 1].error);
+    CHECK(it[n + 2].status == SOTTO_ERR_INVALID_ARG && strstr(it[n + 2].error, "max_batch"), "%s", it[n + 2].error);
+    CHECK(it[n + 3].status == SOTTO_ERR_INVALID_ARG && strstr(it[n + 3].error, "without audio"), "%s", it[n + 3].error);
+    CHECK(sotto_transcribe_batch(ctx, it, 0) == SOTTO_ERR_INVALID_ARG, "no items");
+    sotto_context_free(ctx);
+    sotto_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "chunks")) test_chunks(argv[2], argv[3], argv + 4, argc - 4);
     else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "decode"))
         test_decode(argv[2], argv[3], argv[4], atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
+    else if (argc >= 6 && !strcmp(argv[1], "pool")) test_pool(argv[2], argv + 3, argc - 3);
     else {
-        fprintf(stderr, "usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR... | decode MODEL VAD.gguf AUDIO B [SECONDS]\n");
+        fprintf(stderr, "usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR... | decode MODEL VAD.gguf AUDIO B "
+                        "[SECONDS] | pool MODEL CLIP...\n");
         return 2;
     }
     return check_summary();

@@ -1,17 +1,65 @@
-/* batch.h — batched transcription (batch.c): faster-whisper's BatchedInferencePipeline
- * over a signal in memory, for sotto_transcribe* when params.batch_size > 0. */
+/* batch.h — batched transcription, faster-whisper's BatchedInferencePipeline: one input's
+ * part (batch.c: its read, cut, language, logit rules, each chunk's log-mel and segments)
+ * and the batches over the chunks of one or more inputs (batch_run.c), for
+ * sotto_transcribe* when params.batch_size > 0 and for sotto_transcribe_batch. */
 #ifndef SOTTO_BATCH_H
 #define SOTTO_BATCH_H
 
 #include "context.h"
+#include "input.h"
+#include "result.h"
+#include "search.h"
+#include "timing.h"
 
-/* Transcribes the N samples X (16 kHz mono, the whole file) in chunks of speech of at
- * most 30 s, P->batch_size (<= the context's max_batch) chunks at a time; see sotto.h
- * sotto_transcribe_params.batch_size. */
-sotto_status sotto__transcribe_batched(sotto_context *ctx, const float *x, int64_t n, const sotto_transcribe_params *p,
-                                       sotto_result **out);
+/* One input of a batched run. */
+typedef struct sotto__bin {
+    sotto_batch_item *item;    /* its audio and parameters; status and error written here */
+    sotto_transcribe_params p; /* item->params */
+    float *owned;              /* the signal read from item->source, or NULL */
+    const float *x;            /* the signal, N samples */
+    int64_t n;
+    sotto_vad_interval *speech;
+    int64_t n_speech;
+    sotto_batch_chunk *chunks;
+    int64_t n_chunks, next;    /* NEXT: chunks taken into batches so far */
+    sotto__input map;          /* the time map over speech (input.h) */
+    sotto__rules rules;
+    int32_t sot_seq[4];
+    int n_sot;
+    sotto__decode_opts o;      /* the pipeline's decoding of each chunk */
+    sotto__result *res;
+    uint64_t rng;
+    double last_speech;
+    bool failed;               /* item->status set: no more chunks */
+} sotto__bin;
 
-/* The same over FROM (read whole first), or over SAMPLES when FROM is NULL. */
+/* Shared by the inputs of a run: the context and its scratch. */
+typedef struct sotto__brun {
+    sotto_context *ctx;
+    float *mels;               /* [max_batch][n_mels, 3000] */
+    float *audio;              /* [SOTTO_N_SAMPLES]: one chunk's samples */
+    sotto__wseg *cur;          /* [SOTTO__MAX_TOKENS + 1]: one chunk's segments */
+} sotto__brun;
+
+/* Checks IN's parameters, reads its audio, cuts it into chunks, finds its language (with
+ * the context's encoder, for a multilingual model) and sets its decoding up. SOTTO_OK, or
+ * the status with the context's message (the caller marks IN failed). */
+sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in);
+/* Chunk C of IN's log-mel into MEL [n_mels, 3000]: its samples end to end, then zeros. */
+sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_batch_chunk *c, float *mel);
+/* Chunk C of IN, decoded as D, as segments of IN's result on the file's timeline; with word
+ * timestamps its window W must be the decoder's (the alignment reads its cross K/V). */
+sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int w,
+                                  const sotto__decode_result *d);
+/* IN failed with ST: the context's message into its item (none is taken from it after). */
+void sotto__bin_fail(sotto__brun *r, sotto__bin *in, sotto_status st);
+/* IN's result into its item (SOTTO_OK) unless it failed; frees what IN holds. */
+void sotto__bin_finish(sotto__brun *r, sotto__bin *in);
+
+/* Transcribes the N samples X (16 kHz mono, the whole file), or FROM (read whole first)
+ * when it is not NULL, in chunks of speech of at most 30 s, P->batch_size (<= the
+ * context's max_batch) chunks at a time; see sotto.h sotto_transcribe_params.batch_size.
+ * P has been checked (sotto__transcribe_params_check). */
 sotto_status sotto__transcribe_batched_source(sotto_context *ctx, const sotto_audio_source *from, const float *samples,
                                               int64_t n_samples, const sotto_transcribe_params *p, sotto_result **out);
 

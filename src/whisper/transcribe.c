@@ -129,24 +129,17 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
 /* Room for MORE segments in the result. */
 static sotto_status grow(run *r, int more)
 {
-    result *x = r->res;
-    if (x->pub.n_segments + more <= x->cap_seg) return SOTTO_OK;
-    int cap = 2 * (x->pub.n_segments + more) + 16;
-    sotto_segment *s = realloc(x->seg, (size_t)cap * sizeof *s);
-    if (!s) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
-    x->seg = s, x->cap_seg = cap;
-    x->pub.segments = s;
-    return SOTTO_OK;
+    if (sotto__result_grow(r->res, more)) return SOTTO_OK;
+    return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
 }
 
 /* Appends S, its fields and D's scores, to the result. */
 static void append(run *r, sotto_segment s, int64_t seek, const sotto__decode_result *d)
 {
-    result *x = r->res;
-    s.id = x->pub.n_segments, s.seek = seek, s.temperature = d->temperature, s.avg_logprob = d->avg_logprob;
+    s.seek = seek, s.temperature = d->temperature, s.avg_logprob = d->avg_logprob;
     s.compression_ratio = d->compression_ratio, s.no_speech_prob = d->no_speech_prob;
     s.language = sotto_language_code(r->win_lang);
-    x->seg[x->pub.n_segments++] = s;
+    sotto__result_append(r->res, s);
 }
 
 /* With vad_filter, the words of C [I0, I1) as a segment of their own (C crossed a silence
@@ -192,13 +185,10 @@ static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sott
     int n = c->n_tokens, n_pieces = 1;
     sotto_status st = grow(r, c->n_words > 1 ? c->n_words : 1);
     if (st) return st;
-    char *text = sotto__detok(r->ctx->model, c->tokens, n, false);
-    int32_t *toks = malloc((size_t)(n ? n : 1) * sizeof *toks);
-    if (!text || !toks) {
-        free(text), free(toks);
+    char *text;
+    int32_t *toks;
+    if (!sotto__segment_strings(r->ctx->model, c->tokens, n, &text, &toks))
         return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
-    }
-    memcpy(toks, c->tokens, (size_t)n * sizeof *toks);
     size_t a, len;
     sotto__strip(text, strlen(text), &a, &len);
     if (c->start == c->end || len == 0) text[0] = 0, n = 0, sotto__wseg_free(c); /* instantaneous or blank */
@@ -424,7 +414,7 @@ static sotto_status prompt_texts(run *r)
 }
 
 /* A callback stopped the run at segment KEEP - 1: the window's later segments, never
- * shown to it, leave the result (and the text: joined_text). */
+ * shown to it, leave the result (and the text: sotto__result_joined_text). */
 static void drop_after(run *r, int keep)
 {
     result *x = r->res;
@@ -499,22 +489,6 @@ static sotto_status seek_loop(run *r)
     return st;
 }
 
-/* The segments' texts joined: the text of a run stopped inside a window. */
-static char *joined_text(const result *x)
-{
-    size_t len = 0;
-    for (int i = 0; i < x->pub.n_segments; i++) len += strlen(x->seg[i].text);
-    char *t = malloc(len + 1);
-    if (!t) return NULL;
-    t[0] = 0;
-    for (size_t i = 0, at = 0; i < (size_t)x->pub.n_segments; i++) {
-        size_t k = strlen(x->seg[i].text);
-        memcpy(t + at, x->seg[i].text, k + 1);
-        at += k;
-    }
-    return t;
-}
-
 /* The transcription of the signal IN holds (transcribe.py's transcribe()). */
 static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in, const sotto_transcribe_params *params,
                                      sotto_result **out)
@@ -538,7 +512,7 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     if (!st) st = prompt_texts(&r);
     if (!st) st = seek_loop(&r);
     if (!st) {
-        r.res->text = r.res->dropped ? joined_text(r.res)
+        r.res->text = r.res->dropped ? sotto__result_joined_text(r.res)
                                      : sotto__detok(ctx->model, r.all + r.n_initial, r.n_all - r.n_initial, false);
         if (!r.res->text) st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
         r.res->pub.text = r.res->text;

@@ -1,0 +1,203 @@
+/* batch_run.c — the batches of batched transcription: the chunks of one or more inputs
+ * (batch.c prepares each) taken in order, batch_size at a time, through the encoder as one
+ * pass (encoder.c sotto__encoder_forward_batch), each chunk's cross K/V into a decoder
+ * window of its own, and their searches stepped together (search.h groups): every
+ * decoder step is one sotto__decoder_step_batch over the live rows of all of them; a
+ * chunk whose search ends leaves the batch, and an input whose abort callback fires
+ * leaves it alone. sotto_transcribe_batch (many inputs, for the server) and batch_size
+ * in sotto_transcribe* (one) both run here. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+
+/* One window of a batch: chunk C of input IN, its search's result D. */
+typedef struct bwin {
+    sotto__bin *in;
+    const sotto_batch_chunk *c;
+    sotto__decode_result d;
+} bwin;
+
+/* Encodes the NB windows' chunks in one pass and projects each one's cross K/V into
+ * decoder window w. */
+static sotto_status encode(sotto__brun *r, bwin *bw, int nb)
+{
+    sotto_context *ctx = r->ctx;
+    const size_t mel = (size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES;
+    for (int w = 0; w < nb; w++) {
+        sotto_status st = sotto__bin_mel(r, bw[w].in, bw[w].c, r->mels + (size_t)w * mel);
+        if (st) return st;
+    }
+    ctx->encoded = ctx->have_state = ctx->have_logits = false;
+    sotto__encoder_forward_batch(&ctx->enc, r->mels, nb);
+    for (int w = 0; w < nb; w++) {
+        ctx->dec.win = w;
+        sotto__decoder_cross(&ctx->dec, sotto__buf_f32(ctx->enc.out, (size_t)w * ctx->enc.n_ctx * ctx->enc.d),
+                             ctx->enc.k, ctx->enc.v);
+    }
+    return sotto__ctx_sync(ctx, "batched encode");
+}
+
+/* Every 16 steps: the inputs whose abort callback fires leave the batch (their groups
+ * freed, the input failed as cancelled). */
+static void poll_abort(sotto__brun *r, bwin *bw, int nb, sotto__group **g)
+{
+    for (int w = 0; w < nb; w++) {
+        sotto__bin *in = bw[w].in;
+        if (!g[w] || in->failed || sotto__group_finished(g[w])) continue;
+        if (!in->o.abort_callback || !in->o.abort_callback(in->o.audio_s, in->o.user_data)) continue;
+        sotto__bin_fail(r, in, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
+        for (int v = w; v < nb; v++) /* its other windows in this batch too */
+            if (bw[v].in == in) sotto__group_free(g[v]), g[v] = NULL;
+    }
+}
+
+/* The searches of windows 0 .. NB - 1 in lockstep, each with its input's options (their
+ * start sequences of one length): BW[w].d their results. */
+static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
+{
+    sotto_context *ctx = r->ctx;
+    sotto__group *g[SOTTO_MAX_BATCH] = {0};
+    const int S = ctx->dec.n_slots / ctx->max_batch; /* the sequences of one window */
+    sotto_status st = SOTTO_OK;
+    for (int w = 0; w < nb && !st; w++) {
+        ctx->dec.win = w;
+        st = sotto__group_begin(ctx, &bw[w].in->o, w * S, &bw[w].d, &g[w]);
+        if (!st && !sotto__group_finished(g[w])) sotto__group_advance(g[w]);
+    }
+    int32_t *toks = malloc((size_t)nb * S * sizeof *toks);
+    int *slots = malloc((size_t)nb * S * sizeof *slots), *wins = malloc((size_t)nb * S * sizeof *wins);
+    if (!st && (!toks || !slots || !wins)) st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
+    for (int step = 1; !st; step++) {
+        if ((step & 15) == 15) poll_abort(r, bw, nb, g);
+        int n = 0, pos = 0, live = 0, row0[SOTTO_MAX_BATCH];
+        for (int w = 0; w < nb; w++) {
+            if (!g[w] || sotto__group_finished(g[w])) continue;
+            row0[w] = n;
+            int k = sotto__group_rows(g[w], toks + n, slots + n);
+            for (int i = 0; i < k; i++) wins[n + i] = w;
+            n += k, live++;
+            pos = sotto__group_pos(g[w]); /* the same for every live group: one token a step each */
+        }
+        if (!live) break;
+        sotto__decoder_step_batch(&ctx->dec, toks, slots, wins, n, pos - 1);
+        sotto__decoder_logits_batch(&ctx->dec, n);
+        for (int w = 0; w < nb; w++) {
+            if (!g[w] || sotto__group_finished(g[w])) continue;
+            sotto__group_fetch(g[w], row0[w]);
+            sotto__group_advance(g[w]);
+        }
+    }
+    free(toks), free(slots), free(wins);
+    for (int w = 0; w < nb; w++) {
+        if (g[w] && !st) sotto__group_end(g[w]);
+        else sotto__group_free(g[w]);
+    }
+    return st;
+}
+
+/* Whether IN has chunks left to take into a batch. */
+static bool takes_more(sotto__bin *in, int n_sot)
+{
+    return !in->failed && in->n_sot == n_sot && !in->res->pub.stopped && in->next < in->n_chunks;
+}
+
+/* Up to B chunks, in order, of the inputs IN [N] from *AT on, into BW: the number taken.
+ * An input is asked its abort callback before its first chunk of the batch. */
+static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B, bwin *bw)
+{
+    int nb = 0;
+    for (; *at < n && nb < B; ++*at) {
+        sotto__bin *x = &in[*at];
+        if (!takes_more(x, n_sot)) continue;
+        const sotto_transcribe_params *p = &x->p;
+        if (p->abort_callback && p->abort_callback(x->res->pub.duration, p->user_data)) {
+            sotto__bin_fail(r, x, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
+            continue;
+        }
+        while (nb < B && x->next < x->n_chunks) bw[nb++] = (bwin){.in = x, .c = &x->chunks[x->next++]};
+        if (x->next < x->n_chunks) break; /* the next batch goes on with it */
+    }
+    return nb;
+}
+
+/* After a batch: each of its inputs' progress, to the start of its next chunk. */
+static void progress(bwin *bw, int nb)
+{
+    for (int w = 0; w < nb; w++) {
+        sotto__bin *in = bw[w].in;
+        if ((w + 1 < nb && bw[w + 1].in == in) || in->failed || in->res->pub.stopped || !in->p.on_progress) continue;
+        double total = in->res->pub.duration;
+        double done = in->next < in->n_chunks ? (double)in->speech[in->chunks[in->next].first].start / SOTTO_SAMPLE_RATE
+                                              : total;
+        if (in->p.on_progress(done, total, in->p.user_data)) in->res->pub.stopped = 1;
+    }
+}
+
+/* The chunks of the inputs with start sequences of N_SOT tokens, batch by batch. */
+static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
+{
+    int B = 0;
+    for (int i = 0; i < n; i++)
+        if (!in[i].failed && in[i].n_sot == n_sot && in[i].p.batch_size > B) B = in[i].p.batch_size;
+    bwin bw[SOTTO_MAX_BATCH];
+    for (int at = 0, nb; (nb = take(r, in, n, &at, n_sot, B, bw)) > 0;) {
+        sotto_status st = encode(r, bw, nb);
+        if (!st) st = decode(r, bw, nb);
+        for (int w = 0; w < nb; w++) {
+            sotto__bin *x = bw[w].in;
+            if (st) sotto__bin_fail(r, x, st); /* the batch failed: every input in it */
+            else if (!x->failed && !x->res->pub.stopped) {
+                sotto_status s = sotto__bin_add_chunk(r, x, bw[w].c, w, &bw[w].d);
+                if (s) sotto__bin_fail(r, x, s);
+            }
+        }
+        if (!st) progress(bw, nb);
+    }
+    r->ctx->dec.win = 0;
+}
+
+sotto_status sotto_transcribe_batch(sotto_context *ctx, sotto_batch_item *items, int n)
+{
+    if (!ctx || !items || n < 1) return SOTTO_ERR_INVALID_ARG;
+    const sotto_model_info *h = &ctx->model->info;
+    sotto__brun r = {.ctx = ctx};
+    sotto__bin *in = calloc((size_t)n, sizeof *in);
+    r.mels = malloc((size_t)ctx->max_batch * h->n_mels * SOTTO_N_FRAMES * sizeof *r.mels);
+    r.audio = malloc(SOTTO_N_SAMPLES * sizeof *r.audio);
+    r.cur = malloc((SOTTO__MAX_TOKENS + 1) * sizeof *r.cur);
+    sotto_status st = in && r.mels && r.audio && r.cur ? SOTTO_OK : SOTTO_ERR_NOMEM;
+    for (int i = 0; i < n; i++) {
+        items[i].result = NULL, items[i].status = st, items[i].error[0] = 0;
+        if (st) snprintf(items[i].error, sizeof items[i].error, "batched: out of memory");
+    }
+    for (int i = 0; i < n && !st; i++) {
+        in[i].item = &items[i];
+        sotto_status s = sotto__bin_prepare(&r, &in[i]);
+        if (s) sotto__bin_fail(&r, &in[i], s);
+    }
+    int keys[8], n_keys = 0; /* the lengths of the start sequences, in order of first use */
+    for (int i = 0; i < n && !st; i++) {
+        bool seen = in[i].failed;
+        for (int k = 0; k < n_keys && !seen; k++) seen = keys[k] == in[i].n_sot;
+        if (!seen && n_keys < 8) keys[n_keys++] = in[i].n_sot;
+    }
+    for (int k = 0; k < n_keys; k++) run_batches(&r, in, n, keys[k]);
+    for (int i = 0; i < n && !st; i++) sotto__bin_finish(&r, &in[i]);
+    free(in), free(r.mels), free(r.audio), free(r.cur);
+    for (int i = 0; i < n && !st; i++)
+        if (items[i].status) st = items[i].status;
+    return st;
+}
+
+sotto_status sotto__transcribe_batched_source(sotto_context *ctx, const sotto_audio_source *from, const float *samples,
+                                              int64_t n_samples, const sotto_transcribe_params *p, sotto_result **out)
+{
+    sotto_batch_item item = {.source = from, .samples = samples, .n_samples = n_samples, .params = p};
+    sotto_status st = sotto_transcribe_batch(ctx, &item, 1);
+    *out = item.result;
+    if (st) sotto__ctx_fail(ctx, st, "%s", item.error); /* the context's message is the item's */
+    return st;
+}
