@@ -22,6 +22,7 @@ typedef struct serve_opts {
     cli_common c;
     int workers, queue, port, max_mb, timeout, queue_timeout, max_audio, drain_timeout;
     int max_sessions, session_timeout, max_message_kb, live_buffer;
+    int batch_window;
     serve_config cfg;
 } serve_opts;
 
@@ -79,6 +80,18 @@ static const cli_opt options[] = {
      .help = "audio a live session's input buffer may hold before it is\n"
              "committed; appends past it get an error event (default 300)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
+    {"--batch-size", 0, OPT_INT, OFF(cfg.batch_size), 1, SOTTO_MAX_BATCH, "N", "a count in 1..64",
+     .help = "batched transcription (sotto transcribe --batch-size N, faster-\n"
+             "whisper's BatchedInferencePipeline): each request cut by faster-\n"
+             "whisper's Silero VAD into chunks, each chunk decoded on its own\n"
+             "(no prompt: a request with one gets 400; the first temperature\n"
+             "only; no timestamp tokens, a segment a chunk), and a worker runs\n"
+             "the chunks of up to N waiting requests together, N at a time.\n"
+             "Each answer is `sotto transcribe --batch-size N`'s for that\n"
+             "file. The VAD as sotto transcribe --batch-size finds it"},
+    {"--batch-window-ms", 0, OPT_INT, OFF(batch_window), 0, 10000, "MS", "milliseconds in 0..10000",
+     .help = "with --batch-size: a worker that finds fewer than N requests\n"
+             "waiting waits up to MS for more before it starts (default 20)"},
     {.kind = OPT_TEXT,
      .help = "\nThe decoding of every request, as sotto transcribe's flags (defaults: openai-whisper's):\n"},
     {.kind = OPT_INCLUDE, .sub = cli_opts_search, .offset = OFF(cfg.tp)},
@@ -185,12 +198,20 @@ static int parse(int argc, char **argv, serve_opts *o)
     o->cfg.host = "127.0.0.1";
     o->max_sessions = 16, o->session_timeout = 120, o->max_message_kb = 15360, o->live_buffer = 300;
     o->port = 8080, o->queue = -1, o->max_mb = 25, o->timeout = 30, o->queue_timeout = 300, o->drain_timeout = 60;
+    o->batch_window = -1;
     int n_pos;
     int rc = cli_parse(&command, argc, argv, o, &n_pos);
     if (rc) return rc;
     o->cfg.fallback = !o->c.no_fallback;
     if (!o->cfg.fallback) /* one temperature, 0, unless a request names one */
         sotto_transcribe_params_temperatures(&o->cfg.tp, 0, 0);
+    if (o->batch_window >= 0 && !o->cfg.batch_size) {
+        fprintf(stderr, "sotto serve: --batch-window-ms goes with --batch-size\n");
+        return EXIT_INPUT;
+    }
+    o->cfg.batch_window_ms = o->batch_window >= 0 ? o->batch_window : 20;
+    o->cfg.tp.batch_size = o->cfg.batch_size;
+    if (o->cfg.batch_size) o->cfg.tp.timestamps = 0; /* faster-whisper's default: a segment a chunk */
     if (sotto_transcribe_params_check(&o->cfg.tp)) { /* once, before a model is loaded */
         fprintf(stderr, "sotto serve: %s\n", sotto_last_error());
         return EXIT_INPUT;
@@ -239,13 +260,21 @@ static void model_id(const char *path, char *out, size_t n)
     if (dot && (!strcmp(dot, ".gguf") || !strcmp(dot, ".bin"))) *dot = 0;
 }
 
-/* The VAD as `sotto transcribe` takes it: --vad-model, else the installed one, else none. */
+/* The VAD as `sotto transcribe` takes it: --vad-model, else the installed one, else none;
+ * with --batch-size, as `sotto transcribe --batch-size` (faster-whisper's export, needed). */
 static bool load_vad(serve_opts *o, sotto_vad **vad)
 {
     char path[4096];
     *vad = NULL;
-    if (!o->cfg.tp.silence_check && !o->c.vad_model) return true;
-    if (!cli_vad_model_path(o->c.vad_model, path, sizeof path, o->c.vad_model != NULL)) return o->c.vad_model == NULL;
+    if (o->cfg.batch_size) {
+        if (!cli_vad_model_path_of(o->c.vad_model, "SOTTO_BATCH_VAD_MODEL", "silero-vad-fw.gguf", path, sizeof path,
+                                   true))
+            return false;
+    } else {
+        if (!o->cfg.tp.silence_check && !o->c.vad_model) return true;
+        if (!cli_vad_model_path(o->c.vad_model, path, sizeof path, o->c.vad_model != NULL))
+            return o->c.vad_model == NULL;
+    }
     if (sotto_vad_load(path, vad) != SOTTO_OK) {
         fprintf(stderr, "sotto serve: cannot load the VAD model: %s\n", sotto_last_error());
         return false;
@@ -288,7 +317,9 @@ int cmd_serve(int argc, char **argv)
     cp.n_threads = o.c.threads;
     cp.device = o.c.device;
     cp.max_sequences = o.cfg.tp.beam_size > o.cfg.tp.best_of ? o.cfg.tp.beam_size : o.cfg.tp.best_of;
-    if ((pool = serve_pool_init(model, &cp, o.cfg.workers, o.cfg.queue))) rc = serve_http_run(&o.cfg, pool);
+    cp.max_batch = o.cfg.batch_size > 0 ? o.cfg.batch_size : 1;
+    pool = serve_pool_init(model, &cp, o.cfg.workers, o.cfg.queue, cp.max_batch, o.cfg.batch_window_ms);
+    if (pool) rc = serve_http_run(&o.cfg, pool);
 done:
     serve_pool_free(pool);
     sotto_vad_free(vad);

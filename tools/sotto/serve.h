@@ -37,6 +37,9 @@ typedef struct serve_config {
     int session_timeout_s;         /* a live session whose client is silent this long is closed */
     size_t max_message_bytes;      /* of one WebSocket message */
     double live_buffer_s;          /* audio a live session's input buffer may hold */
+    int batch_size;                /* 0: each request alone (the long-form loop); N: batched
+                                      transcription, the chunks of up to N requests together */
+    int batch_window_ms;           /* a worker with fewer than N requests waits this long */
 } serve_config;
 
 /* ---- worker pool: one shared model, N contexts, a bounded queue ---- */
@@ -66,8 +69,12 @@ struct serve_job {
 typedef struct serve_pool serve_pool;
 
 /* Creates WORKERS contexts on MODEL with CP and a thread for each; QUEUE requests may wait
- * beyond them. NULL with a message on stderr when a context cannot be made. */
-serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params *cp, int workers, int queue);
+ * beyond them. BATCH > 1: a worker takes up to BATCH waiting jobs at once (waiting up to
+ * WINDOW_MS after the first for more) and runs them as one sotto_transcribe_batch (their
+ * params' batch_size set, CP's max_batch at least it); 1: one job at a time. NULL with a
+ * message on stderr when a context cannot be made. */
+serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params *cp, int workers, int queue,
+                            int batch, int window_ms);
 /* Takes one of the workers + queue slots for a request whose body is in; false when all are
  * taken (the caller answers 503). A slot is given back by serve_pool_cancel, or when the job
  * submitted with it is done (before its DONE is called). */
@@ -132,7 +139,8 @@ const char *serve_format_names(void);
  * (timestamp_granularities[]=word turns word timestamps on): false with E filled (400) for
  * a field given twice, a NUL byte in a value, a temperature that is not a plain decimal
  * from 0 to 1, a value out of range, an unknown format, a model that is not the one served, a language
- * the model lacks, translation on an English-only model, or timestamp granularities with
+ * the model lacks, translation on an English-only model, a prompt when the server batches (--batch-size),
+ * or timestamp granularities with
  * another format than verbose_json, stream neither true nor false, or stream=true with a
  * translation or a format other than json and text. TP's string pointers point into F. */
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,

@@ -1,14 +1,20 @@
 /* serve_pool.c — the workers of `sotto serve`: one read-only model shared by N contexts,
  * each owned by one thread that takes jobs (an uploaded file and its parameters) from a
- * FIFO queue and runs sotto_transcribe_source on them. Admission is by slots: workers +
- * queue of them, taken when a request's body is in, so what waits is bounded; a job that
- * waits past its deadline, or whose client left, is taken out by serve_pool_sweep. */
+ * FIFO queue and runs sotto_transcribe_source on them; with batching (--batch-size) a
+ * worker takes up to BATCH waiting jobs at once, waiting up to --batch-window-ms for more
+ * to come, and runs them as one sotto_transcribe_batch, their chunks decoded together.
+ * Admission is by slots: workers + queue of them, taken when a request's body is in, so
+ * what waits is bounded; a job that waits past its deadline, or whose client left, is
+ * taken out by serve_pool_sweep. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cli.h"
 #include "serve.h"
 
 typedef struct worker {
@@ -26,6 +32,9 @@ struct serve_pool {
     bool stopping;
     int n_workers;
     worker *workers;
+    int batch;                     /* jobs one worker runs together (1: one at a time) */
+    double window_ms;              /* how long a worker with fewer waits for more */
+    long long runs, batched_jobs;  /* batched runs made, and the jobs they held */
 };
 
 static void run_job(sotto_context *ctx, serve_job *job)
@@ -37,33 +46,74 @@ static void run_job(sotto_context *ctx, serve_job *job)
     if (job->status != SOTTO_OK) snprintf(job->error, sizeof job->error, "%s", sotto_context_error(ctx));
 }
 
+/* JOBS [N] as one batched run: their chunks decoded together. */
+static void run_batch(sotto_context *ctx, serve_job **jobs, int n)
+{
+    sotto_batch_item items[SOTTO_MAX_BATCH];
+    for (int i = 0; i < n; i++) items[i] = (sotto_batch_item){.source = &jobs[i]->source, .params = &jobs[i]->tp};
+    sotto_transcribe_batch(ctx, items, n);
+    for (int i = 0; i < n; i++) {
+        serve_job *job = jobs[i];
+        job->outcome = SERVE_JOB_RAN;
+        job->status = items[i].status, job->result = items[i].result;
+        snprintf(job->error, sizeof job->error, "%s", items[i].error);
+    }
+}
+
+/* The next jobs for one worker (under P->mu, P->head not NULL): the head, and with
+ * batching up to P->batch - 1 more, waiting until the window after the first is taken
+ * for the queue to fill. Their count; 0 when the queue emptied meanwhile (a sweep). */
+static int take_jobs(serve_pool *p, serve_job **jobs)
+{
+    int n = 0;
+    double until = cli_now_ms() + p->window_ms;
+    for (;;) {
+        while (p->head && n < p->batch) {
+            jobs[n++] = p->head;
+            p->head = p->head->next;
+            if (!p->head) p->tail = NULL;
+        }
+        double left = until - cli_now_ms();
+        if (n >= p->batch || p->stopping || left <= 0) return n;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long long ns = ts.tv_nsec + (long long)(left * 1e6);
+        ts.tv_sec += (time_t)(ns / 1000000000), ts.tv_nsec = (long)(ns % 1000000000);
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT && !p->head) return n;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
     serve_pool *p = w->pool;
+    serve_job *jobs[SOTTO_MAX_BATCH];
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->head && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
-        serve_job *job = p->head;
-        if (!job) break; /* stopping, and nothing left to run */
-        p->head = job->next;
-        if (!p->head) p->tail = NULL;
+        if (!p->head) break; /* stopping, and nothing left to run */
+        int n = take_jobs(p, jobs);
+        if (n > 1) p->runs++, p->batched_jobs += n;
         pthread_mutex_unlock(&p->mu);
-        run_job(w->ctx, job);
+        if (n == 1) run_job(w->ctx, jobs[0]);
+        else if (n > 1) run_batch(w->ctx, jobs, n);
         pthread_mutex_lock(&p->mu);
-        p->busy--;
+        p->busy -= n;
         pthread_mutex_unlock(&p->mu);
-        job->done(job); /* last: DONE may hand JOB back to its owner, who frees it */
+        for (int i = 0; i < n; i++) jobs[i]->done(jobs[i]); /* last: DONE may hand the job back to its owner */
         pthread_mutex_lock(&p->mu);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params *cp, int workers, int queue)
+serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params *cp, int workers, int queue,
+                            int batch, int window_ms)
 {
     serve_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
+    p->batch = batch < 1 ? 1 : batch > SOTTO_MAX_BATCH ? SOTTO_MAX_BATCH : batch;
+    p->window_ms = batch > 1 ? window_ms : 0;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     p->slots = workers + queue;
@@ -91,6 +141,9 @@ serve_pool *serve_pool_init(const sotto_model *model, const sotto_context_params
     if (workers > 0)
         fprintf(stderr, "sotto serve: %d worker%s on %s, %d more request%s may wait\n", workers, workers == 1 ? "" : "s",
                 sotto_context_device(p->workers[0].ctx), queue, queue == 1 ? "" : "s");
+    if (workers > 0 && p->batch > 1)
+        fprintf(stderr, "sotto serve: batching: up to %d requests' chunks decoded together, %d chunks a batch, a "
+                "window of %d ms\n", p->batch, cp->max_batch, window_ms);
     return p;
 }
 
@@ -168,6 +221,9 @@ void serve_pool_free(serve_pool *p)
         if (p->workers[i].started) pthread_join(p->workers[i].thread, NULL);
         sotto_context_free(p->workers[i].ctx);
     }
+    if (p->batch > 1)
+        fprintf(stderr, "sotto serve: %lld batched run%s held %lld requests\n", p->runs, p->runs == 1 ? "" : "s",
+                p->batched_jobs);
     free(p->workers);
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
