@@ -525,6 +525,14 @@ typedef struct sotto_transcribe_params {
                                   max_batch at most; each chunk's tokens are those it gets in a
                                   batch of its own. Times on the file's timeline. The whole
                                   input is read into memory first */
+    int batch_continue;        /* batched, with timestamps (no word_timestamps): a chunk whose
+                                  decoding ends 1 s or more before its speech does (its last
+                                  timestamp token earlier) is decoded again from that timestamp
+                                  to its end, as openai's long-form loop seeks to the last
+                                  timestamp, up to 8 pieces a chunk; the pieces of a batch's
+                                  chunks are batched together. The chunks stay faster-whisper's;
+                                  each chunk's pieces depend on that chunk alone. 0 (default):
+                                  faster-whisper's, one decode a chunk */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */

@@ -11,6 +11,11 @@
  *        against NAME.wav in the first DIR that has it)
  *        test_batch decode MODEL VAD.gguf AUDIO B [SECONDS]   (the first SECONDS of AUDIO)
  *        test_batch pool MODEL CLIP...   (sotto_transcribe_batch: at least 3 clips of <= 30 s)
+ *        test_batch continue MODEL VAD.gguf AUDIO   (batch_continue, beam 5, timestamps)
+ *
+ * batch_continue: a chunk whose decoding stops early goes on from its last timestamp (a
+ * segment whose seek is no chunk's start), batch 5 equal to batches of 1; refused without
+ * timestamps.
  *
  * Pooled items (sotto_transcribe_batch, as `sotto serve --batch-size` runs requests): each
  * item's segments equal its transcription alone, with and without timestamps in one call;
@@ -247,15 +252,66 @@ static void test_pool(const char *model, char **clips, int n_clips)
     sotto_model_free(m);
 }
 
+static void test_continue(const char *model, const char *vad_path, const char *audio)
+{
+    sotto_model *m;
+    sotto_vad *vad;
+    float *x;
+    int64_t n;
+    if (sotto_model_load(model, &m) || sotto_vad_load(vad_path, &vad) || sotto_wav_read(audio, &x, &n)) {
+        CHECK(0, "inputs: %s", sotto_last_error());
+        return;
+    }
+    sotto_result *r[2] = {0};
+    const int B[2] = {5, 1};
+    for (int k = 0; k < 2; k++) {
+        sotto_context_params cp = sotto_context_params_default();
+        cp.n_threads = 2, cp.device = "cpu", cp.max_batch = B[k];
+        sotto_context *ctx;
+        CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_OK, "%s", sotto_last_error());
+        sotto_transcribe_params p = sotto_transcribe_params_default();
+        p.vad = vad, p.batch_size = B[k], p.timestamps = 1, p.batch_continue = 1;
+        CHECK(ctx && sotto_transcribe(ctx, x, n, &p, &r[k]) == SOTTO_OK, "%s", sotto_context_error(ctx));
+        if (k == 1) {
+            p.timestamps = 0;
+            sotto_result *bad = NULL;
+            CHECK(ctx && sotto_transcribe(ctx, x, n, &p, &bad) == SOTTO_ERR_INVALID_ARG &&
+                      strstr(sotto_context_error(ctx), "batch_continue needs timestamps"),
+                  "without timestamps: %s", sotto_context_error(ctx));
+        }
+        sotto_context_free(ctx);
+    }
+    CHECK(same_segments(r[0], r[1]), "batch 5 differs from batches of 1 with batch_continue:\n%s\n---\n%s",
+          r[0] ? r[0]->text : "", r[1] ? r[1]->text : "");
+    sotto_vad_interval *sp;
+    sotto_batch_chunk *ch;
+    int64_t n_sp, n_ch, continued = 0;
+    CHECK(sotto_batch_chunks(vad, x, n, 30.0, 1, &sp, &n_sp, &ch, &n_ch) == SOTTO_OK, "%s", sotto_last_error());
+    for (int i = 0; r[0] && i < r[0]->n_segments; i++) {
+        bool start = false;
+        for (int64_t c = 0; c < n_ch && !start; c++) start = r[0]->segments[i].seek == ch[c].offset / 160;
+        continued += !start;
+    }
+    CHECK(continued > 0, "no segment of a continued piece among %d", r[0] ? r[0]->n_segments : 0);
+    printf("batch_continue: %d segments, %" PRId64 " from continued pieces\n", r[0] ? r[0]->n_segments : 0,
+           continued);
+    sotto_free(sp), sotto_free(ch);
+    sotto_result_free(r[0]), sotto_result_free(r[1]);
+    sotto_free(x);
+    sotto_vad_free(vad);
+    sotto_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 5 && !strcmp(argv[1], "chunks")) test_chunks(argv[2], argv[3], argv + 4, argc - 4);
     else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "decode"))
         test_decode(argv[2], argv[3], argv[4], atoi(argv[5]), argc == 7 ? atof(argv[6]) : 0);
     else if (argc >= 6 && !strcmp(argv[1], "pool")) test_pool(argv[2], argv + 3, argc - 3);
+    else if (argc == 5 && !strcmp(argv[1], "continue")) test_continue(argv[2], argv[3], argv[4]);
     else {
         fprintf(stderr, "usage: test_batch chunks VAD.gguf GOLDEN_DIR DIR... | decode MODEL VAD.gguf AUDIO B "
-                        "[SECONDS] | pool MODEL CLIP...\n");
+                        "[SECONDS] | pool MODEL CLIP... | continue MODEL VAD.gguf AUDIO\n");
         return 2;
     }
     return check_summary();

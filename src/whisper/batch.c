@@ -43,14 +43,21 @@ static sotto_status cut(sotto__brun *r, sotto__bin *in)
     return SOTTO_OK;
 }
 
-sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_batch_chunk *c, float *mel)
+sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_batch_chunk *c, int64_t skip,
+                            float *mel)
 {
-    int64_t at = 0;
-    for (int64_t k = c->first; k < c->first + c->n_speech; k++) {
-        int64_t len = in->speech[k].end - in->speech[k].start;
+    int64_t at = 0, pos = 0; /* samples written; the chunk's samples passed */
+    for (int64_t k = c->first; k < c->first + c->n_speech && at < SOTTO_N_SAMPLES; k++) {
+        int64_t a = in->speech[k].start, len = in->speech[k].end - a;
+        if (pos + len <= skip) {
+            pos += len;
+            continue;
+        }
+        int64_t before = skip > pos ? skip - pos : 0; /* its samples before SKIP */
+        a += before, len -= before, pos += before;
         if (at + len > SOTTO_N_SAMPLES) len = SOTTO_N_SAMPLES - at;
-        memcpy(r->audio + at, in->x + in->speech[k].start, (size_t)len * sizeof *r->audio);
-        at += len;
+        memcpy(r->audio + at, in->x + a, (size_t)len * sizeof *r->audio);
+        at += len, pos += len;
     }
     const int n_mels = r->ctx->model->info.n_mels;
     sotto_status st = sotto_mel_window(r->audio, at, n_mels, mel);
@@ -112,7 +119,7 @@ static sotto_status language(sotto__brun *r, sotto__bin *in, int32_t *lang)
                          : SOTTO_OK;
     }
     sotto_status st = SOTTO_OK;
-    if (in->n_chunks) st = sotto__bin_mel(r, in, &in->chunks[0], r->mels);
+    if (in->n_chunks) st = sotto__bin_mel(r, in, &in->chunks[0], 0, r->mels);
     else memset(r->mels, 0, (size_t)m->info.n_mels * SOTTO_N_FRAMES * sizeof *r->mels);
     r->ctx->dec.win = 0;
     if (!st) st = sotto_encode(r->ctx, r->mels, (int64_t)m->info.n_mels * SOTTO_N_FRAMES);
@@ -156,6 +163,9 @@ static sotto_status check(sotto__brun *r, const sotto_transcribe_params *p)
     if (p->batch_size < 1 || p->batch_size > ctx->max_batch)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "batched: batch_size %d, but the context was made for "
                                "1 .. %d (sotto_context_params.max_batch)", p->batch_size, ctx->max_batch);
+    if (p->batch_continue && (!p->timestamps || p->word_timestamps))
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "batched: batch_continue needs timestamps (it goes on "
+                               "from the last one), and does not take word timestamps yet");
     if (p->timestamps && ctx->model->info.token_timestamp_begin < 0)
         return sotto__ctx_fail(ctx, SOTTO_ERR_UNSUPPORTED, "transcribe: the vocabulary has no timestamp tokens");
     return SOTTO_OK;
@@ -192,11 +202,12 @@ sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in)
 
 /* _split_segments_by_timestamps over chunk C's tokens D (time_offset its offset in the
  * speech, segment_duration its length): the pieces into CUR, their count returned. */
-static int split(const sotto__bin *r, const sotto_batch_chunk *c, const sotto__decode_result *d, sotto__wseg *cur)
+static int split(const sotto__bin *r, const sotto_batch_chunk *c, int64_t skip, const sotto__decode_result *d,
+                 sotto__wseg *cur)
 {
     const int32_t tb = r->rules.ts_begin, *t = d->tokens;
     const int n = d->n_tokens;
-    const double offset = (double)c->offset / SOTTO_SAMPLE_RATE, precision = 0.02;
+    const double offset = (double)(c->offset + skip) / SOTTO_SAMPLE_RATE, precision = 0.02;
     int n_cur = 0, last = 0;
     bool single_ending = n >= 2 && t[n - 2] < tb && t[n - 1] >= tb;
     bool any_pair = false;
@@ -213,7 +224,7 @@ static int split(const sotto__bin *r, const sotto_batch_chunk *c, const sotto__d
         }
         return n_cur;
     }
-    double duration = (double)c->n_samples / SOTTO_SAMPLE_RATE;
+    double duration = (double)(c->n_samples - skip) / SOTTO_SAMPLE_RATE;
     int32_t last_ts = -1;
     for (int i = 0; tb >= 0 && i < n; i++)
         if (t[i] >= tb) last_ts = t[i];
@@ -253,12 +264,12 @@ static sotto_status chunk_words(sotto__brun *r, sotto__bin *in, const sotto_batc
     return st;
 }
 
-sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int w,
+sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int64_t skip, int w,
                                   const sotto__decode_result *d)
 {
     const sotto_transcribe_params *p = &in->p;
     sotto__wseg *cur = r->cur;
-    int n_cur = split(in, c, d, cur);
+    int n_cur = split(in, c, skip, d, cur);
     sotto_status st = SOTTO_OK;
     if (!sotto__result_grow(in->res, n_cur)) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
     if (!st && p->word_timestamps) st = chunk_words(r, in, c, w, cur, n_cur);
@@ -276,7 +287,7 @@ sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_ba
         sotto__strip(text, strlen(text), &a, &len);
         sotto__result *x = in->res;
         sotto__result_append(x, (sotto_segment){
-            .seek = c->offset / FRAME, .start = start, .end = end, .text = text, .tokens = toks,
+            .seek = (c->offset + skip) / FRAME, .start = start, .end = end, .text = text, .tokens = toks,
             .n_tokens = s->n_tokens, .temperature = d->temperature, .avg_logprob = d->avg_logprob,
             .compression_ratio = sotto__compression_ratio(text + a, len), .no_speech_prob = d->no_speech_prob,
             .words = p->word_timestamps ? s->words : NULL, .n_words = p->word_timestamps ? s->n_words : 0});
@@ -285,6 +296,18 @@ sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_ba
     }
     for (int i = 0; i < n_cur; i++) sotto__wseg_free(&cur[i]);
     return st;
+}
+
+int64_t sotto__bin_next_skip(const sotto__bin *in, const sotto_batch_chunk *c, int64_t skip,
+                             const sotto__decode_result *d)
+{
+    const int32_t tb = in->rules.ts_begin;
+    int32_t last = -1;
+    for (int i = 0; in->p.batch_continue && in->p.timestamps && tb >= 0 && i < d->n_tokens; i++)
+        if (d->tokens[i] > tb && d->tokens[i] > last) last = d->tokens[i];
+    if (last < 0) return -1; /* no time past the piece's start: no progress to build on */
+    int64_t next = skip + (int64_t)(last - tb) * (SOTTO_SAMPLE_RATE / 50); /* 20 ms a timestamp */
+    return c->n_samples - next >= SOTTO_SAMPLE_RATE ? next : -1;
 }
 
 void sotto__bin_fail(sotto__brun *r, sotto__bin *in, sotto_status st)

@@ -45,12 +45,21 @@ typedef struct sotto__brun {
  * the context's encoder, for a multilingual model) and sets its decoding up. SOTTO_OK, or
  * the status with the context's message (the caller marks IN failed). */
 sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in);
-/* Chunk C of IN's log-mel into MEL [n_mels, 3000]: its samples end to end, then zeros. */
-sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_batch_chunk *c, float *mel);
-/* Chunk C of IN, decoded as D, as segments of IN's result on the file's timeline; with word
- * timestamps its window W must be the decoder's (the alignment reads its cross K/V). */
-sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int w,
+/* The log-mel of chunk C of IN from its sample SKIP on into MEL [n_mels, 3000]: its
+ * samples end to end (SKIP 0: the whole chunk; more: the rest of a chunk whose decoding
+ * ended early, batch_continue), then zeros. */
+sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_batch_chunk *c, int64_t skip,
+                            float *mel);
+/* Chunk C of IN from sample SKIP, decoded as D, as segments of IN's result on the file's
+ * timeline; with word timestamps its window W must be the decoder's (the alignment reads
+ * its cross K/V). */
+sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int64_t skip, int w,
                                   const sotto__decode_result *d);
+/* batch_continue: where the next piece of chunk C of IN starts, after the piece from
+ * sample SKIP decoded as D ended: past its last timestamp token when at least 1 s of the
+ * chunk's speech is left after that, else -1 (the chunk is done). */
+int64_t sotto__bin_next_skip(const sotto__bin *in, const sotto_batch_chunk *c, int64_t skip,
+                             const sotto__decode_result *d);
 /* IN failed with ST: the context's message into its item (none is taken from it after). */
 void sotto__bin_fail(sotto__brun *r, sotto__bin *in, sotto_status st);
 /* IN's result into its item (SOTTO_OK) unless it failed; frees what IN holds. */

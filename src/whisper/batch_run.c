@@ -4,8 +4,9 @@
  * window of its own, and their searches stepped together (search.h groups): every
  * decoder step is one sotto__decoder_step_batch over the live rows of all of them; a
  * chunk whose search ends leaves the batch, and an input whose abort callback fires
- * leaves it alone. sotto_transcribe_batch (many inputs, for the server) and batch_size
- * in sotto_transcribe* (one) both run here. */
+ * leaves it alone; with batch_continue, the rest of each chunk that stopped early goes
+ * through again from its last timestamp. sotto_transcribe_batch (many inputs, for the
+ * server) and batch_size in sotto_transcribe* (one) both run here. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,24 @@
 
 #include "batch.h"
 
-/* One window of a batch: chunk C of input IN, its search's result D. */
+enum { MAX_PIECES = 8 }; /* a chunk and its continuations (batch_continue) */
+
+/* One window of a batch: chunk C of input IN from sample SKIP, its search's result *D. */
 typedef struct bwin {
     sotto__bin *in;
     const sotto_batch_chunk *c;
-    sotto__decode_result d;
+    int64_t skip;
+    sotto__decode_result *d;
 } bwin;
+
+/* One chunk of a batch: its pieces (the chunk from sample SKIP[i], decoded as D[i]). */
+typedef struct bchunk {
+    sotto__bin *in;
+    const sotto_batch_chunk *c;
+    int n;
+    int64_t skip[MAX_PIECES];
+    sotto__decode_result d[MAX_PIECES];
+} bchunk;
 
 /* Encodes the NB windows' chunks in one pass and projects each one's cross K/V into
  * decoder window w. */
@@ -27,7 +40,7 @@ static sotto_status encode(sotto__brun *r, bwin *bw, int nb)
     sotto_context *ctx = r->ctx;
     const size_t mel = (size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES;
     for (int w = 0; w < nb; w++) {
-        sotto_status st = sotto__bin_mel(r, bw[w].in, bw[w].c, r->mels + (size_t)w * mel);
+        sotto_status st = sotto__bin_mel(r, bw[w].in, bw[w].c, bw[w].skip, r->mels + (size_t)w * mel);
         if (st) return st;
     }
     ctx->encoded = ctx->have_state = ctx->have_logits = false;
@@ -55,7 +68,7 @@ static void poll_abort(sotto__brun *r, bwin *bw, int nb, sotto__group **g)
 }
 
 /* The searches of windows 0 .. NB - 1 in lockstep, each with its input's options (their
- * start sequences of one length): BW[w].d their results. */
+ * start sequences of one length): *BW[w].d their results. */
 static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
 {
     sotto_context *ctx = r->ctx;
@@ -64,7 +77,7 @@ static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
     sotto_status st = SOTTO_OK;
     for (int w = 0; w < nb && !st; w++) {
         ctx->dec.win = w;
-        st = sotto__group_begin(ctx, &bw[w].in->o, w * S, &bw[w].d, &g[w]);
+        st = sotto__group_begin(ctx, &bw[w].in->o, w * S, bw[w].d, &g[w]);
         if (!st && !sotto__group_finished(g[w])) sotto__group_advance(g[w]);
     }
     int32_t *toks = malloc((size_t)nb * S * sizeof *toks);
@@ -104,9 +117,9 @@ static bool takes_more(sotto__bin *in, int n_sot)
     return !in->failed && in->n_sot == n_sot && !in->res->pub.stopped && in->next < in->n_chunks;
 }
 
-/* Up to B chunks, in order, of the inputs IN [N] from *AT on, into BW: the number taken.
+/* Up to B chunks, in order, of the inputs IN [N] from *AT on, into BC: the number taken.
  * An input is asked its abort callback before its first chunk of the batch. */
-static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B, bwin *bw)
+static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B, bchunk *bc)
 {
     int nb = 0;
     for (; *at < n && nb < B; ++*at) {
@@ -117,14 +130,17 @@ static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B
             sotto__bin_fail(r, x, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
             continue;
         }
-        while (nb < B && x->next < x->n_chunks) bw[nb++] = (bwin){.in = x, .c = &x->chunks[x->next++]};
+        while (nb < B && x->next < x->n_chunks) {
+            bchunk *b = &bc[nb++];
+            b->in = x, b->c = &x->chunks[x->next++], b->n = 1, b->skip[0] = 0;
+        }
         if (x->next < x->n_chunks) break; /* the next batch goes on with it */
     }
     return nb;
 }
 
 /* After a batch: each of its inputs' progress, to the start of its next chunk. */
-static void progress(bwin *bw, int nb)
+static void progress(bchunk *bw, int nb)
 {
     for (int w = 0; w < nb; w++) {
         sotto__bin *in = bw[w].in;
@@ -136,26 +152,62 @@ static void progress(bwin *bw, int nb)
     }
 }
 
+/* The batch's chunks decoded: every chunk's first piece, then (batch_continue) the rest
+ * of each chunk whose piece ended a second or more before its speech did, from its last
+ * timestamp, those pieces batched together, until none is left (MAX_PIECES at most). */
+static sotto_status decode_chunks(sotto__brun *r, bchunk *bc, int nb)
+{
+    bwin bw[SOTTO_MAX_BATCH];
+    int m = 0;
+    for (int w = 0; w < nb; w++) bw[m++] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .d = &bc[w].d[0]};
+    for (int round = 0; m > 0; round++) {
+        sotto_status st = round ? encode(r, bw, m) : SOTTO_OK; /* round 0: encoded by the caller */
+        if (!st) st = decode(r, bw, m);
+        if (st) return st;
+        int k = 0;
+        for (int w = 0; w < nb; w++) {
+            bchunk *b = &bc[w];
+            if (b->in->failed || b->n != round + 1 || b->n == MAX_PIECES) continue;
+            int64_t next = sotto__bin_next_skip(b->in, b->c, b->skip[round], &b->d[round]);
+            if (next < 0) continue;
+            b->skip[b->n] = next;
+            bw[k++] = (bwin){.in = b->in, .c = b->c, .skip = next, .d = &b->d[b->n]};
+            b->n++;
+        }
+        m = k;
+    }
+    return SOTTO_OK;
+}
+
 /* The chunks of the inputs with start sequences of N_SOT tokens, batch by batch. */
 static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
 {
     int B = 0;
     for (int i = 0; i < n; i++)
         if (!in[i].failed && in[i].n_sot == n_sot && in[i].p.batch_size > B) B = in[i].p.batch_size;
-    bwin bw[SOTTO_MAX_BATCH];
-    for (int at = 0, nb; (nb = take(r, in, n, &at, n_sot, B, bw)) > 0;) {
+    bchunk *bc = malloc((size_t)(B > 0 ? B : 1) * sizeof *bc);
+    if (!bc) {
+        for (int i = 0; i < n; i++)
+            if (!in[i].failed && in[i].n_sot == n_sot)
+                sotto__bin_fail(r, &in[i], sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory"));
+        return;
+    }
+    for (int at = 0, nb; (nb = take(r, in, n, &at, n_sot, B, bc)) > 0;) {
+        bwin bw[SOTTO_MAX_BATCH];
+        for (int w = 0; w < nb; w++) bw[w] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .d = &bc[w].d[0]};
         sotto_status st = encode(r, bw, nb);
-        if (!st) st = decode(r, bw, nb);
+        if (!st) st = decode_chunks(r, bc, nb);
         for (int w = 0; w < nb; w++) {
-            sotto__bin *x = bw[w].in;
+            sotto__bin *x = bc[w].in;
             if (st) sotto__bin_fail(r, x, st); /* the batch failed: every input in it */
-            else if (!x->failed && !x->res->pub.stopped) {
-                sotto_status s = sotto__bin_add_chunk(r, x, bw[w].c, w, &bw[w].d);
+            for (int i = 0; i < bc[w].n && !x->failed && !x->res->pub.stopped; i++) {
+                sotto_status s = sotto__bin_add_chunk(r, x, bc[w].c, bc[w].skip[i], w, &bc[w].d[i]);
                 if (s) sotto__bin_fail(r, x, s);
             }
         }
-        if (!st) progress(bw, nb);
+        if (!st) progress(bc, nb);
     }
+    free(bc);
     r->ctx->dec.win = 0;
 }
 

@@ -3,7 +3,7 @@
 # a batch of 3 chunks writes what batches of 1 write (greedy; the library test holds beam 5 and
 # timestamps), one segment a chunk without --timestamps, cut at the timestamps with it, -j with
 # --batch-size, and the refusals (--timestamps alone, --vad or --prompt with batching, a batch
-# over the decoder's rows).
+# over the decoder's rows, --batch-continue without --timestamps).
 # usage: test_batched.sh SOTTO MODEL FW_VAD LONG2.wav CLIP.wav WORKDIR
 set -u
 sotto=$1 model=$2 vad=$3 long=$4 clip=$5 work=$6
@@ -29,4 +29,8 @@ run --batch-size 2 --vad "$clip" > /dev/null 2> "$work/e2"
 check "--vad with --batch-size refused" 'grep -q "no --vad" "$work/e2"'
 run --batch-size 64 --beam-size 16 "$clip" > /dev/null 2> "$work/e3"
 check "64 x 16 rows refused, naming what fits" 'grep -q "at most 28 windows" "$work/e3"'
+run --batch-size 2 --batch-continue "$clip" > /dev/null 2> "$work/e4"
+check "--batch-continue without --timestamps refused" 'grep -q "batch-continue goes with" "$work/e4"'
+run --batch-size 2 --timestamps --batch-continue -f json "$clip" > "$work/c.json" 2> "$work/c.err"
+check "--batch-size --timestamps --batch-continue runs" '[ -s "$work/c.json" ]'
 exit $fail

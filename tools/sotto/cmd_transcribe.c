@@ -30,7 +30,7 @@ typedef struct opts {
     int jobs;
     unsigned formats;          /* bits over out_writers */
     int n_formats;
-    int quiet, temps_given, overwrite, batch_timestamps;
+    int quiet, temps_given, overwrite, batch_timestamps, batch_continue;
     double t0, t_inc;
     sotto_transcribe_params tp;
     out_lines lines;           /* --max-line-len, --split-on-word */
@@ -179,6 +179,10 @@ static const cli_opt options[] = {
     {"--timestamps", 0, OPT_TRUE, OFF(batch_timestamps),
      .help = "with --batch-size: timestamp tokens, segments cut at them\n"
              "(default without: one segment per chunk, as faster-whisper)"},
+    {"--batch-continue", 0, OPT_TRUE, OFF(batch_continue),
+     .help = "with --batch-size --timestamps: a chunk whose decoding stops a\n"
+             "second or more before its speech ends is decoded again from its\n"
+             "last timestamp (no --word-timestamps yet)"},
     {"--jobs", 'j', OPT_INT, OFF(jobs), 1, 256, "N", "a file count in 1..256",
      .help = "N files at once, each on a context of its own, one model\n"
              "(default 1; -t then defaults to cores / N)"},
@@ -296,6 +300,9 @@ static int parse(int argc, char **argv, opts *o)
     }
     if (o->batch_timestamps && !o->tp.batch_size) return refuse("--timestamps goes with --batch-size");
     if (o->tp.batch_size) o->tp.timestamps = o->batch_timestamps;
+    if (o->batch_continue && (!o->tp.batch_size || !o->batch_timestamps || o->tp.word_timestamps))
+        return refuse("--batch-continue goes with --batch-size and --timestamps, without --word-timestamps");
+    o->tp.batch_continue = o->batch_continue;
     if (o->tp.batch_size && (o->tp.vad_filter || o->tp.initial_prompt))
         return refuse("--batch-size cuts by VAD itself and decodes each chunk on its own: no --vad, no --prompt");
     if (o->lines.max_len && !o->tp.word_timestamps)
