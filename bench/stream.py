@@ -14,15 +14,31 @@ N streams of the same file run at once (each on --threads threads) and each is r
 The reference text of bench/make_long.sh's long.wav is built from tests/data/clips
 (--truth-from-clips): the clips in its order, repeated as it repeats them.
 
+--simulate is the deterministic mode, for comparing policies whatever the machine's load:
+the file is read as fast as it decodes (`sotto stream --jsonl` without --realtime: 0.1 s
+per push, so a step runs at every --min-step of audio, as on a machine that keeps up) and
+each event counts as emitted when the audio it was made at was due (emission_time :=
+audio_time: decoding as if instant). Its latency is the policy's alone (waiting for two
+decodings to agree); real time adds each step's processing. Two runs of the same build
+and flags give the same events. --cpu-clock is the older estimate: the same loop through
+the Python package on a virtual clock advanced by each push's CPU time / --threads
+(python from .venv-python, with sotto installed).
+
+--diff writes OUT/diff.txt: the committed words against the offline transcript's and
+against the reference, word by word (an edit-distance alignment of normalised words, each with the
+committed words' times and emission), to see where the two differ (lost stretches, words
+committed twice, loops).
+
 usage: bench/stream.py --sotto build/sotto -m MODEL [--vad-model V] AUDIO
                        [--truth FILE | --truth-from-clips DIR] [--threads 2] [--sessions 1]
-                       [--offline-json FILE] [--out DIR] [--simulate] [-- extra sotto stream flags]
-(--simulate runs in the Python package: python from .venv-python, with sotto installed)
+                       [--offline-json FILE] [--out DIR] [--simulate | --cpu-clock] [--diff]
+                       [-- extra sotto stream flags]
 """
 import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -128,8 +144,89 @@ def report(label, events, offline, truth, wall):
     return r
 
 
-def simulate(a, out_path):
-    """--simulate: the --realtime loop on a virtual clock through the Python package. Audio
+def committed_words(events):
+    """(normalised word, its final event's emission time, the word) of every committed word."""
+    out = []
+    for e in events:
+        if e["type"] == "final":
+            for w in e["words"]:
+                out.extend((piece, e["emission_time"], w) for piece in normalise(w["word"]))
+    return out
+
+
+def align(a, b):
+    """The edit-distance alignment of word lists A and B: (op, i1, i2, j1, j2) runs as
+    difflib's opcodes ('equal', 'replace', 'delete': A's words alone, 'insert': B's)."""
+    n, m = len(a), len(b)
+    d = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        d[i][0] = i
+    for j in range(m + 1):
+        d[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+    steps, i, j = [], n, m
+    while i or j:
+        if i and j and d[i][j] == d[i - 1][j - 1] + (a[i - 1] != b[j - 1]):
+            steps.append(("equal" if a[i - 1] == b[j - 1] else "replace", i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i and d[i][j] == d[i - 1][j] + 1:
+            steps.append(("delete", i - 1, j))
+            i -= 1
+        else:
+            steps.append(("insert", i, j - 1))
+            j -= 1
+    runs = []
+    for op, i, j in reversed(steps):
+        di, dj = op != "insert", op != "delete"
+        if runs and (runs[-1][0] == "equal") == (op == "equal") and runs[-1][2] == i and runs[-1][4] == j:
+            r = runs[-1]
+            runs[-1] = ("equal" if op == "equal" else "edit", r[1], i + di, r[3], j + dj)
+        else:
+            runs.append(("equal" if op == "equal" else "edit", i, i + di, j, j + dj))
+    return runs
+
+
+def write_diff(path, events, offline, truth):
+    """--diff: the committed words against the offline ones and the reference, aligned."""
+    mine = committed_words(events)
+    off = word_list(w for s in offline["segments"] for w in (s.get("words") or []))
+    with open(path, "w") as f:
+        for name, other in (("offline", [p for p, _ in off]), ("reference", normalise(truth or ""))):
+            if not other:
+                continue
+            n_edits = 0
+            f.write(f"## committed vs {name}\n")
+            for op, i1, i2, j1, j2 in align([m[0] for m in mine], other):
+                if op == "equal":
+                    continue
+                n_edits += max(i2 - i1, j2 - j1)
+                k = min(i1, len(mine) - 1)
+                at, emitted = (mine[k][2]["start"], mine[k][1]) if mine else (0, 0)
+                f.write(f"{at:7.2f} (emitted {emitted:7.2f}): committed [{' '.join(m[0] for m in mine[i1:i2])}]"
+                        f" {name} [{' '.join(other[j1:j2])}]\n")
+            f.write(f"## {n_edits} words differ ({len(mine)} committed, {len(other)} {name})\n\n")
+
+
+def deterministic(a, out_path):
+    """--simulate: `sotto stream --jsonl` read as fast as it decodes; every event's
+    emission_time becomes its audio_time (decoding as if instant)."""
+    vad = ["--vad-model", a.vad_model] if a.vad_model else []
+    cmd = [a.sotto, "stream", "-m", a.model, *vad, "-t", str(a.threads), "--jsonl", *a.extra, a.audio]
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, check=True, text=True)
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    a.cpu_s = c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime
+    with open(out_path, "w") as f:
+        for line in p.stdout.splitlines():
+            e = json.loads(line)
+            e["emission_time"] = e["audio_time"]
+            f.write(json.dumps(e) + "\n")
+
+
+def cpu_clock(a, out_path):
+    """--cpu-clock: the --realtime loop on a virtual clock through the Python package. Audio
     is due when the clock passes it; a push advances the clock by the CPU time it took /
     --threads (the wall time of an idle machine whose threads all run, which a shared,
     overloaded one cannot show); each event is emitted when its push ends. Writes the
@@ -181,7 +278,10 @@ def main():
     ap.add_argument("--out", default="build-bench/stream")
     ap.add_argument("--label", default="")
     ap.add_argument("--simulate", action="store_true",
-                    help="a virtual clock (CPU time / threads) instead of the wall clock: see simulate()")
+                    help="deterministic: steps at every --min-step of audio, decoding as if instant")
+    ap.add_argument("--cpu-clock", action="store_true",
+                    help="a virtual clock (CPU time / threads) instead of the wall clock: see cpu_clock()")
+    ap.add_argument("--diff", action="store_true", help="write OUT/diff.txt (committed vs offline and reference)")
     ap.add_argument("audio")
     ap.add_argument("extra", nargs="*", help="after --: more `sotto stream` flags")
     a = ap.parse_args()
@@ -195,10 +295,10 @@ def main():
     vad = ["--vad-model", a.vad_model] if a.vad_model else []
     procs, outs = [], []
     t0 = time.monotonic()
-    if a.simulate:
-        outs.append(os.path.join(a.out, "events-simulated.jsonl"))
-        simulate(a, outs[0])
-    for i in range(0 if a.simulate else a.sessions):
+    if a.simulate or a.cpu_clock:
+        outs.append(os.path.join(a.out, "events-simulated.jsonl" if a.simulate else "events-cpu-clock.jsonl"))
+        (deterministic if a.simulate else cpu_clock)(a, outs[0])
+    for i in range(0 if a.simulate or a.cpu_clock else a.sessions):
         path = os.path.join(a.out, f"events{i}.jsonl")
         outs.append(path)
         cmd = [a.sotto, "stream", "-m", a.model, *vad, "-t", str(a.threads), "--realtime", "--jsonl", *a.extra, a.audio]
@@ -211,8 +311,12 @@ def main():
     for i, path in enumerate(outs):
         events = [json.loads(line) for line in open(path)]
         label = a.label or os.path.basename(a.model)
-        label += " simulated" if a.simulate else f" session {i + 1}/{a.sessions}"
+        label += " simulated" if a.simulate else " cpu-clock" if a.cpu_clock else f" session {i + 1}/{a.sessions}"
         r = report(label, events, offline, truth, wall)
+        if a.diff and i == 0:
+            write_diff(os.path.join(a.out, "diff.txt"), events, offline, truth)
+        if a.simulate:
+            r["cpu_s"] = a.cpu_s  # the stream's CPU seconds (model load included): the policy's cost
         r["flags"] = " ".join(a.extra)
         r["threads"] = a.threads
         r["loadavg_after"] = [round(x, 2) for x in load]

@@ -11,12 +11,14 @@
 #include "../common.h"
 #include "agree.h"
 #include "context.h"
+#include "stream.h"
 #include "text.h"
 
 #define RATE SOTTO_SAMPLE_RATE
 #define PROMPT_CHARS 200       /* whisper_streaming's prompt: the last 200 characters */
 #define LEAD_S 1.0             /* silence kept before speech the VAD has not heard yet */
-#define REPEAT_WINDOW_S 1.0    /* a decoding's first word this near the last commit may repeat it */
+#define REPEAT_WINDOW_S 1.0    /* a committed word heard again starts this near where it did */
+#define LOOKBACK_S 1.0         /* words ending this long before the last commit are not new */
 
 struct sotto_stream {
     sotto_context *ctx;
@@ -41,6 +43,8 @@ struct sotto_stream {
     size_t n_text, cap_text;
     int n_events, n_steps;
     double decoded_s;
+    sotto__stream_decoder decoder; /* a test's, or NULL: sotto_transcribe */
+    void *decoder_user;
     bool done, failed;
     char error[SOTTO__ERR_LEN];
 };
@@ -134,6 +138,11 @@ void sotto_stream_free(sotto_stream *s)
     sotto__twords_free(&s->hyp);
     free(s->buf), free(s->seg_end), free(s->text);
     free(s);
+}
+
+void sotto__stream_set_decoder(sotto_stream *s, sotto__stream_decoder fn, void *user)
+{
+    s->decoder = fn, s->decoder_user = user;
 }
 
 double sotto_stream_time(const sotto_stream *s)
@@ -268,12 +277,29 @@ static sotto_status commit(sotto_stream *s, int n)
 
 /* ---- a decoding step ------------------------------------------------------------- */
 
+/* Drops the words at the start of CAND that are committed already: the longest run of
+ * them (up to 5) that repeats the end of the committed words in the buffer, each near
+ * the time it was committed at, then any whose middle is before the last commit (old
+ * audio heard as other words). Times move by a few tenths of a second between
+ * decodings, so a cut at the last commit's time alone drops new words or keeps old. */
+static void drop_committed(sotto_stream *s, sotto__twords *cand)
+{
+    const sotto__twords mine = {s->committed.w + s->in_buffer, s->committed.n - s->in_buffer, 0};
+    int rep = sotto__repeat_of_committed(&mine, cand);
+    for (int k = 0; k < rep; k++)
+        if (fabs(cand->w[k].start - mine.w[mine.n - rep + k].start) > REPEAT_WINDOW_S) rep = 0;
+    sotto__twords_drop(cand, rep);
+    int old = 0;
+    while (old < cand->n && (cand->w[old].start + cand->w[old].end) / 2 < s->last_commit) old++;
+    sotto__twords_drop(cand, old);
+}
+
 /* The words of result R (times shifted to the stream's timeline) that may be new: those
- * starting after the last commit (less 0.1 s, as whisper_streaming), less a repeat of
- * the committed words at their start, and none from a segment whose text compresses more
- * than the compression-ratio threshold on (a loop, ". . . ." or a phrase over and over,
- * which greedy decoding without fallback falls into) or after it: a loop is never agreed
- * on, so it is never committed. The segment ends go to s->seg_end. */
+ * ending less than LOOKBACK_S before the last commit, less those drop_committed finds
+ * committed, and none from a segment whose text compresses more than the
+ * compression-ratio threshold on (a loop, ". . . ." or a phrase over and over, which
+ * greedy decoding without fallback falls into) or after it: a loop is never agreed on,
+ * so it is never committed. The segment ends go to s->seg_end. */
 static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__twords *out)
 {
     double off = (double)s->off / RATE;
@@ -289,15 +315,12 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
         if (g->n_words) s->seg_end[s->n_seg++] = off + g->words[g->n_words - 1].end;
         for (int k = 0; k < g->n_words; k++) {
             const sotto_word *w = &g->words[k];
-            if (off + w->start <= s->last_commit - 0.1 || !*w->word) continue;
+            if (off + w->end <= s->last_commit - LOOKBACK_S || !*w->word) continue;
             if (!sotto__twords_push(out, w->word, off + w->start, off + w->end, w->probability))
                 return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
         }
     }
-    if (out->n && fabs(out->w[0].start - s->last_commit) < REPEAT_WINDOW_S) {
-        sotto__twords mine = {s->committed.w + s->in_buffer, s->committed.n - s->in_buffer, 0};
-        sotto__twords_drop(out, sotto__repeat_of_committed(&mine, out));
-    }
+    drop_committed(s, out);
     return SOTTO_OK;
 }
 
@@ -312,14 +335,22 @@ static sotto_status decode_step(sotto_stream *s, bool all)
     s->tp.initial_prompt = *prompt ? prompt : NULL;
     if (s->lang[0]) s->tp.language = s->lang;
     sotto_result *r = NULL;
-    sotto_status st = sotto_transcribe(s->ctx, s->buf, s->n_buf, &s->tp, &r);
+    const sotto_result *got = NULL;
+    sotto_status st = SOTTO_OK;
+    if (s->decoder) {
+        if (!(got = s->decoder(s->decoder_user, s->buf, s->n_buf, (double)s->off / RATE, &s->tp)))
+            st = SOTTO_ERR_INVALID_ARG;
+    } else if ((st = sotto_transcribe(s->ctx, s->buf, s->n_buf, &s->tp, &r)) == SOTTO_OK) {
+        got = r;
+    }
     free(prompt);
     s->tp.initial_prompt = NULL;
-    if (st != SOTTO_OK) return fail(s, st, sotto_context_error(s->ctx));
+    if (st != SOTTO_OK) return fail(s, st, s->decoder ? "stream: the decoder failed" : sotto_context_error(s->ctx));
     s->n_steps++, s->decoded_s += buffer_s(s);
     sotto__twords fresh = {0};
-    st = take_words(s, r, &fresh);
-    if (st == SOTTO_OK && !s->lang[0] && fresh.n && r->language) snprintf(s->lang, sizeof s->lang, "%s", r->language);
+    st = take_words(s, got, &fresh);
+    if (st == SOTTO_OK && !s->lang[0] && fresh.n && got->language)
+        snprintf(s->lang, sizeof s->lang, "%s", got->language);
     sotto_result_free(r);
     if (st != SOTTO_OK) {
         sotto__twords_free(&fresh);

@@ -5,6 +5,7 @@
  * with what was committed, exit 130. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ typedef struct opts {
     sotto_stream_params sp;
     const char *lang, *format, *output, *dir;
     int rate, rate_given, realtime, jsonl, no_vad, quiet;
+    double push_s;
     unsigned formats;
 } opts;
 
@@ -61,6 +63,10 @@ static const cli_opt options[] = {
     {"--realtime", 0, OPT_TRUE, OFF(realtime),
      .help = "read INPUT no faster than real time (a file as if it were spoken\n"
              "now: for demos, tests and latency figures)"},
+    {"--push", 0, OPT_DOUBLE, OFF(push_s), 0.01, 60, "S", "seconds in 0.01..60",
+     .help = "without --realtime, give the session S seconds of a file at a time\n"
+             "(default 0.1): S of a step's duration replays a machine that slow,\n"
+             "the same events at every run (bench/stream.py --simulate)"},
     {"--jsonl", 0, OPT_TRUE, OFF(jsonl),
      .help = "one JSON object per event on stdout: {\"type\": \"tentative\" or\n"
              "\"final\", \"start\", \"end\", \"text\", \"words\", \"emission_time\"\n"
@@ -329,6 +335,7 @@ static int parse(int argc, char **argv, opts *o, const char **input)
 {
     o->sp = sotto_stream_params_default();
     o->rate = SOTTO_SAMPLE_RATE;
+    o->push_s = 0.1;
     int n_pos;
     int rc = cli_parse(&command, argc, argv, o, &n_pos);
     if (rc) return rc;
@@ -364,8 +371,9 @@ static int feed(stream_input *in, sotto_stream *s, live *l)
     char msg[1024];
     /* in real time (paced, or raw PCM as it comes) all the audio there is goes in at once,
      * so a slow step never leaves a backlog; a file read as fast as it decodes comes in
-     * tenths of a second, as if spoken (the same steps on any machine) */
-    int64_t max = l->o->realtime || l->o->format ? (int64_t)SOTTO_SAMPLE_RATE * 3600 : SOTTO_SAMPLE_RATE / 10;
+     * tenths of a second (--push), as if spoken (the same steps on any machine) */
+    int64_t max = l->o->realtime || l->o->format ? (int64_t)SOTTO_SAMPLE_RATE * 3600
+                                                 : (int64_t)llround(l->o->push_s * SOTTO_SAMPLE_RATE);
     for (;;) {
         const float *x;
         int64_t n;
