@@ -83,9 +83,14 @@ cmake --build build -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 sh scripts/fetch-tiny-en-ct2.sh
 # the real multilingual base model is part of the golden tests; `make demo` does not need it
 if [ "${SOTTO_SKIP_BASE:-0}" != 1 ]; then sh scripts/fetch-base-ct2.sh; fi
-if [ ! -f models/tiny.en.gguf ] || [ models/tiny.en-ct2/model.bin -nt models/tiny.en.gguf ]; then
-    echo "setup: converting models/tiny.en-ct2 -> models/tiny.en.gguf"
-    ./build/sotto convert models/tiny.en-ct2 models/tiny.en.gguf
+# in f16, as the checkpoint stores it: the default model then gives the f32 copy's results
+# bit for bit (kernels.h: matmul_f16 runs matmul's chains; f16 models keep their
+# cross-attention K/V in f32) and reads half the bytes per decoder step; an older f32
+# tiny.en.gguf is converted again
+if [ ! -f models/tiny.en.gguf ] || [ models/tiny.en-ct2/model.bin -nt models/tiny.en.gguf ] ||
+    ! ./build/sotto info models/tiny.en.gguf 2>/dev/null | grep -q '^  embedding .* f16, tied'; then
+    echo "setup: converting models/tiny.en-ct2 -> models/tiny.en.gguf (f16)"
+    ./build/sotto convert models/tiny.en-ct2 models/tiny.en.gguf --type f16
 fi
 
 sh scripts/fetch-silero-vad.sh

@@ -82,5 +82,5 @@ rm -rf "$sub" && mkdir -p "$sub"
 for clip in librivox-0870 espeak-ng-01; do
     for f in tests/golden/tiny.en/"$clip".*; do ln -s "$PWD/$f" "$sub/"; done
 done
-echo "== tiny.en (f32 GGUF) against eager PyTorch, 2 clips (aarch64, qemu-user -cpu max: neon_i8mm)"
+echo "== tiny.en (the default f16 GGUF) against eager PyTorch, 2 clips (aarch64, qemu-user -cpu max: neon_i8mm)"
 run -cpu max build-arm/tests/test_golden models/tiny.en.gguf "$sub" tests/data/clips

@@ -675,6 +675,52 @@ static void test_ref_bits(const sotto__kernels *k)
     free(g0), free(g1);
 }
 
+/* The f16 kernels give the f32 kernels' bits on weights that halves hold exactly (both
+ * widen B to floats and run one chain per output; the order may be the set's own, but it
+ * is the same for both types): so a model stored in f16 computes what its f32 copy
+ * computes when its checkpoint is f16 (the default model, from CTranslate2 halves). Every
+ * row count of the decoder (1, beams, batches) and the encoder's GEMM. */
+static void test_f16_is_f32(const sotto__kernels *k)
+{
+    static const int ms[] = {1, 2, 3, 4, 5, 6, 8, 9, 12, 24, 25, 130};
+    static const int ns[] = {1, 7, 8, 9, 17, 64, 65, 300, 1536};
+    static const int ks[] = {1, 31, 64, 384, 385};
+    unsigned seed = 91;
+    int bad = 0, bad_nn = 0, runs = 0;
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = (a + b) % 2; c < sizeof ks / sizeof *ks; c += 2) {
+                int M = ms[a], N = ns[b], K = ks[c];
+                size_t lda = (size_t)K + 3, ldb = (size_t)K + 1, ldc = (size_t)N + 2, nb = (size_t)N * ldb;
+                float *A = malloc(M * lda * 4), *B = malloc(nb * 4), *bias = malloc(N * 4), *C0 = malloc(M * ldc * 4),
+                      *C1 = malloc(M * ldc * 4);
+                uint16_t *Bh = malloc(nb * 2);
+                for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+                for (size_t i = 0; i < nb; i++) B[i] = rnd(&seed);
+                for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+                sotto__quantize(SOTTO_TYPE_F16, B, Bh, (int64_t)nb);
+                sotto__dequantize(SOTTO_TYPE_F16, Bh, B, (int64_t)nb);
+                const float *bs = (a + c) % 2 ? bias : NULL;
+                for (size_t i = 0; i < M * ldc; i++) C0[i] = C1[i] = 3.0f;
+                k->matmul(A, lda, B, ldb, bs, C0, ldc, M, N, K);
+                k->matmul_f16(A, lda, Bh, ldb, bs, C1, ldc, M, N, K);
+                bad += memcmp(C0, C1, M * ldc * 4) != 0;
+                if (bad == 1 && memcmp(C0, C1, M * ldc * 4) != 0)
+                    printf("%s: first f16/f32 difference at M=%d N=%d K=%d\n", k->name, M, N, K);
+                /* B as [K][N] rows: the attention products' layout */
+                if ((size_t)K * N <= nb) {
+                    k->matmul_nn(A, lda, B, (size_t)N, C0, ldc, M, N, K);
+                    k->matmul_nn_f16(A, lda, Bh, (size_t)N, C1, ldc, M, N, K);
+                    bad_nn += memcmp(C0, C1, M * ldc * 4) != 0;
+                }
+                runs++;
+                free(A), free(B), free(bias), free(C0), free(C1), free(Bh);
+            }
+    CHECK(bad == 0, "%s matmul_f16 differs from matmul on f16-exact weights in %d of %d shapes", k->name, bad, runs);
+    CHECK(bad_nn == 0, "%s matmul_nn_f16 differs from matmul_nn on f16-exact values in %d of %d shapes", k->name,
+          bad_nn, runs);
+}
+
 /* The kernel sets offered are those the CPU's flags (Linux /proc/cpuinfo) allow. */
 static void test_cpu_detection(void)
 {
@@ -862,6 +908,10 @@ int main(int argc, char **argv)
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set this CPU runs, the scalar one included */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
         if (k) test_q8_same_bits(k);
+    }
+    for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */
+        const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
+        if (k) test_f16_is_f32(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* the x86 sets (NEON keeps its own sums) */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

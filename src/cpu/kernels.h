@@ -31,8 +31,10 @@
  *            7.1.26 (absolute error <= 1.5e-7) on that exp, the reference's bits on x86
  *   quantize_q8: one row of K floats (K a multiple of 32) to q8_0 blocks, exactly as
  *               sotto__quantize (d = max|x| / 127 rounded to f16, q = round(x / d))
- *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves)
- *   matmul_nn_f16: matmul_nn with B in halves (the same fused chain)
+ *   matmul_f16: the same with B stored as IEEE half floats [N, K] (ldb in halves); in
+ *               every set the bits of the set's matmul on B widened to floats (the same
+ *               chains), so an f16 model computes what its f32 copy does
+ *   matmul_nn_f16: matmul_nn with B in halves (the same fused chain; likewise matmul_nn's bits)
  *   matmul_q8:  the same with A and B in q8_0 blocks (K a multiple of 32; lda, ldb in
  *               blocks; A's int8 values in -127..127, as quantize_q8 writes them, B's any):
  *               per block pair an exact int32 dot product of the int8 values, then

@@ -26,14 +26,36 @@ static inline __m256i tail_mask(int r)
     return _mm256_loadu_si256((const __m256i *)(lanes + 8 - r));
 }
 
-static void block_4x2(const float *A, size_t lda, const float *B, size_t ldb, float *out, int K)
+static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* 8 values of B (f32, or f16 when F16) from element I. */
+ALWAYS_INLINE __m256 ld_b8(const void *B, bool f16, size_t i)
+{
+    return f16 ? ld_h8((const uint16_t *)B + i) : _mm256_loadu_ps((const float *)B + i);
+}
+
+/* The first R (< 8) values of B from element I, the other lanes 0 (as the f32 mask load
+ * gives them: so f32 and f16 B of the same values give the same sums). */
+ALWAYS_INLINE __m256 ld_b_tail(const void *B, bool f16, size_t i, int r)
+{
+    if (!f16) return _mm256_maskload_ps((const float *)B + i, tail_mask(r));
+    uint16_t t[8] = {0};
+    memcpy(t, (const uint16_t *)B + i, (size_t)r * sizeof *t);
+    return ld_h8(t);
+}
+
+/* out[2i + j] = row i of A (4 rows) . row j of B (2 rows), 8-wide chains, the K tail
+ * masked into the same chains. */
+ALWAYS_INLINE void block_4x2_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *out, int K)
 {
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
            c31 = c00;
-    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda, *b0 = B, *b1 = B + ldb;
+    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
     int k = 0;
     for (; k + 8 <= K; k += 8) {
-        __m256 x0 = _mm256_loadu_ps(b0 + k), x1 = _mm256_loadu_ps(b1 + k), a;
+        __m256 x0 = ld_b8(B, f16, (size_t)k), x1 = ld_b8(B, f16, ldb + k), a;
         a = _mm256_loadu_ps(a0 + k), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
         a = _mm256_loadu_ps(a1 + k), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
         a = _mm256_loadu_ps(a2 + k), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
@@ -41,7 +63,7 @@ static void block_4x2(const float *A, size_t lda, const float *B, size_t ldb, fl
     }
     if (k < K) {
         __m256i mk = tail_mask(K - k);
-        __m256 x0 = _mm256_maskload_ps(b0 + k, mk), x1 = _mm256_maskload_ps(b1 + k, mk), a;
+        __m256 x0 = ld_b_tail(B, f16, (size_t)k, K - k), x1 = ld_b_tail(B, f16, ldb + k, K - k), a;
         a = _mm256_maskload_ps(a0 + k, mk), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
         a = _mm256_maskload_ps(a1 + k, mk), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
         a = _mm256_maskload_ps(a2 + k, mk), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
@@ -51,36 +73,12 @@ static void block_4x2(const float *A, size_t lda, const float *B, size_t ldb, fl
     out[4] = hsum(c20), out[5] = hsum(c21), out[6] = hsum(c30), out[7] = hsum(c31);
 }
 
-static float dot1(const float *a, const float *b, int K)
-{
-    __m256 c0 = _mm256_setzero_ps(), c1 = c0;
-    int k = 0;
-    for (; k + 16 <= K; k += 16) {
-        c0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), c0);
-        c1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 8), _mm256_loadu_ps(b + k + 8), c1);
-    }
-    for (; k + 8 <= K; k += 8) c0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), c0);
-    if (k < K) {
-        __m256i mk = tail_mask(K - k);
-        c1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps(b + k, mk), c1);
-    }
-    return hsum(_mm256_add_ps(c0, c1));
-}
-
-static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
-
-/* 8 values of B (f32, or f16 when F16) from element I. */
-static inline __attribute__((always_inline)) __m256 ld_b8(const void *B, bool f16, size_t i)
-{
-    return f16 ? ld_h8((const uint16_t *)B + i) : _mm256_loadu_ps((const float *)B + i);
-}
-
 /* One row of A against B rows [n0, n1) (f32, or f16 when F16), one row of B after the
  * other: a single sequential stream through B (interleaving rows of B, each pass reading
  * a few rows at once, ran the stream from memory at well under half the speed:
  * docs/BENCHMARKS.md). */
-static inline __attribute__((always_inline)) void row_1_any(const float *a, const void *B, bool f16, size_t ldb,
-                                                           const float *bias, float *c, int n0, int n1, int K)
+ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb, const float *bias, float *c, int n0,
+                             int n1, int K)
 {
     for (int n = n0; n < n1; n++) {
         size_t r = (size_t)n * ldb;
@@ -93,112 +91,56 @@ static inline __attribute__((always_inline)) void row_1_any(const float *a, cons
             s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k + 24), ld_b8(B, f16, r + k + 24), s3);
         }
         for (; k + 8 <= K; k += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_b8(B, f16, r + k), s0);
-        if (!f16 && k < K) {
-            __m256i mk = tail_mask(K - k);
-            s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, mk), _mm256_maskload_ps((const float *)B + r + k, mk), s1);
-            k = K;
-        }
+        if (k < K)
+            s1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k, tail_mask(K - k)), ld_b_tail(B, f16, r + k, K - k), s1);
         float v = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
-        for (; k < K; k++) v += a[k] * _cvtsh_ss(((const uint16_t *)B)[r + k]); /* f16 only */
         c[n] = v + (bias ? bias[n] : 0.0f);
     }
 }
 
-static void row_1(const float *a, const float *B, size_t ldb, const float *bias, float *c, int n0, int n1, int K)
+/* C = A B^T + bias for few rows of A: panels of B rows sized (in the stored type) to stay
+ * in L2 while every row block of A streams past; 4x2 blocks, odd rows of B and rows of A
+ * past a multiple of 4 one row of A at a time. f32 and f16 B run the same chains. */
+ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
+                            float *C, size_t ldc, int M, int N, int K)
 {
-    row_1_any(a, B, false, ldb, bias, c, n0, n1, K);
-}
-
-static void row_1_f16(const float *a, const uint16_t *B, size_t ldb, const float *bias, float *c, int n0, int n1,
-                      int K)
-{
-    row_1_any(a, B, true, ldb, bias, c, n0, n1, K);
+    const size_t eb = f16 ? sizeof(uint16_t) : sizeof(float);
+    int panel = (int)((512 * 1024) / ((size_t)K * eb + 1));
+    if (panel < 8) panel = 8;
+    panel &= ~1;
+    for (int n0 = 0; n0 < N; n0 += panel) {
+        int n1 = n0 + panel < N ? n0 + panel : N;
+        int m = 0;
+        for (; m + 4 <= M; m += 4) {
+            int n = n0;
+            for (; n + 2 <= n1; n += 2) {
+                float o[8];
+                block_4x2_any(A + m * lda, lda, (const char *)B + (size_t)n * ldb * eb, f16, ldb, o, K);
+                for (int i = 0; i < 4; i++) {
+                    C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
+                    C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
+                }
+            }
+            for (int i = 0; n < n1 && i < 4; i++) row_1_any(A + (m + i) * lda, B, f16, ldb, bias, C + (m + i) * ldc, n, n1, K);
+        }
+        for (; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n0, n1, K);
+    }
 }
 
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K)
 {
-    if (M >= SOTTO__GEMM_MIN_M) {
-        sotto__gemm_f32_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
-        return;
-    }
-    /* panel of B rows sized to stay in L2 while every row block of A streams past */
-    int panel = (int)((512 * 1024) / ((size_t)K * sizeof(float) + 1));
-    if (panel < 8) panel = 8;
-    panel &= ~1;
-    for (int n0 = 0; n0 < N; n0 += panel) {
-        int n1 = n0 + panel < N ? n0 + panel : N;
-        int m = 0;
-        for (; m + 4 <= M; m += 4) {
-            int n = n0;
-            for (; n + 2 <= n1; n += 2) {
-                float o[8];
-                block_4x2(A + m * lda, lda, B + n * ldb, ldb, o, K);
-                for (int i = 0; i < 4; i++) {
-                    C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
-                    C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
-                }
-            }
-            for (; n < n1; n++)
-                for (int i = 0; i < 4; i++)
-                    C[(m + i) * ldc + n] = dot1(A + (m + i) * lda, B + n * ldb, K) + (bias ? bias[n] : 0.0f);
-        }
-        for (; m < M; m++) row_1(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
-    }
+    if (M >= SOTTO__GEMM_MIN_M) sotto__gemm_f32_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else gemv_any(A, lda, B, false, ldb, bias, C, ldc, M, N, K);
 }
 
 /* ---- B in f16 --------------------------------------------------------------------- */
 
-static void block_4x2_f16(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *out, int K)
-{
-    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-           c31 = c00;
-    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
-    const uint16_t *b0 = B, *b1 = B + ldb;
-    int k = 0;
-    for (; k + 8 <= K; k += 8) {
-        __m256 x0 = ld_h8(b0 + k), x1 = ld_h8(b1 + k), a;
-        a = _mm256_loadu_ps(a0 + k), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
-        a = _mm256_loadu_ps(a1 + k), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
-        a = _mm256_loadu_ps(a2 + k), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
-        a = _mm256_loadu_ps(a3 + k), c30 = _mm256_fmadd_ps(a, x0, c30), c31 = _mm256_fmadd_ps(a, x1, c31);
-    }
-    out[0] = hsum(c00), out[1] = hsum(c01), out[2] = hsum(c10), out[3] = hsum(c11);
-    out[4] = hsum(c20), out[5] = hsum(c21), out[6] = hsum(c30), out[7] = hsum(c31);
-    for (; k < K; k++) {
-        float x0 = _cvtsh_ss(b0[k]), x1 = _cvtsh_ss(b1[k]);
-        out[0] += a0[k] * x0, out[1] += a0[k] * x1, out[2] += a1[k] * x0, out[3] += a1[k] * x1;
-        out[4] += a2[k] * x0, out[5] += a2[k] * x1, out[6] += a3[k] * x0, out[7] += a3[k] * x1;
-    }
-}
-
 void sotto__matmul_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                             size_t ldc, int M, int N, int K)
 {
-    if (M >= SOTTO__GEMM_MIN_M) {
-        sotto__gemm_f16_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
-        return;
-    }
-    int panel = (int)((512 * 1024) / ((size_t)K * sizeof(uint16_t) + 1));
-    if (panel < 8) panel = 8;
-    panel &= ~1;
-    for (int n0 = 0; n0 < N; n0 += panel) {
-        int n1 = n0 + panel < N ? n0 + panel : N;
-        int m = 0;
-        for (; m + 4 <= M; m += 4) {
-            int n = n0;
-            for (; n + 2 <= n1; n += 2) {
-                float o[8];
-                block_4x2_f16(A + m * lda, lda, B + n * ldb, ldb, o, K);
-                for (int i = 0; i < 4; i++) {
-                    C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
-                    C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
-                }
-            }
-            for (int i = 0; n < n1 && i < 4; i++) row_1_f16(A + (m + i) * lda, B, ldb, bias, C + (m + i) * ldc, n, n1, K);
-        }
-        for (; m < M; m++) row_1_f16(A + m * lda, B, ldb, bias, C + m * ldc, n0, n1, K);
-    }
+    if (M >= SOTTO__GEMM_MIN_M) sotto__gemm_f16_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else gemv_any(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
 }
 
 /* ---- exp and erf --------------------------------------------------------------------- */

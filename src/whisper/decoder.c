@@ -13,6 +13,10 @@ sotto_type sotto__decoder_cross_type(const sotto_model *m)
 {
     const sotto_model_info *h = &m->info;
     sotto_type t = m->w.tok_emb.type;
+    /* f16 weights keep their K/V in f32: every Whisper checkpoint is stored in halves, so an
+     * f16 model then computes its f32 copy's bits (kernels.h: matmul_f16 runs matmul's
+     * chains), where halved K/V would round the encoder's output once more */
+    if (t == SOTTO_TYPE_F16) return SOTTO_TYPE_F32;
     if (t == SOTTO_TYPE_Q8_0 && !sotto__cross_q8_ok(h->n_audio_ctx, h->n_text_state / h->n_text_head))
         t = SOTTO_TYPE_F16;
     return t;

@@ -32,8 +32,9 @@ typedef struct sotto__decoder {
     sotto__buf logits;             /* [max(2, n_slots), n_vocab]; the argmax's scratch too */
 } sotto__decoder;
 
-/* The storage of M's cross-attention K/V: the decoder's weight type, f16 for f16 and for
- * q8_0 where the shape has no q8_0 layout (backend.h sotto__cross_q8_ok). */
+/* The storage of M's cross-attention K/V: f32 for f32 and f16 weights (an f16 model then
+ * gives its f32 copy's results), q8_0 for q8_0, or f16 where the shape has no q8_0 layout
+ * (backend.h sotto__cross_q8_ok). */
 sotto_type sotto__decoder_cross_type(const sotto_model *m);
 
 /* Imports M's decoder weights through BE and declares the buffers on A, with N_SLOTS
