@@ -15,8 +15,11 @@ CPU classes (BENCH_LF_CLASSES, default "avx2 native" on x86-64, "native" elsewhe
           own ISA, whisper.cpp with GGML_NATIVE=ON); skipped when it is avx2 already
 Rounds: BENCH_LF_RUNS (default 3) times every engine in turn (the order rotated each
 round), the median run by wall time reported with its range. BENCH_LF_QUICK=1 (or
-BENCH_QUICK=1): one round, tiny.en only, no sotto f16 (about 10 minutes on 2 loaded
-cores); BENCH_LF_MODELS / BENCH_LF_MODES override; a run past BENCH_LF_TIMEOUT seconds
+BENCH_QUICK=1): one round, tiny.en only, no sotto f32 (the f16 default model gives its
+output; about 10 minutes on 2 loaded cores); BENCH_LF_MODELS / BENCH_LF_MODES override;
+BENCH_LF_MERGE=1 keeps the cells of the last run (build-bench/results/longform.jsonl) that
+this one does not measure, so classes and models can be measured one at a time into one
+section; a run past BENCH_LF_TIMEOUT seconds
 (default 900) is stopped and reported as "> T". Writes the section "## Long-form
 transcription" of docs/BENCHMARKS.md (bench.py carries it over).
 
@@ -47,11 +50,12 @@ TIMEOUT = int(os.environ.get("BENCH_LF_TIMEOUT", 900))
 RUNS = int(os.environ.get("BENCH_LF_RUNS", 1 if QUICK else 3))
 X86 = platform.machine() in ("x86_64", "AMD64")
 CLASSES = os.environ.get("BENCH_LF_CLASSES", "avx2 native" if X86 else "native").split()
-SOTTO_WEIGHTS = ("f32", "q8_0") if QUICK else ("f32", "f16", "q8_0")
+SOTTO_WEIGHTS = ("f16", "q8_0") if QUICK else ("f32", "f16", "q8_0")  # f16: the default model
 CT2 = {"tiny.en": "models/tiny.en-ct2", "base": "models/base-ct2"}
 # what each class pins: sotto's SOTTO_KERNELS, ctranslate2's CT2_FORCE_CPU_ISA, whisper.cpp's build
 PIN = {"avx2": ({"SOTTO_KERNELS": "avx2"}, {"CT2_FORCE_CPU_ISA": "AVX2"}, BB + "/whisper.cpp-avx2"),
        "native": ({}, {}, BB + "/whisper.cpp")}
+MERGE = os.environ.get("BENCH_LF_MERGE", "0") not in ("", "0")
 BOUND = {"avx2": 0.5}  # issue 24: the avx2 class at most 0.5x the fastest pinned peer
 
 
@@ -161,6 +165,11 @@ def configs(cls, m, mode):
     return c
 
 
+def OLD_INFO(old):
+    """{class: what each engine ran as} from the rows of an earlier run (its "info")."""
+    return {r["class"]: r["info"] for r in old if "info" in r}
+
+
 def cell(cls, m, mode, ref):
     """Every engine of one (class, model, mode), RUNS rounds with the order rotated: rows."""
     cs = configs(cls, m, mode)
@@ -208,12 +217,20 @@ def main():
     if not cls:
         sys.exit("longform.py: no class to measure (run bench/run.sh first)")
     rows = []
-    for c, _ in cls:
+    for c, inf in cls:
         for m in MODELS:
             for mode in MODES:
-                rows += cell(c, m, mode, ref)
+                rows += [dict(r, info=inf) for r in cell(c, m, mode, ref)]
     os.makedirs(BB + "/results", exist_ok=True)
-    with open(BB + "/results/longform.jsonl", "w") as f:
+    res = BB + "/results/longform.jsonl"
+    if MERGE and os.path.exists(res):  # the cells of an earlier run that this one did not measure
+        done = {(r["class"], r["model"], r["mode"]) for r in rows}
+        old = [json.loads(l) for l in open(res, encoding="utf-8") if l.strip()]
+        rows = [r for r in old if (r["class"], r["model"], r["mode"]) not in done] + rows
+        for c, inf in OLD_INFO(old).items():
+            if c not in dict(cls):
+                cls.append((c, inf))
+    with open(res, "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
     write_doc(rows, dict(cls), audio_s)
@@ -230,8 +247,9 @@ def cpu_flags():
 
 
 def summary(rows, cls, m, mode):
-    """The ratio lines of one (class, model, mode): sotto's default model (f32) and q8_0 and
-    the fastest sotto against the fastest peer of the same run, by wall and by CPU time."""
+    """The ratio lines of one (class, model, mode): sotto's default model (f16; f32 gives
+    the same output) and q8_0 against the fastest peer of the same run, by wall and by CPU
+    time."""
     s = {r["weights"]: r for r in rows if r["class"] == cls and r["model"] == m and r["mode"] == mode
          and r["engine"] == "sotto" and "timed_out" not in r}
     p = [r for r in rows if r["class"] == cls and r["model"] == m and r["mode"] == mode and r["engine"] != "sotto"
@@ -242,7 +260,7 @@ def summary(rows, cls, m, mode):
     bc = min(r["cpu_s"] for r in p)
     bound = BOUND.get(cls, 0.4 if mode == "default" else None)
     parts = []
-    for wt in ("f32", "q8_0"):
+    for wt in ("f16", "f32", "q8_0"):
         if wt in s:
             x = s[wt]["wall_s"] / b["wall_s"]
             verdict = "" if bound is None else (" ✓" if x <= bound else " ✗")
@@ -271,7 +289,7 @@ def write_doc(rows, info, audio_s):
          "`default`: each engine's own defaults (beam 5, best of 5, temperature fallback, timestamps, previous "
          "text as prompt); `greedy`: beam 1, temperature 0 only. WER against the clips' transcripts, "
          "normalised as tests/wer.py (plus Mr. → mister). All engines read the same weights (CTranslate2 "
-         "f16 → GGUF / ggml / CTranslate2); sotto's default model is the f32 one `make demo` installs.", ""]
+         "f16 → GGUF / ggml / CTranslate2); sotto's default model is the f16 one `make demo` installs (its output is the f32 model's, byte for byte).", ""]
     for cls, inf in info.items():
         if not any(r["class"] == cls for r in rows):
             continue
@@ -298,8 +316,9 @@ def write_doc(rows, info, audio_s):
         L += ["", "sotto / the fastest peer of the same run, by wall time (by CPU time against the peer with the "
               "least CPU time in brackets)" + (f"; target ≤ {bound} (✓ met, ✗ not)" if bound else
                                                "; target with defaults ≤ 0.4 (✓ met, ✗ not)") + ":", ""]
-        for m in MODELS:
-            for mode in MODES:
+        mine = [r for r in rows if r["class"] == cls]
+        for m in dict.fromkeys(r["model"] for r in mine):
+            for mode in dict.fromkeys(r["mode"] for r in mine if r["model"] == m):
                 L += summary(rows, cls, m, mode)
         L.append("")
     section = "\n".join(L)

@@ -42,6 +42,47 @@ typedef struct sotto__backend sotto__backend;
 /* The larger of the lanes of M and X, lane by lane (NaN in X never taken). */
 #define SOTTO__VMAX(VI, m, x) (m) = (__typeof__(m))((((VI)(x)) & ((x) > (m))) | (((VI)(m)) & ~((x) > (m))))
 
+/* A kernel set's row math on W-lane vectors (VF floats, VI int32s, W a multiple of 4,
+ * ATTR its target attribute): float sotto__row_max_SUFFIX(x, n) and double
+ * sotto__row_exp_sum_SUFFIX(x, n, m, scale, w), the op table's slots, whose W-lane groups
+ * add each group's terms to the four accumulators in index order, then pass what they
+ * left to the 4-lane code below: every width's bits are the 4 lanes'. */
+typedef double sotto__v4d __attribute__((vector_size(32)));
+#define SOTTO__DEFINE_ROW_LANES(SUFFIX, VF, VI, W, ATTR)                                       \
+    SOTTO__DEFINE_EXP(exp_##SUFFIX, VF, VI, ATTR)                                             \
+    ATTR static int exp_groups_##SUFFIX(const float *x, int n, float m, float scale, float *w, \
+                                        double acc[4])                                        \
+    {                                                                                         \
+        sotto__v4d a = {acc[0], acc[1], acc[2], acc[3]};                                      \
+        int i = 0;                                                                            \
+        for (; i + (W) <= n; i += (W)) {                                                      \
+            VF e = exp_##SUFFIX((*(const VF *)(x + i) - m) * scale);                          \
+            if (w) *(VF *)(w + i) = e;                                                        \
+            for (int q = 0; q < (W); q += 4) a += (sotto__v4d){e[q], e[q + 1], e[q + 2], e[q + 3]}; \
+        }                                                                                     \
+        acc[0] = a[0], acc[1] = a[1], acc[2] = a[2], acc[3] = a[3];                           \
+        return i;                                                                             \
+    }                                                                                         \
+    ATTR static float max_groups_##SUFFIX(const float *x, int *i, int n, float m)             \
+    {                                                                                         \
+        VF v = (VF){0} + m;                                                                   \
+        for (; *i + (W) <= n; *i += (W)) SOTTO__VMAX(VI, v, *(const VF *)(x + *i));           \
+        for (int l = 0; l < (W); l++) m = v[l] > m ? v[l] : m;                                \
+        return m;                                                                             \
+    }                                                                                         \
+    float sotto__row_max_##SUFFIX(const float *x, int n)                                      \
+    {                                                                                         \
+        int i = 0;                                                                            \
+        float m = max_groups_##SUFFIX(x, &i, n, -INFINITY);                                   \
+        return sotto__row_max_from(x, i, n, m);                                               \
+    }                                                                                         \
+    double sotto__row_exp_sum_##SUFFIX(const float *x, int n, float m, float scale, float *w) \
+    {                                                                                         \
+        double acc[4] = {0};                                                                  \
+        int i = exp_groups_##SUFFIX(x, n, m, scale, w, acc);                                  \
+        return sotto__row_exp_sum_from(x, i, n, m, scale, w, acc);                            \
+    }
+
 /* The largest of M and X[I .. n), four at a time then one by one (NaN skipped), of the
  * row X[0 .. n): a zero result is taken again by a scalar pass over the whole row, for the
  * sign of the zero it meets first. A wider backend passes what its lanes left. */

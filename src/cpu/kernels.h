@@ -188,6 +188,8 @@ void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto
  * and 16 lanes then the 4-lane groups (row_avx512.c), the same bits. */
 float sotto__row_max_ref(const float *x, int n);
 double sotto__row_exp_sum_ref(const float *x, int n, float m, float scale, float *w);
+float sotto__row_max_avx2(const float *x, int n);
+double sotto__row_exp_sum_avx2(const float *x, int n, float m, float scale, float *w);
 float sotto__row_max_avx512(const float *x, int n);
 double sotto__row_exp_sum_avx512(const float *x, int n, float m, float scale, float *w);
 
