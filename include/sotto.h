@@ -459,6 +459,10 @@ typedef struct sotto_transcribe_params {
     float no_speech_threshold; /*   below logprob_threshold is silence: the window is skipped */
     int condition_on_previous_text; /* 1 (default): previous text is the next window's prompt */
     const char *initial_prompt; /* text before the first window, or NULL */
+    int carry_initial_prompt;  /* 1: openai-whisper's carry_initial_prompt: initial_prompt
+                                  begins every window's prompt, the previous text after it cut
+                                  to what fits n_text_ctx / 2 - 1 with it (0, default: the
+                                  first window's alone) */
     int suppress_blank;        /* 1 (default): no blank or <|endoftext|> first */
     float max_initial_timestamp; /* seconds; the first timestamp at most this (1.0); < 0: any */
     uint64_t seed;             /* of the sampling at temperature > 0 */
@@ -505,6 +509,15 @@ typedef struct sotto_transcribe_params {
                                   included; S of them before the prefix) gets at most
                                   min((P + N) / 2, P + N - S + 1) tokens, its prefix counted;
                                   P + N above n_text_ctx fails. 0: sample_len alone */
+    float repetition_penalty;  /* CTranslate2's (faster-whisper's repetition_penalty), 1 (default):
+                                  off. At each step after the first, the logit x of every token
+                                  the window has sampled so far (after its prompt, start
+                                  sequence and prefix) becomes x * penalty when x < 0, else
+                                  x / penalty, before the suppressions and the timestamp rules;
+                                  > 1 discourages repeats. A finite number > 0 */
+    int no_repeat_ngram_size;  /* CTranslate2's: > 0: no n-gram of this many tokens is sampled
+                                  twice in a window (a token that would complete one already in
+                                  its sampled tokens is masked); 0 (default): off */
     sotto_segment_callback on_segment; /* each segment as its window is done, or NULL */
     sotto_progress_callback on_progress;
     sotto_language_callback on_language; /* when the language is detected, or NULL */
@@ -524,7 +537,13 @@ typedef struct sotto_transcribe_params {
                                   are encoded in one pass and decoded together, the context's
                                   max_batch at most; each chunk's tokens are those it gets in a
                                   batch of its own. Times on the file's timeline. The whole
-                                  input is read into memory first */
+                                  input is read into memory first. With clip_timestamps (the
+                                  pipeline's clip_timestamps) each start, end pair is a chunk
+                                  instead (an odd count: the last to the end; its first 30 s
+                                  decoded; times start + the chunk's own, no VAD); with
+                                  multilingual each chunk's language is detected from its own
+                                  encoder output (faster-whisper's batched multilingual: the
+                                  result's language stays the one given or detected first) */
     int batch_continue;        /* batched, with timestamps (no word_timestamps): a chunk whose
                                   decoding ends 1 s or more before its speech does (its last
                                   timestamp token earlier) is decoded again from that timestamp
@@ -555,8 +574,9 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * length_penalty finite when used; sample_len >= 0; the compression, logprob and
  * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
  * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
- * max_new_tokens >= 0, clip timestamps >= 0; no hotwords, prefix, multilingual or clips
- * with batch_size (the batched engine does not take them yet).
+ * max_new_tokens >= 0, clip timestamps >= 0 (with batch_size each start < its end);
+ * repetition_penalty finite and > 0, no_repeat_ngram_size >= 0; no hotwords or prefix with
+ * batch_size (the batched engine does not take them yet).
  * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
  * sotto_last_error(). The language must be "auto", a code or a name sotto_language_code
  * knows; whether the model has it is checked when transcribing. */

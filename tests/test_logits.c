@@ -51,6 +51,13 @@ static void allowed(const int32_t *seq, int n, float *logits, bool *ok)
     for (int i = 0; i < V; i++) ok[i] = isfinite(logits[i]);
 }
 
+static int count_finite(const float *x)
+{
+    int c = 0;
+    for (int i = 0; i < V; i++) c += isfinite(x[i]);
+    return c;
+}
+
 static int count(const bool *ok, int from, int to)
 {
     int c = 0;
@@ -58,8 +65,44 @@ static int count(const bool *ok, int from, int to)
     return c;
 }
 
+/* CTranslate2's RepetitionPenalty and NoRepeatNgram (sotto__penalties_apply) on the
+ * generated tokens: each distinct one penalised once, from its own logit; a token that
+ * would repeat an n-gram masked; nothing with no tokens or both off. */
+static void test_penalties(void)
+{
+    sotto__rules r = rules();
+    r.repetition_penalty = 2.0f;
+    float L[V];
+    for (int i = 0; i < V; i++) L[i] = (float)i - 5.0f; /* 2 -> -3, 6 -> 1 */
+    int32_t gen[] = {2, 6, 2, 6, 6};
+    sotto__penalties_apply(&r, gen, 5, L);
+    CHECK(L[2] == -6.0f && L[6] == 0.5f, "a negative logit doubled, a positive halved, once each: %g %g", L[2], L[6]);
+    CHECK(L[3] == -2.0f && L[7] == 2.0f, "tokens not generated untouched");
+    for (int i = 0; i < V; i++) L[i] = 1.0f;
+    sotto__penalties_apply(&r, gen, 0, L);
+    CHECK(L[2] == 1.0f, "no generated tokens: nothing");
+    r.repetition_penalty = 1.0f, r.no_repeat_ngram = 2;
+    int32_t g2[] = {4, 5, 1, 4}; /* "4 5" seen: after 4, 5 is banned */
+    sotto__penalties_apply(&r, g2, 4, L);
+    CHECK(isinf(L[5]) && L[5] < 0 && L[1] == 1.0f && L[4] == 1.0f, "the bigram 4 5 cannot come again");
+    for (int i = 0; i < V; i++) L[i] = 1.0f;
+    r.no_repeat_ngram = 3;
+    int32_t g3[] = {4, 5, 6, 4, 5}; /* 4 5 6 seen, the tail is 4 5: 6 banned */
+    sotto__penalties_apply(&r, g3, 5, L);
+    CHECK(isinf(L[6]) && count_finite(L) == V - 1, "the trigram 4 5 6 cannot come again");
+    for (int i = 0; i < V; i++) L[i] = 1.0f;
+    r.no_repeat_ngram = 1;
+    sotto__penalties_apply(&r, g3, 5, L);
+    CHECK(isinf(L[4]) && isinf(L[5]) && isinf(L[6]) && count_finite(L) == V - 3, "size 1: no token twice");
+    for (int i = 0; i < V; i++) L[i] = 1.0f;
+    r.no_repeat_ngram = 6;
+    sotto__penalties_apply(&r, g3, 5, L);
+    CHECK(count_finite(L) == V, "fewer tokens than the n-gram: nothing");
+}
+
 int main(void)
 {
+    test_penalties();
     float L[V];
     bool ok[V];
     be = open_backend("cpu");

@@ -65,6 +65,18 @@ static void test_check(void)
     p = d, p.max_initial_timestamp = NAN, refused(&p, "max initial timestamp NaN", "initial timestamp");
     p = d, p.check_hallucination_silence = 1, p.hallucination_silence_threshold = -1,
     refused(&p, "hallucination -1", "hallucination");
+    p = d, p.repetition_penalty = 0, refused(&p, "repetition penalty 0", "repetition penalty");
+    p = d, p.repetition_penalty = NAN, refused(&p, "repetition penalty NaN", "repetition penalty");
+    p = d, p.no_repeat_ngram_size = -1, refused(&p, "no-repeat n-gram -1", "n-gram size");
+    double bad_clip[] = {3, 2};
+    p = d, p.batch_size = 2, p.clip_timestamps = bad_clip, p.n_clip_timestamps = 2;
+    refused(&p, "batched clip 3 .. 2", "start before its end");
+    p = d, p.batch_size = 2, p.hotwords = "x", refused(&p, "batched hotwords", "takes no hotwords");
+    p = d, p.batch_size = 2, p.multilingual = 1, bad_clip[0] = 1;
+    p.clip_timestamps = bad_clip, p.n_clip_timestamps = 2;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "batched clips and multilingual: %s", sotto_last_error());
+    p = d;
+    CHECK(p.repetition_penalty == 1.0f && p.no_repeat_ngram_size == 0 && !p.carry_initial_prompt, "defaults off");
     p = d, p.vad = (const sotto_vad *)&d, p.vad_threshold = 1, refused(&p, "VAD threshold 1", "VAD threshold");
     p = d, p.vad = (const sotto_vad *)&d, p.vad_speech_pad_ms = -5, refused(&p, "VAD pad -5", "VAD durations");
     /* what is off is not checked: a NaN threshold whose check is off, a VAD value without a VAD */

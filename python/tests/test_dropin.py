@@ -310,8 +310,6 @@ def test_openai_word_timestamps(model_path, clips):
             assert gw["probability"] == pytest.approx(rw["probability"], abs=2e-4)
     with pytest.raises(TypeError, match="unexpected"):
         model.transcribe(clips[0], no_such_option=1)
-    with pytest.raises(NotImplementedError, match="carry_initial_prompt"):
-        model.transcribe(clips[0], carry_initial_prompt=True)
 
 
 def test_openai_verbose_prints_segments(model_path, clips, capsys):
@@ -350,3 +348,44 @@ def test_cli_channel_each(cli, model_path, clips, tmp_path):
     assert [s["start"] for s in segments] == sorted(s["start"] for s in segments)
     r = subprocess.run([*base, "--channel", "3", stereo], capture_output=True, text=True)
     assert r.returncode == 1 and "channel 3 of a 2-channel stream" in r.stderr
+
+
+def test_cli_channel_with_directories_and_jobs(cli, model_path, clips, tmp_path):
+    # --channel in batch mode: a directory of two stereo files on -j 2 contexts, each file
+    # transcribed per channel (each: both sides labelled; right: the right side alone)
+    import subprocess
+
+    import made_audio
+
+    d = os.path.dirname(clips[0])
+    src = tmp_path / "in"
+    src.mkdir()
+    stereo = made_audio.stereo(d, str(src))
+    subprocess.run(["sox", stereo, str(src / "swapped.wav"), "remix", "2", "1"], check=True, capture_output=True)
+    base = [cli, "transcribe", "-m", model_path, "--device", "cpu", "-t", "1", "--quiet", "--no-silence-check"]
+    left, right = (subprocess.run([*base, "-f", "txt", os.path.join(d, c)], check=True, capture_output=True,
+                                  text=True).stdout.strip() for c in made_audio.STEREO_CLIPS)
+    each, one = tmp_path / "each", tmp_path / "right"
+    subprocess.run([*base, "--channel", "each", "-j", "2", "-f", "txt", "-f", "json", "--output-dir", str(each),
+                    str(src)], check=True, capture_output=True, text=True)
+    assert (each / "stereo.txt").read_text().splitlines() == [f"[left] {left}", f"[right] {right}"]
+    assert sorted((each / "swapped.txt").read_text().splitlines()) == sorted([f"[left] {right}", f"[right] {left}"])
+    assert "[right] Unless" in (each / "stereo.json").read_text()
+    subprocess.run([*base, "--channel", "right", "-j", "2", "--output-dir", str(one), str(src)], check=True,
+                   capture_output=True, text=True)
+    assert (one / "stereo.txt").read_text().strip() == right and (one / "swapped.txt").read_text().strip() == left
+
+
+def test_openai_more_options_equal_openais(model_path, clips):
+    # openai's transcribe() options sotto took last (carry_initial_prompt: the initial
+    # prompt at the head of every window's prompt, a long one cut as openai cuts it), on
+    # a minute of clips joined: openai-whisper's own segments
+    # (scripts/golden_openai_more.py, tests/golden/openai/tiny.en.json)
+    import made_audio
+
+    with open(os.path.join(os.environ["SOTTO_TEST_GOLDEN"], "openai", "tiny.en.json"), encoding="utf-8") as f:
+        ref = json.load(f)
+    model = whisper.load_model(model_path, device="cpu", threads=2)
+    audio = made_audio.joined(os.path.dirname(clips[0]), made_audio.LONG_CLIPS)
+    for case in ref["cases"]:
+        _same_segments(model.transcribe(audio, **case["kwargs"]), case["result"])

@@ -64,6 +64,17 @@ def test_transcribe(base, clips_dir):
     assert segment.start == segment.words[0].start and segment.end == segment.words[-1].end
 
 
+def test_transcribe_batched(base, clips_dir):
+    # their test_transcribe's second half: the pipeline without VAD, the clip one chunk
+    pipeline = BatchedInferencePipeline(model=base)
+    segments, info = pipeline.transcribe(os.path.join(clips_dir, ENGLISH), word_timestamps=True, vad_filter=False)
+    assert info.language == "en" and info.language_probability > 0.7
+    segments = list(segments)
+    assert len(segments) == 1
+    assert segments[0].text == TEXT
+    assert segments[0].text == "".join(word.word for word in segments[0].words)
+
+
 def test_empty_audio(tiny):
     audio = np.asarray([], dtype="float32")
     assert list(tiny.transcribe(audio)[0]) == []
@@ -106,6 +117,15 @@ def test_multilingual_transcription(base, clips_dir, tmp_path):
     segments = list(segments)
     assert segments[0].text.startswith(" The quick round fox") and "Alice and Robert" in segments[0].text
     assert "Der Zug nach Berlin" in segments[1].text
+
+
+def test_multilingual_transcription_batched(base, clips_dir, tmp_path):
+    # the pipeline's half: each chunk (the VAD's: the English, then the German) in its language
+    audio = decode_audio(made_audio.en_then_de(clips_dir, str(tmp_path)))
+    segments, info = BatchedInferencePipeline(base).transcribe(audio, multilingual=True)
+    segments = list(segments)
+    assert segments[0].text.startswith(" The quick round fox") and "Alice and Robert" in segments[0].text
+    assert "Zug nach Berlin" in segments[1].text  # (the VAD's second chunk, as faster-whisper's)
 
 
 def test_hotwords(tiny, clips_dir):

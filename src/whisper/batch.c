@@ -21,12 +21,35 @@
 
 enum { FRAME = 160 };
 
-/* The cut of the signal: the VAD's chunks, or the whole signal as one chunk when there is
- * no VAD and it is at most 30 s (the pipeline without vad_filter). */
+/* The pipeline's clip_timestamps as chunks: each start, end pair (seconds, int(t * 16000)
+ * samples as faster-whisper's) one chunk at its own offset, an odd last start running to
+ * the end; the samples past the signal are none, the duration stays the clip's. */
+static sotto_status cut_clips(sotto__brun *r, sotto__bin *in)
+{
+    const sotto_transcribe_params *p = &in->p;
+    const int64_t n = in->n;
+    const int k = (p->n_clip_timestamps + 1) / 2;
+    in->speech = malloc((size_t)k * sizeof *in->speech), in->chunks = malloc((size_t)k * sizeof *in->chunks);
+    if (!in->speech || !in->chunks) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
+    for (int i = 0; i < k; i++) {
+        int64_t a = (int64_t)(p->clip_timestamps[2 * i] * SOTTO_SAMPLE_RATE);
+        int64_t b = 2 * i + 1 < p->n_clip_timestamps ? (int64_t)(p->clip_timestamps[2 * i + 1] * SOTTO_SAMPLE_RATE) : n;
+        int64_t a_in = a < n ? a : n, b_in = b < n ? b : n;
+        in->speech[i] = (sotto_vad_interval){a_in, b_in > a_in ? b_in : a_in};
+        in->chunks[i] = (sotto_batch_chunk){.offset = a, .n_samples = b > a ? b - a : 0, .first = i, .n_speech = 1};
+    }
+    in->n_speech = in->n_chunks = k;
+    in->clips = true;
+    return SOTTO_OK;
+}
+
+/* The cut of the signal: the clips when given, the VAD's chunks, or the whole signal as
+ * one chunk when there is no VAD and it is at most 30 s (the pipeline without vad_filter). */
 static sotto_status cut(sotto__brun *r, sotto__bin *in)
 {
     const sotto_transcribe_params *p = &in->p;
     const int64_t n = in->n;
+    if (p->n_clip_timestamps > 0) return cut_clips(r, in);
     if (p->vad) {
         sotto_status st = sotto_batch_chunks(p->vad, in->x, n, 30.0, 1, &in->speech, &in->n_speech, &in->chunks,
                                              &in->n_chunks);
@@ -78,7 +101,9 @@ static void setup(sotto__brun *r, sotto__bin *in, int32_t lang)
     in->rules = (sotto__rules){.n_vocab = h->n_vocab, .eot = h->token_eot, .ts_begin = h->token_timestamp_begin,
                                .no_timestamps = h->token_notimestamps, .suppress = m->suppress,
                                .suppress_blank = p->suppress_blank != 0, .blank = m->suppress_begin,
-                               .timestamps = p->timestamps != 0, .max_initial = 0};
+                               .timestamps = p->timestamps != 0, .max_initial = 0,
+                               .repetition_penalty = p->repetition_penalty,
+                               .no_repeat_ngram = p->no_repeat_ngram_size};
     in->n_sot = 0;
     in->sot_seq[in->n_sot++] = h->token_sot;
     if (h->multilingual) {
@@ -188,7 +213,7 @@ sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in)
         st = cut(r, in);
     }
     if (!st) {
-        in->map.speech = in->speech, in->map.n_speech = in->n_speech;
+        in->map.speech = in->speech, in->map.n_speech = in->clips ? 0 : in->n_speech; /* clips: times as they are */
         if (!sotto__input_map(&in->map)) st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
     }
     int32_t lang = -1;
@@ -248,13 +273,14 @@ static void restore_times(const sotto__bin *in, sotto__wseg *s, double *start, d
     if (s->n_words) *start = s->words[0].start, *end = s->words[s->n_words - 1].end;
 }
 
-/* The words of CUR [N_CUR], chunk C's segments, aligned in decoder window W. */
-static sotto_status chunk_words(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int w, sotto__wseg *cur,
-                                int n_cur)
+/* The words of CUR [N_CUR], chunk C's segments, aligned in decoder window W; SEEK the
+ * chunk's (the words' time offset is seek / 100, as faster-whisper's). */
+static sotto_status chunk_words(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int w, int64_t seek,
+                                sotto__wseg *cur, int n_cur)
 {
     const sotto_model_info *h = &r->ctx->model->info;
     int32_t sot[3] = {h->token_sot, in->sot_seq[1], in->sot_seq[2]};
-    sotto__timing_opts o = {.sot_seq = sot, .n_sot = h->multilingual ? 3 : 1, .seek = 0,
+    sotto__timing_opts o = {.sot_seq = sot, .n_sot = h->multilingual ? 3 : 1, .seek = seek,
                             .num_frames = (int)(ceil((double)c->n_samples / SOTTO_SAMPLE_RATE) * 100),
                             .prepend = in->p.prepend_punctuations, .append = in->p.append_punctuations};
     r->ctx->dec.win = w;
@@ -265,14 +291,19 @@ static sotto_status chunk_words(sotto__brun *r, sotto__bin *in, const sotto_batc
 }
 
 sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int64_t skip, int w,
-                                  const sotto__decode_result *d)
+                                  const sotto__decode_result *d, int32_t lang)
 {
     const sotto_transcribe_params *p = &in->p;
+    /* int(offset * frames_per_second), the offset in seconds: the segments' seek */
+    const int64_t seek = (int64_t)((double)(c->offset + skip) / SOTTO_SAMPLE_RATE * 100);
+    char code[16];
+    const char *language = in->res->lang; /* the segments': the window's own with multilingual */
+    if (lang >= 0 && sotto__language_code(r->ctx->model, lang, code, sizeof code)) language = code;
     sotto__wseg *cur = r->cur;
     int n_cur = split(in, c, skip, d, cur);
     sotto_status st = SOTTO_OK;
     if (!sotto__result_grow(in->res, n_cur)) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
-    if (!st && p->word_timestamps) st = chunk_words(r, in, c, w, cur, n_cur);
+    if (!st && p->word_timestamps) st = chunk_words(r, in, c, w, seek, cur, n_cur);
     for (int i = 0; i < n_cur && !st; i++) {
         sotto__wseg *s = &cur[i];
         char *text;
@@ -283,14 +314,14 @@ sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_ba
         }
         double start, end;
         restore_times(in, s, &start, &end);
-        size_t a, len;
-        sotto__strip(text, strlen(text), &a, &len);
-        sotto__result *x = in->res;
+        if (in->clips) start = nearbyint(start * 1000) / 1000, end = nearbyint(end * 1000) / 1000; /* round(x, 3) */
+        sotto__result *x = in->res; /* the ratio of the text as decoded, unstripped (forward()) */
         sotto__result_append(x, (sotto_segment){
-            .seek = (c->offset + skip) / FRAME, .start = start, .end = end, .text = text, .tokens = toks,
+            .seek = seek, .start = start, .end = end, .text = text, .tokens = toks,
             .n_tokens = s->n_tokens, .temperature = d->temperature, .avg_logprob = d->avg_logprob,
-            .compression_ratio = sotto__compression_ratio(text + a, len), .no_speech_prob = d->no_speech_prob,
-            .words = p->word_timestamps ? s->words : NULL, .n_words = p->word_timestamps ? s->n_words : 0});
+            .compression_ratio = sotto__compression_ratio(text, strlen(text)), .no_speech_prob = d->no_speech_prob,
+            .words = p->word_timestamps ? s->words : NULL, .n_words = p->word_timestamps ? s->n_words : 0,
+            .language = sotto_language_code(language)});
         s->words = NULL, s->n_words = 0;
         if (p->on_segment && p->on_segment(&x->seg[x->pub.n_segments - 1], p->user_data)) x->pub.stopped = 1;
     }

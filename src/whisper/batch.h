@@ -31,6 +31,7 @@ typedef struct sotto__bin {
     uint64_t rng;
     double last_speech;
     bool failed;               /* item->status set: no more chunks */
+    bool clips;                /* the chunks are clip_timestamps' (offsets on the file's timeline) */
 } sotto__bin;
 
 /* Shared by the inputs of a run: the context and its scratch. */
@@ -52,9 +53,10 @@ sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_ba
                             float *mel);
 /* Chunk C of IN from sample SKIP, decoded as D, as segments of IN's result on the file's
  * timeline; with word timestamps its window W must be the decoder's (the alignment reads
- * its cross K/V). */
+ * its cross K/V). LANG: the language token the chunk was decoded in (multilingual), or
+ * -1: the input's. */
 sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_batch_chunk *c, int64_t skip, int w,
-                                  const sotto__decode_result *d);
+                                  const sotto__decode_result *d, int32_t lang);
 /* batch_continue: where the next piece of chunk C of IN starts, after the piece from
  * sample SKIP decoded as D ended: past its last timestamp token when at least 1 s of the
  * chunk's speech is left after that, else -1 (the chunk is done). */

@@ -13,24 +13,32 @@
 #include <string.h>
 
 #include "batch.h"
+#include "lang.h"
 
 enum { MAX_PIECES = 8 }; /* a chunk and its continuations (batch_continue) */
 
-/* One window of a batch: chunk C of input IN from sample SKIP, its search's result *D. */
+/* One window of a batch: chunk C of input IN from sample SKIP, decoded with *O, its
+ * search's result *D. */
 typedef struct bwin {
     sotto__bin *in;
     const sotto_batch_chunk *c;
     int64_t skip;
+    const sotto__decode_opts *o;
     sotto__decode_result *d;
 } bwin;
 
-/* One chunk of a batch: its pieces (the chunk from sample SKIP[i], decoded as D[i]). */
+/* One chunk of a batch: its pieces (the chunk from sample SKIP[i], decoded as D[i]), all
+ * with O: IN's options, with multilingual in the start sequence SOT of the chunk's own
+ * language LANG (-1: the input's). */
 typedef struct bchunk {
     sotto__bin *in;
     const sotto_batch_chunk *c;
     int n;
     int64_t skip[MAX_PIECES];
     sotto__decode_result d[MAX_PIECES];
+    sotto__decode_opts o;
+    int32_t sot[4];
+    int32_t lang;
 } bchunk;
 
 /* Encodes the NB windows' chunks in one pass and projects each one's cross K/V into
@@ -77,7 +85,7 @@ static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
     sotto_status st = SOTTO_OK;
     for (int w = 0; w < nb && !st; w++) {
         ctx->dec.win = w;
-        st = sotto__group_begin(ctx, &bw[w].in->o, w * S, bw[w].d, &g[w]);
+        st = sotto__group_begin(ctx, bw[w].o, w * S, bw[w].d, &g[w]);
         if (!st && !sotto__group_finished(g[w])) sotto__group_advance(g[w]);
     }
     int32_t *toks = malloc((size_t)nb * S * sizeof *toks);
@@ -152,6 +160,30 @@ static void progress(bchunk *bw, int nb)
     }
 }
 
+/* Each chunk's options: its input's; with multilingual (and a multilingual model) the
+ * chunk's language detected from its own encoder output (window w, just encoded) into its
+ * start sequence (generate_segment_batched: the prompt's language token replaced by
+ * detect_language's first), for every piece of it. */
+static sotto_status chunk_languages(sotto__brun *r, bchunk *bc, int nb)
+{
+    sotto_context *ctx = r->ctx;
+    sotto_status st = SOTTO_OK;
+    for (int w = 0; w < nb && !st; w++) {
+        const sotto__bin *in = bc[w].in;
+        bc[w].o = in->o, bc[w].lang = -1;
+        if (!in->p.multilingual || !ctx->model->info.multilingual) continue;
+        double prob = 0;
+        ctx->dec.win = w;
+        ctx->encoded = true; /* window w's cross K/V are in place (encode) */
+        st = sotto__detect_language(ctx, &bc[w].lang, &prob);
+        memcpy(bc[w].sot, in->sot_seq, sizeof bc[w].sot);
+        bc[w].sot[1] = bc[w].lang;
+        bc[w].o.sot_seq = bc[w].sot;
+    }
+    ctx->encoded = ctx->have_state = ctx->have_logits = false;
+    return st;
+}
+
 /* The batch's chunks decoded: every chunk's first piece, then (batch_continue) the rest
  * of each chunk whose piece ended a second or more before its speech did, from its last
  * timestamp, those pieces batched together, until none is left (MAX_PIECES at most). */
@@ -159,7 +191,8 @@ static sotto_status decode_chunks(sotto__brun *r, bchunk *bc, int nb)
 {
     bwin bw[SOTTO_MAX_BATCH];
     int m = 0;
-    for (int w = 0; w < nb; w++) bw[m++] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .d = &bc[w].d[0]};
+    for (int w = 0; w < nb; w++)
+        bw[m++] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .o = &bc[w].o, .d = &bc[w].d[0]};
     for (int round = 0; m > 0; round++) {
         sotto_status st = round ? encode(r, bw, m) : SOTTO_OK; /* round 0: encoded by the caller */
         if (!st) st = decode(r, bw, m);
@@ -171,7 +204,7 @@ static sotto_status decode_chunks(sotto__brun *r, bchunk *bc, int nb)
             int64_t next = sotto__bin_next_skip(b->in, b->c, b->skip[round], &b->d[round]);
             if (next < 0) continue;
             b->skip[b->n] = next;
-            bw[k++] = (bwin){.in = b->in, .c = b->c, .skip = next, .d = &b->d[b->n]};
+            bw[k++] = (bwin){.in = b->in, .c = b->c, .skip = next, .o = &b->o, .d = &b->d[b->n]};
             b->n++;
         }
         m = k;
@@ -196,12 +229,13 @@ static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
         bwin bw[SOTTO_MAX_BATCH];
         for (int w = 0; w < nb; w++) bw[w] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .d = &bc[w].d[0]};
         sotto_status st = encode(r, bw, nb);
+        if (!st) st = chunk_languages(r, bc, nb);
         if (!st) st = decode_chunks(r, bc, nb);
         for (int w = 0; w < nb; w++) {
             sotto__bin *x = bc[w].in;
             if (st) sotto__bin_fail(r, x, st); /* the batch failed: every input in it */
             for (int i = 0; i < bc[w].n && !x->failed && !x->res->pub.stopped; i++) {
-                sotto_status s = sotto__bin_add_chunk(r, x, bc[w].c, bc[w].skip[i], w, &bc[w].d[i]);
+                sotto_status s = sotto__bin_add_chunk(r, x, bc[w].c, bc[w].skip[i], w, &bc[w].d[i], bc[w].lang);
                 if (s) sotto__bin_fail(r, x, s);
             }
         }

@@ -4,7 +4,9 @@
  * <|endoftext|>; never decreasing, each segment of nonzero length; only timestamps, up to
  * max_initial_timestamp, first; only timestamps when their summed probability beats every
  * text token's). The row math (maximum, sums of exponentials) is the backend's
- * (backend.h row_max, row_exp_sum): the context's, on the host's fastest lanes. */
+ * (backend.h row_max, row_exp_sum): the context's, on the host's fastest lanes. Before
+ * them, faster-whisper's repetition_penalty and no_repeat_ngram_size as CTranslate2
+ * applies them (sotto__penalties_apply). */
 #include "logits.h"
 
 #include <math.h>
@@ -86,4 +88,26 @@ void sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t
     if (r->suppress_blank && n == 0) mask_list(logits, &r->blank, r->n_vocab);
     mask_list(logits, &r->suppress, r->n_vocab);
     if (r->timestamps) timestamp_rules(be, r, sampled, n, logits);
+}
+
+void sotto__penalties_apply(const sotto__rules *r, const int32_t *gen, int n, float *logits)
+{
+    const float pen = r->repetition_penalty;
+    if (n > 0 && pen > 0 && pen != 1) {
+        for (int j = 0; j < n; j++) { /* penalize_previous_tokens: each token once, from its own logit */
+            bool seen = false;
+            for (int k = 0; k < j && !seen; k++) seen = gen[k] == gen[j];
+            if (seen || gen[j] < 0 || gen[j] >= r->n_vocab) continue;
+            float x = logits[gen[j]];
+            logits[gen[j]] = x < 0 ? x * pen : x / pen;
+        }
+    }
+    const int g = r->no_repeat_ngram;
+    if (g <= 0 || n < g) return;
+    const int32_t *tail = gen + n - (g - 1); /* the n-gram's first g - 1 tokens, if it went on now */
+    for (int i = 0; i + g <= n; i++)
+        if (memcmp(gen + i, tail, (size_t)(g - 1) * sizeof *gen) == 0) {
+            int32_t t = gen[i + g - 1];
+            if (t >= 0 && t < r->n_vocab) logits[t] = -INFINITY;
+        }
 }

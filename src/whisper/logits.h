@@ -21,11 +21,21 @@ typedef struct sotto__rules {
     sotto__i32list blank;      /*   (" " and <|endoftext|>) */
     bool timestamps;           /* ApplyTimestampRules */
     int max_initial;           /*   the first timestamp at most <|0.00|> + this; < 0: any */
+    float repetition_penalty;  /* CTranslate2's RepetitionPenalty; 1 (or 0): off */
+    int no_repeat_ngram;       /* CTranslate2's NoRepeatNgram size; 0: off */
 } sotto__rules;
 
 /* Applies the filters in the reference's order to LOGITS [n_vocab] of a sequence whose
  * sampled tokens so far (after the prompt and start sequence) are SAMPLED[0 .. n). */
 void sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits);
+
+/* CTranslate2 4.8's RepetitionPenalty and NoRepeatNgram (decoding_utils.cc), which run
+ * before every other filter, on LOGITS [n_vocab] of a sequence whose generated tokens
+ * (CTranslate2's alive_seq: after the prompt, start sequence and prefix) are GEN[0 .. n):
+ * each distinct token x of GEN gets x < 0 ? x * penalty : x / penalty; a token that would
+ * complete an n-gram already in GEN (its last n - 1 tokens seen before, then that token)
+ * gets -inf. Nothing when N is 0 or both are off. */
+void sotto__penalties_apply(const sotto__rules *r, const int32_t *gen, int n, float *logits);
 
 /* log(sum exp X[i]) over N values, in double; -inf when all are -inf. */
 double sotto__logsumexp(sotto__backend *be, const float *x, int n);

@@ -16,7 +16,8 @@ sotto_transcribe_params sotto_transcribe_params_default(void)
         .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
         .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,
         .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400, .word_timestamps = 0,
-        .check_hallucination_silence = 0, .hallucination_silence_threshold = 0};
+        .check_hallucination_silence = 0, .hallucination_silence_threshold = 0,
+        .repetition_penalty = 1.0f, .no_repeat_ngram_size = 0};
 }
 
 /* openai-whisper cli(): np.arange(t0, 1.0 + 1e-6, increment), whose i-th value is
@@ -67,6 +68,12 @@ static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *e
                            p->sample_len);
     if (p->max_new_tokens < 0)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "max_new_tokens %d (0: none, else >= 1)", p->max_new_tokens);
+    if (!(p->repetition_penalty > 0 && isfinite(p->repetition_penalty)))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "repetition penalty %g (a number > 0; 1: none)",
+                           p->repetition_penalty);
+    if (p->no_repeat_ngram_size < 0)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "no-repeat n-gram size %d (0: none, else >= 1)",
+                           p->no_repeat_ngram_size);
     if (p->n_clip_timestamps < 0 || (p->n_clip_timestamps > 0 && !p->clip_timestamps))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "%d clip timestamps without their array", p->n_clip_timestamps);
     for (int i = 0; i < p->n_clip_timestamps; i++)
@@ -100,10 +107,13 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->batch_size < 0 || p->batch_size > SOTTO_MAX_BATCH)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batch size %d (0: no batching, else 1 .. %d)", p->batch_size,
                            SOTTO_MAX_BATCH);
-    if (p->batch_size > 0 && (p->hotwords || p->prefix || p->multilingual || p->n_clip_timestamps))
+    if (p->batch_size > 0 && (p->hotwords || p->prefix))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched decoding (batch size %d) takes no %s yet",
-                           p->batch_size, p->hotwords ? "hotwords" : p->prefix ? "prefix"
-                                          : p->multilingual ? "multilingual" : "clip timestamps");
+                           p->batch_size, p->hotwords ? "hotwords" : "prefix");
+    for (int i = 0; p->batch_size > 0 && i + 1 < p->n_clip_timestamps; i += 2)
+        if (!(p->clip_timestamps[i] < p->clip_timestamps[i + 1]))
+            return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched clip %g .. %g s: each chunk's start before its end",
+                               p->clip_timestamps[i], p->clip_timestamps[i + 1]);
     return SOTTO_OK;
 }
 

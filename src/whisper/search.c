@@ -465,8 +465,13 @@ void sotto__group_advance(sotto__group *g)
 {
     const sotto__decode_opts *o = g->o;
     int n_pos = g->n_init + g->i; /* tokens so far: their K/V are in the caches */
-    for (int r = 0; r < g->G; r++)
-        if (!g->s[r].done) sotto__rules_apply(g->ctx->be, o->rules, g->s[r].tok, g->s[r].n, g->logits + (size_t)r * g->V);
+    for (int r = 0; r < g->G; r++) {
+        const seq *q = &g->s[r];
+        if (q->done) continue;
+        float *L = g->logits + (size_t)r * g->V;
+        sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
+        sotto__rules_apply(g->ctx->be, o->rules, q->tok, q->n, L);
+    }
     bool completed = g->beam ? beam_update(g, n_pos, g->max_candidates) : greedy_update(g);
     g->i++;
     if (completed || n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i >= g->sample_len) g->finished = true;

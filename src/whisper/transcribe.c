@@ -83,6 +83,28 @@ static bool may_stop_early(const sotto_transcribe_params *p, int i)
     return p->check_compression && p->temperatures[i] > 0 && i + 1 < p->n_temperatures && !(env && !strcmp(env, "0"));
 }
 
+/* The window's prompt into *PROMPT, *N: the tokens since the last reset; with
+ * carry_initial_prompt openai's rule instead: the initial prompt, then what follows it
+ * (from the reset on) cut as all_tokens[nignored:][-remaining:] (remaining = n_text_ctx / 2
+ * - 1 less the initial prompt: Python's slice, so 0 keeps all and -k drops the first k).
+ * *OWNED is what to free (NULL when it points into r->all). */
+static sotto_status window_prompt(run *r, const int32_t **prompt, int *n, int32_t **owned)
+{
+    *owned = NULL;
+    *prompt = r->all + r->prompt_reset_since, *n = r->n_all - r->prompt_reset_since;
+    if (!r->p->carry_initial_prompt || r->n_initial == 0) return SOTTO_OK; /* the same tokens then */
+    int from = r->n_initial > r->prompt_reset_since ? r->n_initial : r->prompt_reset_since;
+    int len = r->n_all - from, remaining = r->ctx->model->info.n_text_ctx / 2 - 1 - r->n_initial;
+    int skip = remaining > 0 ? (len > remaining ? len - remaining : 0) : remaining < 0 ? -remaining : 0;
+    if (skip > len) skip = len;
+    int32_t *t = malloc((size_t)(r->n_initial + len - skip + 1) * sizeof *t);
+    if (!t) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+    memcpy(t, r->all, (size_t)r->n_initial * sizeof *t);
+    if (len - skip > 0) memcpy(t + r->n_initial, r->all + from + skip, (size_t)(len - skip) * sizeof *t);
+    *prompt = *owned = t, *n = r->n_initial + len - skip;
+    return SOTTO_OK;
+}
+
 /* decode_with_fallback: temperatures in order until one passes the checks; a window the
  * silence check skips ends after the first prefill (*SILENT). */
 static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int64_t seek, int size, bool *silent)
@@ -90,10 +112,14 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
     const double skip_above = vad_silent(r, seek, size) ? r->p->no_speech_threshold : INFINITY;
     const sotto_transcribe_params *p = r->p;
     const sotto_model_info *h = &r->ctx->model->info;
+    const int32_t *prompt;
+    int n_prompt;
+    int32_t *owned;
+    sotto_status pst = window_prompt(r, &prompt, &n_prompt, &owned);
+    if (pst) return pst;
     for (int i = 0; i < p->n_temperatures; i++) {
         double t = p->temperatures[i];
-        sotto__decode_opts o = {.rules = &r->rules, .prompt = r->all + r->prompt_reset_since,
-                                .n_prompt = r->n_all - r->prompt_reset_since, .sot_seq = r->sot_seq,
+        sotto__decode_opts o = {.rules = &r->rules, .prompt = prompt, .n_prompt = n_prompt, .sot_seq = r->sot_seq,
                                 .n_sot = r->n_sot, .temperature = t,
                                 .hotwords = seek == 0 && r->n_prefix ? NULL : r->hotwords,
                                 .n_hotwords = seek == 0 && r->n_prefix ? 0 : r->n_hotwords,
@@ -108,10 +134,9 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                 .abort_callback = p->abort_callback, .user_data = p->user_data,
                                 .audio_s = r->res->pub.duration};
         sotto_status st = sotto__decode_window(r->ctx, &o, out);
-        if (st) return st;
-        if ((*silent = out->skipped)) return SOTTO_OK;
+        if (st || (*silent = out->skipped)) return free(owned), st;
         char *text = sotto__detok(r->ctx->model, out->tokens, out->n_tokens, true);
-        if (!text) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+        if (!text) return free(owned), sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
         size_t a, n;
         sotto__strip(text, strlen(text), &a, &n);
         out->compression_ratio = sotto__compression_ratio(text + a, n);
@@ -123,6 +148,7 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
             fallback = false; /* silence */
         if (!fallback) break;
     }
+    free(owned);
     return SOTTO_OK;
 }
 
@@ -339,7 +365,9 @@ static sotto_status setup(run *r, int32_t lang)
     r->rules = (sotto__rules){.n_vocab = h->n_vocab, .eot = h->token_eot, .ts_begin = h->token_timestamp_begin,
                               .no_timestamps = h->token_notimestamps, .suppress = m->suppress,
                               .suppress_blank = p->suppress_blank != 0, .blank = m->suppress_begin,
-                              .timestamps = p->timestamps != 0, .max_initial = -1};
+                              .timestamps = p->timestamps != 0, .max_initial = -1,
+                              .repetition_penalty = p->repetition_penalty,
+                              .no_repeat_ngram = p->no_repeat_ngram_size};
     if (p->max_initial_timestamp >= 0) r->rules.max_initial = (int)lrint(p->max_initial_timestamp / 0.02);
     if (p->timestamps && h->token_timestamp_begin < 0)
         return sotto__ctx_fail(r->ctx, SOTTO_ERR_UNSUPPORTED, "transcribe: the vocabulary has no timestamp tokens");

@@ -4,6 +4,7 @@
  * transcripts go to DIR/NAME.EXT through out_write_file (temporary name, rename). */
 #define _POSIX_C_SOURCE 200809L
 #include "batch.h"
+#include "channels.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -245,12 +246,13 @@ static void one(shared *sh, sotto_context *ctx, item *it)
     sotto_transcribe_params tp = job->tp;
     tp.on_segment = stop_cb, tp.on_progress = stop_progress, tp.user_data = NULL;
     double t0 = cli_now_ms();
-    sotto_result *r = NULL;
-    sotto_status st = sotto_transcribe_file(ctx, it->path, &tp, &r);
+    channel_run run; /* the mix, one channel, or each merged (--channel) */
+    sotto_status st = channel_transcribe(ctx, it->path, job->channel, &tp, true, &run);
+    const sotto_result *r = run.result;
     char path[8192], err[8192 + 64] = "";
     bool wrote = st == SOTTO_OK && !r->stopped;
     int werr = 0;
-    if (st != SOTTO_OK) snprintf(err, sizeof err, "%s", sotto_context_error(ctx));
+    if (st != SOTTO_OK) snprintf(err, sizeof err, "%s", run.error);
     for (int i = 0; wrote && i < out_n_writers; i++) {
         if (!(job->formats & 1u << i)) continue;
         output_path(path, sizeof path, job, it, &out_writers[i]);
@@ -279,7 +281,7 @@ static void one(shared *sh, sotto_context *ctx, item *it)
                     sh->n_todo, it->path, r->duration, (cli_now_ms() - t0) / 1000);
     }
     pthread_mutex_unlock(&sh->mu);
-    sotto_result_free(r);
+    channel_run_free(&run);
 }
 
 typedef struct worker {

@@ -20,6 +20,7 @@ typedef struct batch_job {
     bool overwrite, quiet;
     const char *const *inputs;   /* files, directories, @lists */
     int n_inputs;
+    int channel;                 /* --channel: 0 the mix, N, or CHANNEL_EACH (channels.h) */
 } batch_job;
 
 /* Whether the inputs ask for batch mode: -j given (JOBS > 0, -j 1 too), a directory or an

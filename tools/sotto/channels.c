@@ -1,6 +1,7 @@
-/* channels.c — `sotto transcribe --channel` (channels.h): the option's values, and the
- * merge of per-channel transcripts by time into one labelled result that every writer
- * of output.c takes as it takes a transcription's. */
+/* channels.c — `sotto transcribe --channel` (channels.h): the option's values, a file's
+ * transcription by channel (one file at a time or many: cmd_transcribe.c, batch.c), and
+ * the merge of per-channel transcripts by time into one labelled result that every
+ * writer of output.c takes as it takes a transcription's. */
 #include "channels.h"
 
 #include <stdio.h>
@@ -73,4 +74,55 @@ bool channel_merge_results(const sotto_result *const *rs, int n, channel_merge *
     for (int i = 0; i < n; i++)
         if (rs[i]->duration > m->pub.duration) m->pub.duration = rs[i]->duration;
     return true;
+}
+
+sotto_status channel_transcribe(sotto_context *ctx, const char *path, int channel, const sotto_transcribe_params *tp,
+                                bool quiet, channel_run *r)
+{
+    memset(r, 0, sizeof *r);
+    sotto_status st;
+    if (channel != CHANNEL_EACH) {
+        sotto_audio_source src = {.kind = SOTTO_SOURCE_PATH, .path = path, .channel = channel};
+        st = channel ? sotto_transcribe_source(ctx, &src, tp, &r->one) : sotto_transcribe_file(ctx, path, tp, &r->one);
+        if (st) snprintf(r->error, sizeof r->error, "%s", sotto_context_error(ctx));
+        r->result = r->one;
+        return st;
+    }
+    sotto_audio *a = NULL;
+    if ((st = sotto_audio_open(path, &a))) {
+        snprintf(r->error, sizeof r->error, "%s", sotto_last_error());
+        return st;
+    }
+    int n = sotto_audio_channels(a);
+    sotto_audio_close(a);
+    n = n < 1 ? 1 : n > CHANNEL_MAX ? CHANNEL_MAX : n;
+    sotto_transcribe_params one = *tp;
+    one.on_warning = NULL;
+    bool stopped = false;
+    for (int c = 1; c <= n && !stopped; c++) {
+        char buf[32];
+        if (!quiet) fprintf(stderr, "sotto: %s: %s (%d of %d)\n", path, channel_label(c, n, buf, sizeof buf), c, n);
+        sotto_audio_source src = {.kind = SOTTO_SOURCE_PATH, .path = path, .channel = c};
+        if ((st = sotto_transcribe_source(ctx, &src, &one, &r->rs[c - 1]))) {
+            snprintf(r->error, sizeof r->error, "%s", sotto_context_error(ctx));
+            return st;
+        }
+        r->n = c;
+        stopped = r->rs[c - 1]->stopped;
+    }
+    if (!channel_merge_results((const sotto_result *const *)r->rs, r->n, &r->merge)) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return SOTTO_ERR_NOMEM;
+    }
+    r->merge.pub.stopped = stopped;
+    r->result = &r->merge.pub;
+    return SOTTO_OK;
+}
+
+void channel_run_free(channel_run *r)
+{
+    channel_merge_free(&r->merge);
+    for (int c = 0; c < r->n; c++) sotto_result_free(r->rs[c]);
+    sotto_result_free(r->one);
+    memset(r, 0, sizeof *r);
 }

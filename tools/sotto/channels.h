@@ -34,4 +34,24 @@ typedef struct channel_merge {
 bool channel_merge_results(const sotto_result *const *rs, int n, channel_merge *m);
 void channel_merge_free(channel_merge *m);
 
+/* A transcription as --channel asks: RESULT is the one to write (ONE's, or MERGE's). */
+typedef struct channel_run {
+    sotto_result *one;         /* the mix, or one channel */
+    sotto_result *rs[CHANNEL_MAX]; /* --channel each: channel i + 1's */
+    int n;
+    channel_merge merge;       /* --channel each: RS merged */
+    const sotto_result *result;
+    char error[1024];          /* why it failed */
+} channel_run;
+
+/* PATH transcribed on CTX with TP as --channel CHANNEL says: the mix (0), channel N alone
+ * (sotto_audio_source.channel), or with CHANNEL_EACH every channel of the file alone, in
+ * order (a line on stderr for each unless QUIET; TP's on_warning dropped), merged by time
+ * (channel_merge_results); a channel whose result is stopped (a callback) is the last,
+ * and the merge is stopped too. The status (R->error says why: the file, the context's
+ * message, or out of memory); R is freed with channel_run_free either way. */
+sotto_status channel_transcribe(sotto_context *ctx, const char *path, int channel, const sotto_transcribe_params *tp,
+                                bool quiet, channel_run *r);
+void channel_run_free(channel_run *r);
+
 #endif

@@ -97,11 +97,21 @@ static const cli_opt options[] = {
      .help = "silence above it (default 0.6; none: never)", .flags = CLI_NONE, .on = TP(check_no_speech)},
     {"--prompt", 0, OPT_STR, TP(initial_prompt), 0, 0, "TEXT", "a text",
      .help = "text before the first window (names, spelling, style)"},
+    {"--carry-initial-prompt", 0, OPT_TRUE, TP(carry_initial_prompt),
+     .help = "begin every window's prompt with --prompt, the previous text\n"
+             "after it (openai's --carry_initial_prompt)"},
     {"--hotwords", 0, OPT_STR, TP(hotwords), 0, 0, "TEXT", "a text",
      .help = "hint words in every window's prompt, before the previous text\n"
              "(faster-whisper's hotwords; not in the window --prefix starts)"},
     {"--prefix", 0, OPT_STR, TP(prefix), 0, 0, "TEXT", "a text",
      .help = "the text the transcript starts with, forced (faster-whisper's)"},
+    {"--repetition-penalty", 0, OPT_FLOAT, TP(repetition_penalty), 0, HUGE_VAL, "P", "a number > 0",
+     .help = "divide the logit of every token the window has already sampled\n"
+             "by P (multiply a negative one), CTranslate2's; > 1 discourages\n"
+             "repeats (faster-whisper's repetition_penalty; default 1: off)", .flags = CLI_LO_OPEN},
+    {"--no-repeat-ngram-size", 0, OPT_INT, TP(no_repeat_ngram_size), 0, 448, "N", "a decimal integer in 0..448",
+     .help = "never sample the same N tokens twice in a window (faster-whisper's\n"
+             "no_repeat_ngram_size; default 0: off)"},
     {"--multilingual", 0, OPT_TRUE, TP(multilingual),
      .help = "detect the language of every window, for a recording that\n"
              "switches language (faster-whisper's; multilingual models)"},
@@ -170,7 +180,9 @@ static const cli_opt options[] = {
      .help = "\n"
              "Batched (faster-whisper's BatchedInferencePipeline): the speech cut by faster-whisper's\n"
              "Silero VAD into chunks of at most 30 s, each decoded on its own (no previous text, no\n"
-             "--prompt, the first temperature only), N chunks encoded and decoded together.\n"},
+             "--prompt, the first temperature only), N chunks encoded and decoded together;\n"
+             "with --clip-timestamps each start,end pair is a chunk instead (the pipeline's\n"
+             "clip_timestamps), with --multilingual each chunk's language is its own.\n"},
     {"--batch-size", 0, OPT_INT, TP(batch_size), 1, SOTTO_MAX_BATCH, "N", "a chunk count in 1..64",
      .help = "decode N chunks at once (more throughput; memory grows with N:\n"
              "a batch too large for it is refused, naming what fits). The VAD:\n"
@@ -318,8 +330,6 @@ static int parse(int argc, char **argv, opts *o)
     if (batch_wanted(o->files, o->n_files, o->jobs) && (!o->dir || o->output))
         return refuse("directories, @lists and -j write to --output-dir DIR (not stdout or -o)");
     if (o->output && (o->dir || o->n_files > 1)) return refuse("-o names one file: one input and no --output-dir");
-    if (o->channel && batch_wanted(o->files, o->n_files, o->jobs))
-        return refuse("--channel takes files one at a time (no directories, @lists or -j yet)");
     for (int i = 0; o->channel == CHANNEL_EACH && i < o->n_files; i++)
         if (strcmp(o->files[i], "-") == 0) return refuse("--channel each reads its input once per channel: not -");
     return o->dir && !batch_wanted(o->files, o->n_files, o->jobs) && name_clash(o) ? EXIT_INPUT : EXIT_OK;
@@ -480,40 +490,22 @@ static sotto_status transcribe_channel(sotto_context *ctx, const char *path, int
  * as one transcript. Returns the exit status for it. */
 static int each_channel(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
-    sotto_audio *a = NULL;
-    if (sotto_audio_open(path, &a)) {
-        fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
-        return EXIT_INPUT;
-    }
-    int n = sotto_audio_channels(a), rc = EXIT_OK;
-    sotto_audio_close(a);
-    n = n < 1 ? 1 : n > CHANNEL_MAX ? CHANNEL_MAX : n;
-    sotto_result *rs[CHANNEL_MAX] = {0};
-    sotto_transcribe_params tp = o->tp;
-    tp.on_warning = NULL;
-    for (int c = 1; c <= n && rc == EXIT_OK; c++) {
-        char buf[32];
-        if (!o->quiet) fprintf(stderr, "sotto: %s: %s (%d of %d)\n", path, channel_label(c, n, buf, sizeof buf), c, n);
-        sotto_status st = transcribe_channel(ctx, path, c, &tp, &rs[c - 1]);
-        if (st) fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
-        if (st) rc = st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
-        else if (interrupted) rc = 128 + interrupted;
-    }
-    channel_merge m;
-    if (rc == EXIT_OK && !channel_merge_results((const sotto_result *const *)rs, n, &m)) {
-        fprintf(stderr, "sotto transcribe: out of memory\n");
+    channel_run run;
+    sotto_status st = channel_transcribe(ctx, path, CHANNEL_EACH, &o->tp, o->quiet, &run);
+    int rc = EXIT_OK;
+    if (st) {
+        fprintf(stderr, "sotto transcribe: %s\n", run.error);
+        rc = st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
+    } else if (interrupted) {
+        rc = 128 + interrupted;
+    } else if (!o->dir && !o->output) {
+        out_state os = {.lines = o->lines};
+        if (header) printf("==> %s <==\n", path);
+        if (!out_write(stdout, only(o->formats), run.result, &os) || !stdout_ok()) rc = EXIT_EXEC;
+    } else if (!write_outputs(o, path, run.result)) {
         rc = EXIT_EXEC;
-    } else if (rc == EXIT_OK) {
-        if (!o->dir && !o->output) {
-            out_state st = {.lines = o->lines};
-            if (header) printf("==> %s <==\n", path);
-            if (!out_write(stdout, only(o->formats), &m.pub, &st) || !stdout_ok()) rc = EXIT_EXEC;
-        } else if (!write_outputs(o, path, &m.pub)) {
-            rc = EXIT_EXEC;
-        }
-        channel_merge_free(&m);
     }
-    for (int c = 0; c < n; c++) sotto_result_free(rs[c]);
+    channel_run_free(&run);
     return rc;
 }
 
@@ -659,7 +651,7 @@ int cmd_transcribe(int argc, char **argv)
         if (!o.c.threads && o.jobs > 1) cp.n_threads = cp.n_threads / o.jobs > 1 ? cp.n_threads / o.jobs : 1;
         batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .lines = o.lines, .dir = o.dir,
                          .jobs = o.jobs ? o.jobs : 1, .overwrite = o.overwrite, .quiet = o.quiet,
-                         .inputs = o.files, .n_inputs = o.n_files};
+                         .inputs = o.files, .n_inputs = o.n_files, .channel = o.channel};
         rc = batch_transcribe(&job);
     } else {
         rc = transcribe_files(&o, model, &cp);

@@ -292,6 +292,10 @@ class Model:
         multilingual: bool = False,
         clip_timestamps: Optional[Sequence[float]] = None,
         max_new_tokens: Optional[int] = None,
+        repetition_penalty: float = 1.0,
+        no_repeat_ngram_size: int = 0,
+        batch_vad: bool = True,
+        carry_initial_prompt: bool = False,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -309,6 +313,8 @@ class Model:
                 reference's thresholds; None turns that check off.
             condition_on_previous_text: feed each window's text to the next.
             initial_prompt: text before the first window (names, spelling, style).
+            carry_initial_prompt: openai-whisper's: initial_prompt begins every window's
+                prompt, the previous text after it (what fits with it).
             suppress_blank: no blank or end of text as the first token.
             without_timestamps: one segment per 30 s window, no timestamp tokens.
             max_initial_timestamp: the first timestamp at most this many seconds.
@@ -344,7 +350,16 @@ class Model:
                 sotto_transcribe_params): hint text in every window's prompt; the text
                 the first window starts with; every window's language detected; the
                 clips [start, end, ...] in seconds to transcribe; its cap on the tokens
-                of a window.
+                of a window. With batch_size, multilingual detects each chunk's language
+                and clip_timestamps [start, end, ...] are the chunks (faster-whisper's
+                pipeline), in place of the VAD's.
+            repetition_penalty, no_repeat_ngram_size: CTranslate2's, as faster-whisper
+                passes them (1 and 0: off): every token a window has sampled has its
+                logit divided by the penalty (a negative one multiplied); no n-gram of
+                that many tokens sampled twice in a window.
+            batch_vad: with batch_size, True (default): the chunks from the VAD (or
+                clip_timestamps); False: the whole audio as one chunk (at most 30 s),
+                faster-whisper's pipeline with vad_filter=False.
 
         Returns:
             (segments, info): the list of :class:`Segment` and a :class:`TranscriptionInfo`.
@@ -414,7 +429,7 @@ class Model:
             max_initial_timestamp=max_initial_timestamp,
             seed=seed,
             sample_len=sample_len or 0,
-            vad=self._batch_vad_model() if batch_size else self._vad,
+            vad=(self._batch_vad_model() if batch_vad and clip_timestamps is None else None) if batch_size else self._vad,
             batch_size=batch_size,
             silence_check=silence_check,
             vad_filter=vad_filter,
@@ -431,6 +446,9 @@ class Model:
             multilingual=bool(multilingual),
             clip_timestamps=None if clip_timestamps is None else [float(t) for t in clip_timestamps],
             max_new_tokens=int(max_new_tokens or 0),
+            repetition_penalty=float(repetition_penalty),
+            no_repeat_ngram_size=int(no_repeat_ngram_size),
+            carry_initial_prompt=bool(carry_initial_prompt),
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)

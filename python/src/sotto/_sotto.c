@@ -489,12 +489,13 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "vad_filter", "vad_threshold", "vad_min_speech_ms", "vad_min_silence_ms",
                             "vad_speech_pad_ms", "on_segment", "word_timestamps", "prepend_punctuations",
                             "append_punctuations", "hallucination_silence_threshold", "batch_size", "hotwords",
-                            "prefix", "multilingual", "clip_timestamps", "max_new_tokens", NULL};
+                            "prefix", "multilingual", "clip_timestamps", "max_new_tokens", "repetition_penalty",
+                            "no_repeat_ngram_size", "carry_initial_prompt", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzOizzpOi", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzOizzpOifip", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
@@ -502,7 +503,8 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                                      &p.vad_min_speech_ms, &p.vad_min_silence_ms, &p.vad_speech_pad_ms,
                                      &on_segment, &p.word_timestamps, &p.prepend_punctuations,
                                      &p.append_punctuations, &hst, &p.batch_size, &p.hotwords, &p.prefix,
-                                     &p.multilingual, &clips, &p.max_new_tokens))
+                                     &p.multilingual, &clips, &p.max_new_tokens, &p.repetition_penalty,
+                                     &p.no_repeat_ngram_size, &p.carry_initial_prompt))
         return NULL;
     p.seed = seed;
     if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");

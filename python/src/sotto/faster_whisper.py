@@ -306,8 +306,8 @@ class WhisperModel:
         language = max(votes, key=lambda k: len(votes[k]))
         return language, max(votes[language]), ranked
 
-    def _speech(self, samples: Any, vo: VadOptions) -> List[Tuple[int, int]]:
-        vad = self._model._vad
+    def _speech(self, samples: Any, vo: VadOptions, vad: Any = None) -> List[Tuple[int, int]]:
+        vad = vad or self._model._vad
         if vad is None:
             raise ValueError("vad_filter needs a Silero VAD model: install one with scripts/setup.sh")
         return vad.speech(samples, vo.threshold, vo.neg_threshold, int(vo.min_speech_duration_ms),
@@ -372,11 +372,11 @@ class WhisperModel:
         hallucination_silence_threshold, hotwords (in every window's prompt but a
         prefixed one), language_detection_threshold and language_detection_segments.
 
-        Raises NotImplementedError naming the parameter for other values of those, and
-        for repetition_penalty and no_repeat_ngram_size at anything but their defaults.
+        repetition_penalty and no_repeat_ngram_size are CTranslate2's, as faster-whisper
+        passes them (sotto.h sotto_transcribe_params).
+
+        Raises NotImplementedError naming the parameter for other values of those.
         """
-        _refuse("repetition_penalty", repetition_penalty, 1)
-        _refuse("no_repeat_ngram_size", no_repeat_ngram_size, 0)
         _refuse("length_penalty", length_penalty, 1)
         _refuse("prompt_reset_on_temperature", prompt_reset_on_temperature, 0.5)
         _refuse("suppress_tokens", suppress_tokens, [-1])
@@ -430,7 +430,8 @@ class WhisperModel:
                 threshold=vo.threshold, min_speech_duration_ms=vo.min_speech_duration_ms,
                 min_silence_duration_ms=vo.min_silence_duration_ms, speech_pad_ms=vo.speech_pad_ms),
             silence_check=False, hotwords=hotwords, prefix=prefix, multilingual=multilingual,
-            clip_timestamps=clips, max_new_tokens=max_new_tokens,
+            clip_timestamps=clips, max_new_tokens=max_new_tokens, repetition_penalty=repetition_penalty,
+            no_repeat_ngram_size=no_repeat_ngram_size,
         )
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
 
@@ -468,6 +469,23 @@ def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Opt
     finally:
         stop.set()
         worker.join()
+
+
+def _pipeline_clips(clip_timestamps: Optional[List[dict]]) -> List[Tuple[float, float]]:
+    """The pipeline's clip_timestamps ([{"start": s, "end": s}, ...], seconds) as pairs;
+    [] for None or an empty list (faster-whisper: `if not clip_timestamps`)."""
+    if not clip_timestamps:
+        return []
+    out = []
+    for c in clip_timestamps:
+        try:
+            a, b = float(c["start"]), float(c["end"])
+        except (TypeError, KeyError, ValueError):
+            raise ValueError(f"clip_timestamps: each clip a dict {{'start': s, 'end': s}} in seconds, not {c!r}") from None
+        if not (0 <= a < b):
+            raise ValueError(f"clip_timestamps: a clip's start >= 0 and before its end, not {c!r}")
+        out.append((a, b))
+    return out
 
 
 def _merge_chunks(speech: Sequence[Tuple[int, int]], max_samples: int) -> List[Tuple[int, int]]:
@@ -541,24 +559,42 @@ class BatchedInferencePipeline:
         language_detection_segments: int = 1,
     ) -> Tuple[Iterator[Segment], TranscriptionInfo]:
         """faster-whisper's batched transcribe(); the parameters work and are refused as
-        WhisperModel.transcribe's, and: vad_filter must be True (clip_timestamps, the
-        other way to give chunks, is not supported yet); condition_on_previous_text and
+        WhisperModel.transcribe's, and: condition_on_previous_text and
         max_initial_timestamp are ignored, as faster-whisper's batched decoding ignores
-        them; batch_size must be an int >= 1."""
+        them; batch_size must be an int >= 1. The chunks, as faster-whisper's: with
+        clip_timestamps (a list of {"start": s, "end": s} in seconds) each clip, at its
+        own offset, whatever vad_filter says; else with vad_filter the VAD's speech
+        merged into chunks of at most 30 s; else the whole audio as one chunk when it is
+        shorter than 30 s (RuntimeError for longer audio, as theirs). multilingual:
+        each chunk's language detected from it (info.language stays the first's).
+
+        Raises:
+            RuntimeError: vad_filter=False, no clip_timestamps and 30 s of audio or more.
+        """
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, not {batch_size!r}")
-        if clip_timestamps is not None:
-            raise NotImplementedError("clip_timestamps: not supported by sotto yet")
-        if not vad_filter:
-            raise NotImplementedError("vad_filter=False: the chunks come from the VAD (clip_timestamps is not supported)")
         chunk_s = chunk_length or 30
         if chunk_s != 30:
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
-        vo = _vad_options(vad_parameters, max_speech_duration_s=chunk_s, min_silence_duration_ms=160)
+        rate = _sotto.SAMPLE_RATE
+        clips = _pipeline_clips(clip_timestamps)
         samples = _samples(audio)
-        speech = self.model._speech(samples, vo)
-        chunks = _merge_chunks(speech, chunk_s * _sotto.SAMPLE_RATE)
-        first = samples[chunks[0][0]:chunks[0][1]] if chunks else samples[:_sotto.SAMPLE_RATE]
+        duration = len(samples) / rate
+        vo: Optional[VadOptions] = None
+        if clips:  # faster-whisper: int(seconds * sampling_rate), each clip a chunk
+            chunks = [(int(a * rate), int(b * rate)) for a, b in clips]
+            speech = chunks
+        elif vad_filter:
+            vo = _vad_options(vad_parameters, max_speech_duration_s=chunk_s, min_silence_duration_ms=160)
+            # faster-whisper's own Silero export, as the batched engine cuts with
+            speech = self.model._speech(samples, vo, self.model._model._batch_vad_model())
+            chunks = _merge_chunks(speech, chunk_s * rate)
+        elif duration < chunk_s:
+            vo = None if vad_parameters is None else _vad_options(vad_parameters)
+            chunks = speech = [(0, len(samples))]
+        else:
+            raise RuntimeError("No clip timestamps found. Set 'vad_filter' to True or provide 'clip_timestamps'.")
+        first = samples[chunks[0][0]:chunks[0][1]] if chunks else samples[:rate]
         probability, all_probs = 1.0, None
         if language is None:  # from the first chunk, as faster-whisper's
             language, probability, all_probs = self.model._detect(first)
@@ -580,19 +616,24 @@ class BatchedInferencePipeline:
         )
         # every option checked now (the segments of this call are never started)
         _, probe = self.model.transcribe(first, **opts)
-        duration = len(samples) / _sotto.SAMPLE_RATE
         info = TranscriptionInfo(
-            language, probability, duration, sum(e - s for s, e in speech) / _sotto.SAMPLE_RATE, all_probs,
+            language, probability, duration, sum(e - s for s, e in speech) / rate, all_probs,
             probe.transcription_options, vo,
         )
-        if vad_parameters is None and initial_prompt is None and prefix is None and hotwords is None:
-            # the batched engine: faster-whisper's own cut, batch_size chunks at a time
+        default_cut = clips or not vad_filter or vad_parameters is None
+        if default_cut and initial_prompt is None and prefix is None and hotwords is None:
+            # the batched engine: faster-whisper's own cut (or the clips, or the whole audio),
+            # batch_size chunks at a time
             temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
             kw = dict(language=language, task=task, beam_size=beam_size, best_of=best_of, patience=patience,
                       temperature=temps[:1], suppress_blank=suppress_blank, without_timestamps=without_timestamps,
                       word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
                       append_punctuations=append_punctuations, silence_check=False, sample_len=max_new_tokens,
-                      condition_on_previous_text=False, batch_size=batch_size)
+                      condition_on_previous_text=False, batch_size=batch_size,
+                      multilingual=multilingual and self.model.is_multilingual,
+                      repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
+                      clip_timestamps=[t for c in clips for t in c] if clips else None,
+                      batch_vad=bool(vad_filter))
             return _stream(self.model._model, samples, kw, duration if log_progress else None), info
         return self._segments(samples, chunks, opts, duration if log_progress else None), info
 

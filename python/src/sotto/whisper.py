@@ -101,15 +101,12 @@ class WhisperOpenAI:
         types decide). verbose=True prints each segment as openai's does.
 
         Raises:
-            NotImplementedError: carry_initial_prompt=True, prompt, prefix,
-                suppress_tokens other than "-1".
+            NotImplementedError: prompt, prefix, suppress_tokens other than "-1".
             TypeError: an option openai's transcribe() does not have.
         """
         unknown = set(decode_options) - _DECODE
         if unknown:
             raise TypeError(f"transcribe() got unexpected options {sorted(unknown)}")
-        if carry_initial_prompt:
-            raise NotImplementedError("carry_initial_prompt=True: not supported by sotto yet")
         from .faster_whisper import _clip_times  # openai's and faster-whisper's clips are the same
 
         clips = _clip_times(clip_timestamps)
@@ -136,6 +133,7 @@ class WhisperOpenAI:
             no_speech_threshold=no_speech_threshold,
             condition_on_previous_text=condition_on_previous_text,
             initial_prompt=initial_prompt,
+            carry_initial_prompt=bool(carry_initial_prompt),
             suppress_blank=opts.get("suppress_blank", True),
             without_timestamps=opts.get("without_timestamps", False),
             max_initial_timestamp=opts.get("max_initial_timestamp", 1.0),
