@@ -45,6 +45,17 @@ def clips() -> List[str]:
 
 
 @pytest.fixture(scope="session")
+def models_dir(model_path: str) -> str:
+    """The models directory: the test model's folder (setup's models/)."""
+    return os.path.dirname(model_path)
+
+
+@pytest.fixture(scope="session")
+def clips_dir(clips: List[str]) -> str:
+    return os.path.dirname(clips[0])
+
+
+@pytest.fixture(scope="session")
 def model(model_path: str, vad_path: str) -> sotto.Model:
     return sotto.Model(model_path, threads=2, device="cpu", vad_model=vad_path)
 

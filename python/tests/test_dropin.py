@@ -35,11 +35,6 @@ FW_TRANSCRIBE = [
 
 
 @pytest.fixture(scope="module")
-def models_dir(model_path: str) -> str:
-    return os.path.dirname(model_path)
-
-
-@pytest.fixture(scope="module")
 def fw(models_dir: str) -> WhisperModel:
     os.environ["SOTTO_MODELS_DIR"] = models_dir
     return WhisperModel("tiny.en", device="cpu", cpu_threads=2)

@@ -28,16 +28,6 @@ def load(name: str) -> Dict[str, Any]:
         return json.load(f)
 
 
-@pytest.fixture(scope="module")
-def models_dir(model_path: str) -> str:
-    return os.path.dirname(model_path)
-
-
-@pytest.fixture(scope="module")
-def clips_dir(clips) -> str:
-    return os.path.dirname(clips[0])
-
-
 _audio: Dict[str, np.ndarray] = {}
 
 

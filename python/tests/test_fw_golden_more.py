@@ -25,16 +25,6 @@ def load(name: str) -> Dict[str, Any]:
         return json.load(f)
 
 
-@pytest.fixture(scope="module")
-def models_dir(model_path: str) -> str:
-    return os.path.dirname(model_path)
-
-
-@pytest.fixture(scope="module")
-def clips_dir(clips) -> str:
-    return os.path.dirname(clips[0])
-
-
 def _cases():
     out = []
     for name in ("tiny.en", "base"):

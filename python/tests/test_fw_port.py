@@ -22,16 +22,6 @@ TEXT = " And Mr. John Dashwood had then leisure to consider how much there might
 
 
 @pytest.fixture(scope="module")
-def models_dir(model_path: str) -> str:
-    return os.path.dirname(model_path)
-
-
-@pytest.fixture(scope="module")
-def clips_dir(clips) -> str:
-    return os.path.dirname(clips[0])
-
-
-@pytest.fixture(scope="module")
 def tiny(models_dir) -> WhisperModel:
     return WhisperModel(os.path.join(models_dir, "tiny.en-ct2"), device="cpu", cpu_threads=2)
 
