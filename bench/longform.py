@@ -165,7 +165,7 @@ def configs(cls, m, mode):
     return c
 
 
-def OLD_INFO(old):
+def old_info(old):
     """{class: what each engine ran as} from the rows of an earlier run (its "info")."""
     return {r["class"]: r["info"] for r in old if "info" in r}
 
@@ -227,7 +227,7 @@ def main():
         done = {(r["class"], r["model"], r["mode"]) for r in rows}
         old = [json.loads(l) for l in open(res, encoding="utf-8") if l.strip()]
         rows = [r for r in old if (r["class"], r["model"], r["mode"]) not in done] + rows
-        for c, inf in OLD_INFO(old).items():
+        for c, inf in old_info(old).items():
             if c not in dict(cls):
                 cls.append((c, inf))
     with open(res, "w") as f:
