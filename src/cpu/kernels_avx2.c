@@ -1,7 +1,7 @@
 /* kernels_avx2.c — AVX2 + FMA + F16C kernels (compiled with -mavx2 -mfma -mf16c for this
- * file only, selected at run time). matmul with few rows of A (the decoder) works on
- * panels of B rows that stay in L2, computing 4x2 blocks of C as 8-wide dot products and
- * prefetching B rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16
+ * file only, selected at run time). matmul with few rows of A (the decoder) makes one
+ * pass over B, a pair of rows at a time, computing 4x2 blocks of C as 8-wide dot products
+ * and prefetching short rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16
  * variant reads B in its stored type (halves widened in registers; q8_0 is in
  * gemm_q8_avx2.c). Also softmax, GELU, the q8_0 quantiser and f16 conversion. */
 #include <immintrin.h>
@@ -98,33 +98,40 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
     }
 }
 
-/* C = A B^T + bias for few rows of A: panels of B rows sized (in the stored type) to stay
- * in L2 while every row block of A streams past; 4x2 blocks, odd rows of B and rows of A
- * past a multiple of 4 one row of A at a time. f32 and f16 B run the same chains. */
+/* C = A B^T + bias for few rows of A, one pass over B: for each pair of B rows, every
+ * group of 4 rows of A as a 4x2 block, then the rows past a multiple of 4 one at a time,
+ * while the pair stays in L1; an unpaired last row of B one row of A at a time. Short rows
+ * of B (a pair within 4 KB: Whisper's d_model of 384-1024 in f16) are prefetched 4 KB
+ * ahead, which the hardware's stream prefetch leaves undone across so many short rows
+ * (5 x 51864 x 384 in f16 on one core: 7.5 ms with panels kept in L2 and no prefetch,
+ * 4.7 ms; longer rows gained nothing or lost: docs/BENCHMARKS.md). f32 and f16 B run
+ * the same chains, and every output the same chain as before this order was taken. */
 ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
                             float *C, size_t ldc, int M, int N, int K)
 {
-    const size_t eb = f16 ? sizeof(uint16_t) : sizeof(float);
-    int panel = (int)((512 * 1024) / ((size_t)K * eb + 1));
-    if (panel < 8) panel = 8;
-    panel &= ~1;
-    for (int n0 = 0; n0 < N; n0 += panel) {
-        int n1 = n0 + panel < N ? n0 + panel : N;
-        int m = 0;
-        for (; m + 4 <= M; m += 4) {
-            int n = n0;
-            for (; n + 2 <= n1; n += 2) {
-                float o[8];
-                block_4x2_any(A + m * lda, lda, (const char *)B + (size_t)n * ldb * eb, f16, ldb, o, K);
-                for (int i = 0; i < 4; i++) {
-                    C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
-                    C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
-                }
+    const size_t eb = f16 ? sizeof(uint16_t) : sizeof(float), row_bytes = ldb * eb;
+    const size_t ahead = 2 * row_bytes <= 4096 ? 4096 : 0;
+    const size_t total = (size_t)N * row_bytes;
+    const int m4 = M & ~3;
+    int n = 0;
+    for (; n + 2 <= N; n += 2) {
+        const size_t at = (size_t)n * row_bytes;
+        const char *b = (const char *)B + at;
+        if (ahead)
+            for (size_t o = at + ahead; o < at + ahead + 2 * row_bytes && o < total; o += 64)
+                _mm_prefetch((const char *)B + o, _MM_HINT_T0);
+        for (int m = 0; m < m4; m += 4) {
+            float o[8];
+            block_4x2_any(A + m * lda, lda, b, f16, ldb, o, K);
+            for (int i = 0; i < 4; i++) {
+                C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
+                C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
             }
-            for (int i = 0; n < n1 && i < 4; i++) row_1_any(A + (m + i) * lda, B, f16, ldb, bias, C + (m + i) * ldc, n, n1, K);
         }
-        for (; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n0, n1, K);
+        for (int m = m4; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n + 2, K);
     }
+    if (n < N)
+        for (int m = 0; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, N, K);
 }
 
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
