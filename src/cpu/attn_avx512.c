@@ -9,8 +9,9 @@
  * from 3.17 to 2.80 ms for Q K^T and 3.52 to 2.61 ms for P V. Each output is summed as in
  * the AVX2 kernel (k = 0, 1, ... one FMA each), so both sets give the same bits; fewer
  * rows than one tile (the decoder) go to the AVX2 kernel.
- * The linear layers stay on gemm_avx2.c: a 12x32 packed GEMM measured no faster there
- * (95-104 against 101-105 GFLOP/s).
+ * The linear layers' GEMM is gemm_avx512.c's (on Zen 4 it measured no faster than the
+ * AVX2 one, 95-104 against 101-105 GFLOP/s; on an Intel Xeon with two 512-bit FMA units
+ * 1.5-1.9x).
  *
  * softmax: kernels_avx2.c's on 16 lanes (the same exp polynomial, lane for lane, and the
  * same order of additions, so the same bits), 24 rows of 1500 in 13.1 us against 18.4. */

@@ -83,9 +83,9 @@ static const sotto__kernels avx_vnni = {
     .row_exp_sum = sotto__row_exp_sum_avx2,
 };
 static const sotto__kernels avx512 = {
-    .name = "avx512", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx512,
+    .name = "avx512", .matmul = sotto__matmul_avx512, .matmul_nn = sotto__matmul_nn_avx512,
     .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx512, .gelu = sotto__gelu_avx2,
-    .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2,
+    .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx512,
     .matmul_q8 = sotto__matmul_q8_avx512, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
     .scores_p5 = sotto__scores_p5_avx512, .quantize_p5 = sotto__quantize_p5_avx2,
     .row_max = sotto__row_max_avx512, .row_exp_sum = sotto__row_exp_sum_avx512,

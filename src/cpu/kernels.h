@@ -83,7 +83,7 @@ typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float sc
 enum { SOTTO__N_KERNEL_SLOTS = 14 };
 typedef struct sotto__kernels {
     const char *name; /* "scalar", "avx2", "avx_vnni" (avx2 + VEX vpdpbusd q8_0), "avx512" (avx2 + AVX-512 VNNI
-                       * q8_0, zmm attention), "neon", "neon_dot" (neon + sdot int8), "neon_i8mm"
+                       * q8_0, zmm GEMM and attention), "neon", "neon_dot" (neon + sdot int8), "neon_i8mm"
                        * (neon_dot + smmla q8_0 GEMM) */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
@@ -153,6 +153,13 @@ void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t 
 void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int N, int K);
 /* c[0..64) = sum_k a[k] B[k][0..64) for one row a of f16 B (gemm_avx2.c). */
 void sotto__row_1x64_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int K);
+/* The matmul and matmul_f16 of the avx512 set (gemm_avx512.c): a 12x32 packed GEMM on
+ * 512-bit registers for M >= SOTTO__GEMM_MIN_M (the reference's bits, as the AVX2 GEMM),
+ * the avx2 row kernels below that. */
+void sotto__matmul_avx512(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K);
+void sotto__matmul_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                              size_t ldc, int M, int N, int K);
 /* matmul_nn and softmax of the avx512 set (attn_avx512.c): 12x32 tiles on 512-bit
  * registers, the same sums as the AVX2 kernel (which takes fewer rows than a tile). */
 void sotto__softmax_avx512(float *x, int n, int visible, float scale);
