@@ -559,14 +559,41 @@ static void fill_q8(sotto__block_q8_0 *x, size_t n, bool is_a, bool extreme, uns
     }
 }
 
+/* One shape of test_q8_same_bits: false (and a line on the first 5 of *BAD) when set K's
+ * matmul_q8 is not sotto__matmul_q8_ref's bits. */
+static bool q8_same_bits_at(const sotto__kernels *k, int M, int N, int nb, bool extreme, bool with_bias,
+                            unsigned *seed, int *bad)
+{
+    size_t lda = (size_t)nb + 1, ldb = (size_t)nb + 2, ldc = (size_t)N + 3;
+    sotto__block_q8_0 *A = malloc(M * lda * sizeof *A), *B = malloc(N * ldb * sizeof *B);
+    float *bias = malloc(N * sizeof *bias), *C0 = calloc(M * ldc, 4), *C1 = calloc(M * ldc, 4);
+    fill_q8(A, M * lda, true, extreme, seed);
+    fill_q8(B, N * ldb, false, extreme, seed);
+    for (int i = 0; i < N; i++) bias[i] = rnd(seed);
+    const float *bs = with_bias ? bias : NULL;
+    sotto__matmul_q8_ref(A, lda, B, ldb, bs, C0, ldc, M, N, nb * 32);
+    k->matmul_q8(A, lda, B, ldb, bs, C1, ldc, M, N, nb * 32);
+    bool same = memcmp(C0, C1, M * ldc * 4) == 0;
+    if (!same && (*bad)++ < 5) {
+        size_t i = 0;
+        while (C0[i] == C1[i] || (C0[i] != C0[i] && C1[i] != C1[i])) i++;
+        printf("  %s matmul_q8 M=%d N=%d K=%d%s: C[%zu][%zu] %.9g, reference %.9g\n", k->name, M, N, nb * 32,
+               bs ? " bias" : "", i / ldc, i % ldc, C1[i], C0[i]);
+    }
+    free(A), free(B), free(bias), free(C0), free(C1);
+    return same;
+}
+
 /* matmul_q8 of set K gives sotto__matmul_q8_ref's bits on odd sizes and strides, every
  * path (GEMV and GEMM, row and column tails, blocks of K, rows longer than the GEMV's
- * prepared copies), with and without bias, and writes nothing past N. */
+ * prepared copies; the GEMV of 2-7 rows that the beams' vocabulary projection takes, from
+ * 8192 rows of B), with and without bias, and writes nothing past N. */
 static void test_q8_same_bits(const sotto__kernels *k)
 {
     static const int ms[] = {1, 2, 3, 5, 7, 8, 9, 23, 24, 25, 121, 130};
     static const int ns[] = {1, 7, 8, 9, 16, 17, 33, 301};
     static const int nbs[] = {1, 2, 3, 13, 17, 33, 257};
+    static const int wide[][3] = {{5, 8195, 3}, {4, 8197, 2}, {7, 8193, 13}, {6, 8200, 1}, {2, 8199, 12}};
     unsigned seed = 41;
     int bad = 0, runs = 0;
     for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
@@ -574,27 +601,11 @@ static void test_q8_same_bits(const sotto__kernels *k)
             for (size_t c = (a + b) % 2; c < sizeof nbs / sizeof *nbs; c += 2) {
                 int M = ms[a], N = ns[b], nb = nbs[c];
                 if (nb == 257 && M * N > 300) continue;
-                size_t lda = (size_t)nb + 1, ldb = (size_t)nb + 2, ldc = (size_t)N + 3;
-                bool extreme = (a + b + c) % 5 == 0;
-                sotto__block_q8_0 *A = malloc(M * lda * sizeof *A), *B = malloc(N * ldb * sizeof *B);
-                float *bias = malloc(N * sizeof *bias), *C0 = calloc(M * ldc, 4), *C1 = calloc(M * ldc, 4);
-                fill_q8(A, M * lda, true, extreme, &seed);
-                fill_q8(B, N * ldb, false, extreme, &seed);
-                for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
-                const float *bs = (a + c) % 2 ? bias : NULL;
-                sotto__matmul_q8_ref(A, lda, B, ldb, bs, C0, ldc, M, N, nb * 32);
-                k->matmul_q8(A, lda, B, ldb, bs, C1, ldc, M, N, nb * 32);
+                q8_same_bits_at(k, M, N, nb, (a + b + c) % 5 == 0, (a + c) % 2, &seed, &bad);
                 runs++;
-                if (memcmp(C0, C1, M * ldc * 4) != 0) {
-                    if (bad++ < 5) {
-                        size_t i = 0;
-                        while (C0[i] == C1[i] || (C0[i] != C0[i] && C1[i] != C1[i])) i++;
-                        printf("  %s matmul_q8 M=%d N=%d K=%d%s: C[%zu][%zu] %.9g, reference %.9g\n", k->name, M, N,
-                               nb * 32, bs ? " bias" : "", i / ldc, i % ldc, C1[i], C0[i]);
-                    }
-                }
-                free(A), free(B), free(bias), free(C0), free(C1);
             }
+    for (size_t w = 0; w < sizeof wide / sizeof *wide; w++, runs++)
+        q8_same_bits_at(k, wide[w][0], wide[w][1], wide[w][2], w % 2, w % 3 != 1, &seed, &bad);
     CHECK(bad == 0, "%s matmul_q8 differs from the reference's bits in %d of %d shapes", k->name, bad, runs);
 }
 

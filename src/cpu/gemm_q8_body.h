@@ -272,6 +272,43 @@ static void q8_gemv_group(const sotto__block_q8_0 *A, size_t lda, int MA, const 
     }
 }
 
+/* q8_gemv_group's outputs for MA >= 2 rows of A: each block's 8 rows of B are transposed
+ * in registers once, to 8 quads x 8 rows, and every row of A then takes 8 dot4 steps with
+ * its quads broadcast, lane r summing row r's product, so no row of A pays the reduction
+ * across lanes (on an Intel Xeon the reduction's shuffles bound the beams' vocabulary
+ * projection). The integer sums are exact in any order and the float chain is the same. */
+static void q8_gemv_group_t(const sotto__block_q8_0 *A, size_t lda, int MA, const sotto__block_q8_0 *const br[8],
+                            const __m256 *db, const float (*da)[Q8_GV_MAX_NB], const int32_t (*corr)[Q8_GV_MAX_NB],
+                            const float *bias, float *C, size_t ldc, int rows, int nb, const char *next, size_t span)
+{
+    const __m256i mask = q8_lanes(rows), flip = _mm256_set1_epi8(Q8_VNNI ? (char)0x80 : 0);
+    const __m256 z = bias ? _mm256_maskload_ps(bias, mask) : _mm256_setzero_ps();
+    __m256 acc[Q8_GV_ROWS];
+    for (int m = 0; m < MA; m++) acc[m] = _mm256_setzero_ps();
+    for (int j = 0; j < nb; j++) {
+        if (next)
+            for (size_t o = span * j / nb; o < span * (j + 1) / nb; o += 64) _mm_prefetch(next + o, _MM_HINT_T0);
+        __m256 r[8];
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++)
+            r[i] = _mm256_castsi256_ps(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)br[i][j].qs), flip));
+        sotto__transpose8(r); /* 8 rows x 8 quads -> 8 quads x 8 rows */
+        for (int m = 0; m < MA; m++) {
+            const sotto__block_q8_0 *a = A + (size_t)m * lda + j;
+            __m256i dot = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int q = 0; q < Q8_QK / 4; q++) {
+                __m256i b = _mm256_castps_si256(r[q]);
+                dot = q8_dot4(dot, b, q8_u(b), _mm256_set1_epi32(q8_quad(a, q)));
+            }
+            if (Q8_VNNI) dot = _mm256_add_epi32(dot, _mm256_set1_epi32(corr[m][j]));
+            __m256 dd = _mm256_mul_ps(_mm256_set1_ps(da[m][j]), db[j]);
+            acc[m] = _mm256_add_ps(acc[m], _mm256_mul_ps(dd, _mm256_cvtepi32_ps(dot)));
+        }
+    }
+    for (int m = 0; m < MA; m++) _mm256_maskstore_ps(C + (size_t)m * ldc, mask, _mm256_add_ps(acc[m], z));
+}
+
 void Q8_NAME(sotto__gemv_q8)(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                              const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
@@ -301,8 +338,9 @@ void Q8_NAME(sotto__gemv_q8)(const sotto__block_q8_0 *A, size_t lda, const sotto
                                                        (short)br[6][j].d, (short)br[7][j].d));
             const char *next = n0 + 8 < N ? (const char *)(B + (size_t)(n0 + 8) * ldb) : NULL;
             size_t span = (size_t)(N - n0 - 8 < 8 ? N - n0 - 8 : 8) * ldb * sizeof *B;
-            q8_gemv_group(Am, lda, ma, br, db, (const float(*)[Q8_GV_MAX_NB])da, (const int32_t(*)[Q8_GV_MAX_NB])corr,
-                          bias ? bias + n0 : NULL, C + (size_t)m0 * ldc + n0, ldc, rows, nb, next, span);
+            (ma >= 2 ? q8_gemv_group_t : q8_gemv_group)(Am, lda, ma, br, db, (const float(*)[Q8_GV_MAX_NB])da,
+                                                        (const int32_t(*)[Q8_GV_MAX_NB])corr, bias ? bias + n0 : NULL,
+                                                        C + (size_t)m0 * ldc + n0, ldc, rows, nb, next, span);
         }
     }
 }
