@@ -548,8 +548,9 @@ typedef struct sotto_transcribe_params {
                                   decoding ends 1 s or more before its speech does (its last
                                   timestamp token earlier) is decoded again from that timestamp
                                   to its end, as openai's long-form loop seeks to the last
-                                  timestamp, up to 8 pieces a chunk; the pieces of a batch's
-                                  chunks are batched together. The chunks stay faster-whisper's;
+                                  timestamp, up to 8 pieces a chunk; a chunk's next piece goes
+                                  into the next batch, ahead of chunks not yet begun, so the
+                                  batches stay full. The chunks stay faster-whisper's;
                                   each chunk's pieces depend on that chunk alone. 0 (default):
                                   faster-whisper's, one decode a chunk */
 } sotto_transcribe_params;

@@ -5,7 +5,9 @@
  * decoder step is one sotto__decoder_step_batch over the live rows of all of them; a
  * chunk whose search ends leaves the batch, and an input whose abort callback fires
  * leaves it alone; with batch_continue, the rest of each chunk that stopped early goes
- * through again from its last timestamp. sotto_transcribe_batch (many inputs, for the
+ * through again from its last timestamp, in the next batch, ahead of new chunks (so the
+ * batches stay full), and a chunk's segments are added once all of its pieces are
+ * decoded, in the order of the chunks. sotto_transcribe_batch (many inputs, for the
  * server) and batch_size in sotto_transcribe* (one) both run here. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -15,7 +17,10 @@
 #include "batch.h"
 #include "lang.h"
 
-enum { MAX_PIECES = 8 }; /* a chunk and its continuations (batch_continue) */
+enum {
+    MAX_PIECES = 8, /* a chunk and its continuations (batch_continue) */
+    FLY_BATCHES = 4 /* chunks in flight: this many batches' worth at most */
+};
 
 /* One window of a batch: chunk C of input IN from sample SKIP, decoded with *O, its
  * search's result *D. */
@@ -27,19 +32,57 @@ typedef struct bwin {
     sotto__decode_result *d;
 } bwin;
 
-/* One chunk of a batch: its pieces (the chunk from sample SKIP[i], decoded as D[i]), all
- * with O: IN's options, with multilingual in the start sequence SOT of the chunk's own
- * language LANG (-1: the input's). */
+/* A chunk in flight: chunk C of input IN, its N pieces decoded so far (the chunk from
+ * sample SKIP[i], decoded as D[i]; SKIP[N] the next one's start unless DONE), all with
+ * O: IN's options, with multilingual in the start sequence SOT of the chunk's own
+ * language LANG (-1: the input's). WIN: its last piece's window in the batch that
+ * decoded it. */
 typedef struct bchunk {
     sotto__bin *in;
     const sotto_batch_chunk *c;
-    int n;
+    int n, win;
+    bool done;
     int64_t skip[MAX_PIECES];
     sotto__decode_result d[MAX_PIECES];
     sotto__decode_opts o;
     int32_t sot[4];
     int32_t lang;
 } bchunk;
+
+/* The chunks in flight, in the order they were taken (ORDER [N]), each one of STORE
+ * [CAP]; FREE [N_FREE] the unused entries. A chunk leaves when its segments are added
+ * (it and every chunk of its input before it decoded) or its input fails or stops. */
+typedef struct bfly {
+    bchunk *store, **order, **free;
+    int cap, n, n_free;
+} bfly;
+
+static bool fly_init(bfly *f, int cap)
+{
+    *f = (bfly){.cap = cap, .n_free = cap};
+    f->store = malloc((size_t)cap * sizeof *f->store);
+    f->order = malloc((size_t)cap * sizeof *f->order), f->free = malloc((size_t)cap * sizeof *f->free);
+    for (int i = 0; f->free && i < cap; i++) f->free[i] = &f->store[cap - 1 - i];
+    return f->store && f->order && f->free;
+}
+
+static void fly_free(bfly *f) { free(f->store), free(f->order), free(f->free); }
+
+/* A new chunk in flight, last in order (the caller has checked f->n < f->cap). */
+static bchunk *fly_new(bfly *f)
+{
+    bchunk *b = f->free[--f->n_free];
+    f->order[f->n++] = b;
+    return b;
+}
+
+/* The chunk at ORDER[I] leaves. */
+static void fly_drop(bfly *f, int i)
+{
+    f->free[f->n_free++] = f->order[i];
+    memmove(f->order + i, f->order + i + 1, (size_t)(f->n - i - 1) * sizeof *f->order);
+    f->n--;
+}
 
 /* Encodes the NB windows' chunks in one pass and projects each one's cross K/V into
  * decoder window w. */
@@ -125,12 +168,13 @@ static bool takes_more(sotto__bin *in, int n_sot)
     return !in->failed && in->n_sot == n_sot && !in->res->pub.stopped && in->next < in->n_chunks;
 }
 
-/* Up to B chunks, in order, of the inputs IN [N] from *AT on, into BC: the number taken.
- * An input is asked its abort callback before its first chunk of the batch. */
-static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B, bchunk *bc)
+/* Up to ROOM chunks, in order, of the inputs IN [N] from *AT on, taken into flight and
+ * into BT: the number taken. An input is asked its abort callback before its first chunk
+ * of the batch. */
+static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int room, bfly *f, bchunk **bt)
 {
     int nb = 0;
-    for (; *at < n && nb < B; ++*at) {
+    for (; *at < n && nb < room; ++*at) {
         sotto__bin *x = &in[*at];
         if (!takes_more(x, n_sot)) continue;
         const sotto_transcribe_params *p = &x->p;
@@ -138,76 +182,126 @@ static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B
             sotto__bin_fail(r, x, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
             continue;
         }
-        while (nb < B && x->next < x->n_chunks) {
-            bchunk *b = &bc[nb++];
-            b->in = x, b->c = &x->chunks[x->next++], b->n = 1, b->skip[0] = 0;
+        while (nb < room && x->next < x->n_chunks) {
+            bchunk *b = bt[nb++] = fly_new(f);
+            *b = (bchunk){.in = x, .c = &x->chunks[x->next++], .lang = -1};
         }
         if (x->next < x->n_chunks) break; /* the next batch goes on with it */
     }
     return nb;
 }
 
-/* After a batch: each of its inputs' progress, to the start of its next chunk. */
-static void progress(bchunk *bw, int nb)
+/* Where IN stands: the start of its first chunk whose segments are not yet added, in
+ * seconds (its duration when none is left). */
+static double done_s(const bfly *f, const sotto__bin *in)
+{
+    const sotto_batch_chunk *c = NULL;
+    for (int i = 0; i < f->n && !c; i++)
+        if (f->order[i]->in == in) c = f->order[i]->c;
+    if (!c && in->next < in->n_chunks) c = &in->chunks[in->next];
+    return c ? (double)in->speech[c->first].start / SOTTO_SAMPLE_RATE : in->res->pub.duration;
+}
+
+/* After a batch: the progress of each of its inputs, once each. */
+static void progress(const bfly *f, bchunk **bt, int nb)
 {
     for (int w = 0; w < nb; w++) {
-        sotto__bin *in = bw[w].in;
-        if ((w + 1 < nb && bw[w + 1].in == in) || in->failed || in->res->pub.stopped || !in->p.on_progress) continue;
-        double total = in->res->pub.duration;
-        double done = in->next < in->n_chunks ? (double)in->speech[in->chunks[in->next].first].start / SOTTO_SAMPLE_RATE
-                                              : total;
-        if (in->p.on_progress(done, total, in->p.user_data)) in->res->pub.stopped = 1;
+        sotto__bin *in = bt[w]->in;
+        bool later = false;
+        for (int v = w + 1; v < nb && !later; v++) later = bt[v]->in == in;
+        if (later || in->failed || in->res->pub.stopped || !in->p.on_progress) continue;
+        if (in->p.on_progress(done_s(f, in), in->res->pub.duration, in->p.user_data)) in->res->pub.stopped = 1;
     }
 }
 
-/* Each chunk's options: its input's; with multilingual (and a multilingual model) the
- * chunk's language detected from its own encoder output (window w, just encoded) into its
- * start sequence (generate_segment_batched: the prompt's language token replaced by
- * detect_language's first), for every piece of it. */
-static sotto_status chunk_languages(sotto__brun *r, bchunk *bc, int nb)
+/* The options of each chunk of the batch BT [NB] decoded for the first time: its
+ * input's; with multilingual (and a multilingual model) the chunk's language detected
+ * from its own encoder output (window w, just encoded) into its start sequence
+ * (generate_segment_batched: the prompt's language token replaced by detect_language's
+ * first), for every piece of it. */
+static sotto_status chunk_languages(sotto__brun *r, bchunk **bt, int nb)
 {
     sotto_context *ctx = r->ctx;
     sotto_status st = SOTTO_OK;
     for (int w = 0; w < nb && !st; w++) {
-        const sotto__bin *in = bc[w].in;
-        bc[w].o = in->o, bc[w].lang = -1;
+        bchunk *b = bt[w];
+        const sotto__bin *in = b->in;
+        if (b->n) continue; /* a continuation: its chunk's options */
+        b->o = in->o, b->lang = -1;
         if (!in->p.multilingual || !ctx->model->info.multilingual) continue;
         double prob = 0;
         ctx->dec.win = w;
         ctx->encoded = true; /* window w's cross K/V are in place (encode) */
-        st = sotto__detect_language(ctx, &bc[w].lang, &prob);
-        memcpy(bc[w].sot, in->sot_seq, sizeof bc[w].sot);
-        bc[w].sot[1] = bc[w].lang;
-        bc[w].o.sot_seq = bc[w].sot;
+        st = sotto__detect_language(ctx, &b->lang, &prob);
+        memcpy(b->sot, in->sot_seq, sizeof b->sot);
+        b->sot[1] = b->lang;
+        b->o.sot_seq = b->sot;
     }
     ctx->encoded = ctx->have_state = ctx->have_logits = false;
     return st;
 }
 
-/* The batch's chunks decoded: every chunk's first piece, then (batch_continue) the rest
- * of each chunk whose piece ended a second or more before its speech did, from its last
- * timestamp, those pieces batched together, until none is left (MAX_PIECES at most). */
-static sotto_status decode_chunks(sotto__brun *r, bchunk *bc, int nb)
+/* The chunks in flight whose pieces are all decoded, in order: their segments added to
+ * their inputs' results, each when every chunk of its input before it has left (WIN:
+ * with word timestamps the window just decoded, whose cross K/V the alignment reads: an
+ * input without batch_continue never waits). The chunks of failed and stopped inputs
+ * leave without. */
+static void emit(sotto__brun *r, bfly *f)
+{
+    for (int i = 0; i < f->n;) {
+        bchunk *b = f->order[i];
+        sotto__bin *x = b->in;
+        bool leave = x->failed || x->res->pub.stopped, first = true;
+        for (int j = 0; j < i && first; j++) first = f->order[j]->in != x;
+        if (!leave && b->done && first) {
+            for (int k = 0; k < b->n && !x->failed && !x->res->pub.stopped; k++) {
+                sotto_status s = sotto__bin_add_chunk(r, x, b->c, b->skip[k], b->win, &b->d[k], b->lang);
+                if (s) sotto__bin_fail(r, x, s);
+            }
+            leave = true;
+        }
+        if (leave) fly_drop(f, i);
+        else i++;
+    }
+}
+
+/* The next batch into BT: the chunks in flight with a piece left (batch_continue: the
+ * rest of a chunk whose last piece ended a second or more before its speech did, from
+ * its last timestamp), then new chunks while there is room in it and in flight, so
+ * every batch is full while chunks or pieces are left. Its size returned. */
+static int next_batch(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B, bfly *f, bchunk **bt)
+{
+    int nb = 0;
+    for (int i = 0; i < f->n && nb < B; i++) {
+        bchunk *b = f->order[i];
+        if (!b->done && !b->in->failed && !b->in->res->pub.stopped) bt[nb++] = b;
+    }
+    int room = B - nb < f->cap - f->n ? B - nb : f->cap - f->n;
+    return nb + take(r, in, n, at, n_sot, room, f, bt + nb);
+}
+
+/* The batch BT [NB] (each chunk's next piece) encoded and decoded; then each chunk's
+ * next piece, or done. */
+static sotto_status run_batch(sotto__brun *r, bchunk **bt, int nb)
 {
     bwin bw[SOTTO_MAX_BATCH];
-    int m = 0;
-    for (int w = 0; w < nb; w++)
-        bw[m++] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .o = &bc[w].o, .d = &bc[w].d[0]};
-    for (int round = 0; m > 0; round++) {
-        sotto_status st = round ? encode(r, bw, m) : SOTTO_OK; /* round 0: encoded by the caller */
-        if (!st) st = decode(r, bw, m);
-        if (st) return st;
-        int k = 0;
-        for (int w = 0; w < nb; w++) {
-            bchunk *b = &bc[w];
-            if (b->in->failed || b->n != round + 1 || b->n == MAX_PIECES) continue;
-            int64_t next = sotto__bin_next_skip(b->in, b->c, b->skip[round], &b->d[round]);
-            if (next < 0) continue;
-            b->skip[b->n] = next;
-            bw[k++] = (bwin){.in = b->in, .c = b->c, .skip = next, .o = &b->o, .d = &b->d[b->n]};
-            b->n++;
-        }
-        m = k;
+    for (int w = 0; w < nb; w++) {
+        bchunk *b = bt[w];
+        bw[w] = (bwin){.in = b->in, .c = b->c, .skip = b->skip[b->n], .o = &b->o, .d = &b->d[b->n]};
+    }
+    sotto_status st = encode(r, bw, nb);
+    if (!st) st = chunk_languages(r, bt, nb);
+    if (!st) st = decode(r, bw, nb);
+    if (st) return st;
+    for (int w = 0; w < nb; w++) {
+        bchunk *b = bt[w];
+        b->win = w;
+        b->n++;
+        int64_t next = b->in->failed || b->n == MAX_PIECES
+                           ? -1
+                           : sotto__bin_next_skip(b->in, b->c, b->skip[b->n - 1], &b->d[b->n - 1]);
+        if (next >= 0) b->skip[b->n] = next;
+        else b->done = true;
     }
     return SOTTO_OK;
 }
@@ -218,30 +312,22 @@ static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
     int B = 0;
     for (int i = 0; i < n; i++)
         if (!in[i].failed && in[i].n_sot == n_sot && in[i].p.batch_size > B) B = in[i].p.batch_size;
-    bchunk *bc = malloc((size_t)(B > 0 ? B : 1) * sizeof *bc);
-    if (!bc) {
+    bfly f;
+    if (!fly_init(&f, FLY_BATCHES * (B > 0 ? B : 1))) {
+        fly_free(&f);
         for (int i = 0; i < n; i++)
             if (!in[i].failed && in[i].n_sot == n_sot)
                 sotto__bin_fail(r, &in[i], sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory"));
         return;
     }
-    for (int at = 0, nb; (nb = take(r, in, n, &at, n_sot, B, bc)) > 0;) {
-        bwin bw[SOTTO_MAX_BATCH];
-        for (int w = 0; w < nb; w++) bw[w] = (bwin){.in = bc[w].in, .c = bc[w].c, .skip = 0, .d = &bc[w].d[0]};
-        sotto_status st = encode(r, bw, nb);
-        if (!st) st = chunk_languages(r, bc, nb);
-        if (!st) st = decode_chunks(r, bc, nb);
-        for (int w = 0; w < nb; w++) {
-            sotto__bin *x = bc[w].in;
-            if (st) sotto__bin_fail(r, x, st); /* the batch failed: every input in it */
-            for (int i = 0; i < bc[w].n && !x->failed && !x->res->pub.stopped; i++) {
-                sotto_status s = sotto__bin_add_chunk(r, x, bc[w].c, bc[w].skip[i], w, &bc[w].d[i], bc[w].lang);
-                if (s) sotto__bin_fail(r, x, s);
-            }
-        }
-        if (!st) progress(bc, nb);
+    bchunk *bt[SOTTO_MAX_BATCH];
+    for (int at = 0, nb; (nb = next_batch(r, in, n, &at, n_sot, B, &f, bt)) > 0;) {
+        sotto_status st = run_batch(r, bt, nb);
+        for (int w = 0; w < nb && st; w++) sotto__bin_fail(r, bt[w]->in, st); /* the batch failed: every input in it */
+        emit(r, &f);
+        if (!st) progress(&f, bt, nb);
     }
-    free(bc);
+    fly_free(&f);
     r->ctx->dec.win = 0;
 }
 
