@@ -20,49 +20,11 @@
 #include <stdbool.h>
 
 #include "kernels.h"
+#include "micro_avx512.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
-enum { MR = 12, NR = 32 };
-
-/* Mask of the first r lanes (none for r <= 0, all 16 for r >= 16). */
-INLINE __mmask16 lanes(int r)
-{
-    return r <= 0 ? (__mmask16)0 : r >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << r) - 1);
-}
-
-/* C[ROWS, 32] = A[ROWS, K] B[K, 32]: BFULL reads 32 values of each B row (else COLS),
- * CFULL writes 32 columns of C (else COLS). ROWS and the flags are constants at every
- * call, so the row loop unrolls and the accumulators stay in registers. */
-INLINE void micro(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, const int rows,
-                  const bool bfull, const bool cfull, int cols, int K)
-{
-    __mmask16 m0 = lanes(cols), m1 = lanes(cols - 16);
-    __m512 c[MR][2];
-#pragma GCC unroll 12
-    for (int i = 0; i < rows; i++) c[i][0] = c[i][1] = _mm512_setzero_ps();
-    for (int k = 0; k < K; k++) {
-        const float *b = B + (size_t)k * ldb;
-        __m512 b0 = bfull ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(m0, b);
-        __m512 b1 = bfull ? _mm512_loadu_ps(b + 16) : _mm512_maskz_loadu_ps(m1, b + 16);
-#pragma GCC unroll 12
-        for (int i = 0; i < rows; i++) {
-            __m512 a = _mm512_set1_ps(A[i * lda + k]);
-            c[i][0] = _mm512_fmadd_ps(a, b0, c[i][0]);
-            c[i][1] = _mm512_fmadd_ps(a, b1, c[i][1]);
-        }
-    }
-#pragma GCC unroll 12
-    for (int i = 0; i < rows; i++) {
-        if (cfull) {
-            _mm512_storeu_ps(C + i * ldc, c[i][0]);
-            _mm512_storeu_ps(C + i * ldc + 16, c[i][1]);
-        } else {
-            _mm512_mask_storeu_ps(C + i * ldc, m0, c[i][0]);
-            _mm512_mask_storeu_ps(C + i * ldc + 16, m1, c[i][1]);
-        }
-    }
-}
+enum { MR = SOTTO__ZMM_MR, NR = SOTTO__ZMM_NR };
 
 /* The micro-kernel for any ROWS (1..12) and COLS (1..32). */
 static void micro_any(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
@@ -70,8 +32,8 @@ static void micro_any(const float *A, size_t lda, const float *B, size_t ldb, fl
 {
 #define CASE(R)                                                                                       \
     case R:                                                                                           \
-        if (cols == NR) micro(A, lda, B, ldb, C, ldc, R, true, true, NR, K);                          \
-        else micro(A, lda, B, ldb, C, ldc, R, false, false, cols, K);                                 \
+        if (cols == NR) sotto__micro_12x32(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, false); \
+        else sotto__micro_12x32(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, false);        \
         break;
     switch (rows) {
         CASE(12) CASE(11) CASE(10) CASE(9) CASE(8) CASE(7) CASE(6) CASE(5) CASE(4) CASE(3) CASE(2) CASE(1)
@@ -131,7 +93,7 @@ void sotto__softmax_avx512(float *x, int n, int visible, float scale)
     __m512 mx = _mm512_set1_ps(-INFINITY);
     int i = 0;
     for (; i + 16 <= visible; i += 16) mx = _mm512_max_ps(mx, _mm512_loadu_ps(x + i));
-    __mmask16 tail = lanes(visible - i);
+    __mmask16 tail = sotto__zmm_lanes(visible - i);
     if (i < visible) mx = _mm512_mask_max_ps(mx, tail, mx, _mm512_maskz_loadu_ps(tail, x + i));
     __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mx)), sc = _mm512_set1_ps(scale);
     __m256 acc = _mm256_setzero_ps();

@@ -188,56 +188,13 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
     }
 }
 
-/* ---- packing B^T panels ---------------------------------------------------------------- */
-
-static const float zero_f32[KC];
-static const uint16_t zero_f16[KC];
-
-/* P[k][j] = B[j][k0 + k] for j < ROWS (0 beyond), k < KC_; B rows of stride LDB, f32 or
- * f16 (F16). */
-static void pack(const void *B, bool f16, size_t ldb, int rows, int k0, int kc, float *P)
-{
-    for (int g = 0; g < NR; g += 8) {
-        const float *rf[8];
-        const uint16_t *rh[8];
-        for (int i = 0; i < 8; i++) {
-            bool real = g + i < rows;
-            rf[i] = real ? (const float *)B + (size_t)(g + i) * ldb + k0 : zero_f32;
-            rh[i] = real ? (const uint16_t *)B + (size_t)(g + i) * ldb + k0 : zero_f16;
-        }
-        int k = 0;
-        for (; k + 8 <= kc; k += 8) {
-            __m256 r[8];
-            for (int i = 0; i < 8; i++)
-                r[i] = f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(rh[i] + k))) : _mm256_loadu_ps(rf[i] + k);
-            sotto__transpose8(r);
-            for (int i = 0; i < 8; i++) _mm256_store_ps(P + (size_t)(k + i) * NR + g, r[i]);
-        }
-        for (; k < kc; k++)
-            for (int i = 0; i < 8; i++) P[(size_t)k * NR + g + i] = f16 ? _cvtsh_ss(rh[i][k]) : rf[i][k];
-    }
-}
+/* ---- the packed GEMM ------------------------------------------------------------------ */
 
 static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K)
 {
     _Alignas(32) float P[KC * NR];
-    for (int m0 = 0; m0 < M; m0 += MC) {
-        int m1 = m0 + MC < M ? m0 + MC : M;
-        for (int k0 = 0; k0 < K; k0 += KC) {
-            int kc = K - k0 < KC ? K - k0 : KC;
-            for (int n0 = 0; n0 < N; n0 += NR) {
-                int cols = N - n0 < NR ? N - n0 : NR;
-                const void *Bn = f16 ? (const void *)((const uint16_t *)B + (size_t)n0 * ldb)
-                                     : (const void *)((const float *)B + (size_t)n0 * ldb);
-                pack(Bn, f16, ldb, cols, k0, kc, P);
-                const float *init = k0 == 0 && bias ? bias + n0 : NULL;
-                for (int m = m0; m < m1; m += MR)
-                    micro_packed(A + (size_t)m * lda + k0, lda, P, C + (size_t)m * ldc + n0, ldc,
-                                 m1 - m < MR ? m1 - m : MR, cols, kc, init, k0 > 0);
-            }
-        }
-    }
+    sotto__gemm_panels(A, lda, B, f16, ldb, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
 }
 
 void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,

@@ -1,5 +1,5 @@
 /* simd_avx2.h — small AVX2 helpers shared by the kernel files compiled with -mavx2 -mfma
- * -mf16c (gemm_avx2.c, kernels_avx2.c, gemm_q8_avx512.c). */
+ * -mf16c (gemm_avx2.c, gemm_avx512.c, kernels_avx2.c, gemm_q8_*.c). */
 #ifndef SOTTO_SIMD_AVX2_H
 #define SOTTO_SIMD_AVX2_H
 
@@ -22,6 +22,69 @@ static inline __attribute__((always_inline)) void sotto__transpose8(__m256 r[8])
     r[2] = _mm256_permute2f128_ps(s2, s6, 0x20), r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
     r[4] = _mm256_permute2f128_ps(s0, s4, 0x31), r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
     r[6] = _mm256_permute2f128_ps(s2, s6, 0x31), r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/* The packed panel of the f32 GEMMs (gemm_avx2.c, gemm_avx512.c): P[k][j] = B[j][k0 + k]
+ * for j < ROWS and 0 for ROWS <= j < NR (a multiple of 8), k < KC; B rows of stride LDB
+ * in f32, or f16 when F16 (widened: exact). 8 rows at a time, transposed in registers. */
+static inline __attribute__((always_inline)) void sotto__pack_bt(const void *B, bool f16, size_t ldb, int rows,
+                                                                 int k0, int kc, float *P, const int nr)
+{
+    for (int g = 0; g < nr; g += 8) {
+        int real = rows - g < 0 ? 0 : rows - g < 8 ? rows - g : 8;
+        int k = 0;
+        for (; k + 8 <= kc; k += 8) {
+            __m256 r[8];
+            for (int i = 0; i < 8; i++) {
+                size_t at = (size_t)(g + i) * ldb + (size_t)(k0 + k);
+                r[i] = i >= real ? _mm256_setzero_ps()
+                       : f16     ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)B + at)))
+                                 : _mm256_loadu_ps((const float *)B + at);
+            }
+            sotto__transpose8(r);
+            for (int i = 0; i < 8; i++) _mm256_store_ps(P + (size_t)(k + i) * nr + g, r[i]);
+        }
+        for (; k < kc; k++)
+            for (int i = 0; i < 8; i++) {
+                size_t at = (size_t)(g + i) * ldb + (size_t)(k0 + k);
+                P[(size_t)k * nr + g + i] = i >= real ? 0.0f
+                                            : f16     ? _cvtsh_ss(((const uint16_t *)B)[at])
+                                                      : ((const float *)B)[at];
+            }
+    }
+}
+
+/* A micro-kernel of the packed GEMM: C[ROWS, COLS] (+)= A[ROWS, K] P[K, NR] (P packed by
+ * sotto__pack_bt), from C (ACC), from the bias row INIT, or from 0. */
+typedef void (*sotto__gemm_micro_fn)(const float *A, size_t lda, const float *P, float *C, size_t ldc, int rows,
+                                     int cols, int K, const float *init, bool acc);
+
+/* C = A B^T + bias, B [N, K] in f32 or f16 (F16): blocks of MC rows of A and KC steps of K;
+ * in each, panels of NR rows of B packed into P (KC x NR floats, aligned) and MICRO run on
+ * MR rows at a time. An output's chain runs on through C from one block of K to the next.
+ * Inlined into each GEMM, whose constants and micro-kernel it takes. */
+static inline __attribute__((always_inline)) void sotto__gemm_panels(const float *A, size_t lda, const void *B,
+                                                                     bool f16, size_t ldb, const float *bias, float *C,
+                                                                     size_t ldc, int M, int N, int K, float *P,
+                                                                     const int mr, const int nr, const int mc,
+                                                                     const int kcmax, sotto__gemm_micro_fn micro)
+{
+    for (int m0 = 0; m0 < M; m0 += mc) {
+        int m1 = m0 + mc < M ? m0 + mc : M;
+        for (int k0 = 0; k0 < K; k0 += kcmax) {
+            int kc = K - k0 < kcmax ? K - k0 : kcmax;
+            for (int n0 = 0; n0 < N; n0 += nr) {
+                int cols = N - n0 < nr ? N - n0 : nr;
+                const void *Bn = f16 ? (const void *)((const uint16_t *)B + (size_t)n0 * ldb)
+                                     : (const void *)((const float *)B + (size_t)n0 * ldb);
+                sotto__pack_bt(Bn, f16, ldb, cols, k0, kc, P, nr);
+                const float *init = k0 == 0 && bias ? bias + n0 : NULL;
+                for (int m = m0; m < m1; m += mr)
+                    micro(A + (size_t)m * lda + k0, lda, P, C + (size_t)m * ldc + n0, ldc, m1 - m < mr ? m1 - m : mr,
+                          cols, kc, init, k0 > 0);
+            }
+        }
+    }
 }
 
 #endif
