@@ -670,8 +670,10 @@ sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t 
  *     audio, sotto_transcribe decodes the whole buffer (word timestamps on, the committed
  *     text before the buffer as prompt, no temperature fallback);
  *   - the words on which this decoding and the one before agree, as a prefix of both
- *     (compared case- and punctuation-blind), are committed: given once, never revised;
- *     the rest is the tentative tail, replaced by the next step's;
+ *     (compared case- and punctuation-blind; words without a letter or digit are never
+ *     words), are committed: given once, never revised; the rest is the tentative tail,
+ *     replaced by the next step's (none while a buffer without committed words is shorter
+ *     than hold_s);
  *   - once the buffer is longer than trim_s it is cut at the end of the last segment
  *     whose words are all committed; at max_buffer_s (a 30 s window at most) the pending
  *     words of every segment but the last are committed and cut, so it stays bounded;
@@ -721,6 +723,9 @@ typedef struct sotto_stream_params {
     double trim_s;             /* buffer length past which it is cut at a committed segment end
                                   (default 12) */
     double max_buffer_s;       /* the buffer bound (default 25; trim_s < it <= 30) */
+    double hold_s;             /* a buffer that holds no committed word (an utterance's start,
+                                  after a pause or a trim) commits nothing by agreement before
+                                  it holds this much audio (default 0; below max_buffer_s) */
     const char *initial_prompt; /* text before the stream, or NULL */
     const sotto_vad *vad;      /* a Silero VAD, or NULL: every step decodes */
     int vad_threads;           /* the VAD's threads (default 1) */

@@ -66,6 +66,9 @@ sotto_status sotto_stream_params_check(const sotto_stream_params *p)
     else if (!(p->max_buffer_s > 0 && p->max_buffer_s <= 30) || !(p->trim_s > 0 && p->trim_s < p->max_buffer_s))
         sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: trim at %g s, buffer bound %g s (0 < trim < bound <= 30)",
                     p->trim_s, p->max_buffer_s);
+    else if (!(p->hold_s >= 0 && p->hold_s < p->max_buffer_s))
+        sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: hold %g s (at least 0, below the buffer bound %g s)",
+                    p->hold_s, p->max_buffer_s);
     else if (p->min_step_s >= p->max_buffer_s)
         sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: minimum step %g s not below the buffer bound %g s",
                     p->min_step_s, p->max_buffer_s);
@@ -299,9 +302,14 @@ static void drop_committed(sotto_stream *s, sotto__twords *cand)
  * committed, and none from a segment whose text compresses more than the
  * compression-ratio threshold on (a loop, ". . . ." or a phrase over and over, which
  * greedy decoding without fallback falls into) or after it: a loop is never agreed on,
- * so it is never committed. The segment ends go to s->seg_end. */
-static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__twords *out)
+ * so it is never committed. No word without a letter or digit either (" ."): beam
+ * search at short steps ranks a few dots above the speech (by mean log-probability),
+ * too few to compress past the threshold, and any two of them agree; once committed,
+ * the prompt's dots made every later decoding dots. The segment ends go to s->seg_end;
+ * *LOOPED tells whether a segment was left out as a loop. */
+static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__twords *out, bool *looped)
 {
+    *looped = false;
     double off = (double)s->off / RATE;
     if (r->n_segments > s->cap_seg) {
         double *e = realloc(s->seg_end, (size_t)r->n_segments * sizeof *e);
@@ -311,11 +319,14 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
     s->n_seg = 0;
     for (int i = 0; i < r->n_segments; i++) {
         const sotto_segment *g = &r->segments[i];
-        if (g->text && sotto__compression_ratio(g->text, strlen(g->text)) > s->tp.compression_ratio_threshold) break;
+        if (g->text && sotto__compression_ratio(g->text, strlen(g->text)) > s->tp.compression_ratio_threshold) {
+            *looped = true;
+            break;
+        }
         if (g->n_words) s->seg_end[s->n_seg++] = off + g->words[g->n_words - 1].end;
         for (int k = 0; k < g->n_words; k++) {
             const sotto_word *w = &g->words[k];
-            if (off + w->end <= s->last_commit - LOOKBACK_S || !*w->word) continue;
+            if (off + w->end <= s->last_commit - LOOKBACK_S || sotto__word_same(w->word, "")) continue;
             if (!sotto__twords_push(out, w->word, off + w->start, off + w->end, w->probability))
                 return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
         }
@@ -325,7 +336,9 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
 }
 
 /* Decodes the buffer; the new words replace the hypothesis once the prefix they agree on
- * with it is committed (ALL: every word is committed). */
+ * with it is committed (ALL: every word is committed; or, when the decoding fell into a
+ * loop or heard no new word, the hypothesis's: at a pause or the end, that decoding
+ * would drop the pending words with the audio they were heard in). */
 static sotto_status decode_step(sotto_stream *s, bool all)
 {
     s->decoded_to = s->n_total;
@@ -348,7 +361,8 @@ static sotto_status decode_step(sotto_stream *s, bool all)
     if (st != SOTTO_OK) return fail(s, st, s->decoder ? "stream: the decoder failed" : sotto_context_error(s->ctx));
     s->n_steps++, s->decoded_s += buffer_s(s);
     sotto__twords fresh = {0};
-    st = take_words(s, got, &fresh);
+    bool looped = false;
+    st = take_words(s, got, &fresh, &looped);
     if (st == SOTTO_OK && !s->lang[0] && fresh.n && got->language)
         snprintf(s->lang, sizeof s->lang, "%s", got->language);
     sotto_result_free(r);
@@ -356,7 +370,14 @@ static sotto_status decode_step(sotto_stream *s, bool all)
         sotto__twords_free(&fresh);
         return st;
     }
+    if (all && (looped || !fresh.n)) {
+        sotto__twords_free(&fresh);
+        return commit(s, s->hyp.n);
+    }
     int agreed = all ? fresh.n : sotto__agree_prefix(&fresh, &s->hyp);
+    /* an utterance's first words wait for hold_s of audio: decodings of its first second
+     * or two mishear them ("round fark" for "brown fox"), and two such agree */
+    if (!all && s->in_buffer == s->committed.n && buffer_s(s) < s->p.hold_s) agreed = 0;
     sotto__twords_free(&s->hyp);
     s->hyp = fresh;
     return commit(s, agreed);
