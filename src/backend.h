@@ -105,6 +105,9 @@ typedef struct sotto__backend_ops {
                   sotto__buf W, sotto__buf B, int c_out, sotto__buf patches, sotto__buf Y);
     /* Y[M, n_out] = X[M, n_in] W^T + b; q8_0 weights multiply X quantised to q8_0 */
     void (*linear)(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y);
+    /* linear with each row's bits those of a product of exact_rows rows or more, at any M
+     * (the batched decoder's rows; a backend with exact_rows 0 gives its linear) */
+    void (*linear_rows)(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y);
     /* Y[M, d] = LayerNorm(X[M, d]) g + b, eps 1e-5; Y may be X */
     void (*layernorm)(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y);
     /* x = GELU(x) (exact, erf) over N values */
@@ -144,7 +147,7 @@ typedef struct sotto__backend_ops {
      * is not NULL */
     double (*row_exp_sum)(sotto__backend *be, const float *x, int n, float m, float scale, float *w);
 } sotto__backend_ops;
-enum { SOTTO__N_BACKEND_SLOTS = 22 };
+enum { SOTTO__N_BACKEND_SLOTS = 23 };
 _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BACKEND_SLOTS * sizeof(void (*)(void)),
                "a backend table is its name and SOTTO__N_BACKEND_SLOTS function pointers");
 

@@ -321,6 +321,48 @@ static void test_rows_batched(const sotto__kernels *k)
     }
 }
 
+/* gemm and gemm_f16 give each of M rows, for every M, the bits that matmul and matmul_f16
+ * give it in a product of SOTTO__GEMM_MIN_M rows or more (the batched decoder's unpadded
+ * rows), with and without bias, and write nothing past N. */
+static void test_gemm_rows(const sotto__kernels *k)
+{
+    static const int sizes[][2] = {{37, 96}, {21, 389}, {40, 384}};
+    enum { MM = SOTTO__GEMM_MIN_M + 6 };
+    unsigned seed = 23;
+    bool same = true, inside = true;
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int N = sizes[t][0], K = sizes[t][1], ldc = N + 3;
+        float *A = malloc((size_t)MM * K * sizeof *A), *B = malloc((size_t)N * K * sizeof *B);
+        float *bias = malloc(N * sizeof *bias), *C = malloc((size_t)MM * ldc * sizeof *C);
+        float *R = malloc((size_t)MM * ldc * sizeof *R);
+        uint16_t *Bh = malloc((size_t)N * K * sizeof *Bh);
+        for (int i = 0; i < MM * K; i++) A[i] = 4 * rnd(&seed);
+        for (int i = 0; i < N * K; i++) Bh[i] = sotto__f32_to_f16(rnd(&seed));
+        for (int i = 0; i < N * K; i++) B[i] = sotto__f16_to_f32(Bh[i]);
+        for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+        for (int f16 = 0; f16 < 2; f16++)
+            for (int b = 0; b < 2; b++) {
+                const float *bi = b ? bias : NULL;
+                if (f16) k->matmul_f16(A, K, Bh, K, bi, R, ldc, MM, N, K);
+                else k->matmul(A, K, B, K, bi, R, ldc, MM, N, K);
+                for (int M = 1; M <= MM; M++) {
+                    for (int i = 0; i < MM * ldc; i++) C[i] = -7.0f;
+                    if (f16) k->gemm_f16(A, K, Bh, K, bi, C, ldc, M, N, K);
+                    else k->gemm(A, K, B, K, bi, C, ldc, M, N, K);
+                    for (int m = 0; m < M; m++) {
+                        same &= memcmp(C + (size_t)m * ldc, R + (size_t)m * ldc, N * sizeof *C) == 0;
+                        for (int n = N; n < ldc; n++) inside &= C[(size_t)m * ldc + n] == -7.0f;
+                    }
+                    for (int i = M * ldc; i < MM * ldc; i++) inside &= C[i] == -7.0f;
+                }
+            }
+        free(A), free(B), free(bias), free(C), free(R), free(Bh);
+    }
+    CHECK(same, "%s gemm: a row of fewer than %d differs from that row in a product of %d", k->name,
+          SOTTO__GEMM_MIN_M, MM);
+    CHECK(inside, "%s gemm writes past its M rows or N columns", k->name);
+}
+
 /* The 5-bit proxy: every kernel's records decode within their own bounds, and the scores
  * kernels agree with the reference. */
 static void test_proxy_kernels(const sotto__kernels *k)
@@ -919,6 +961,10 @@ int main(int argc, char **argv)
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set this CPU runs, the scalar one included */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
         if (k) test_q8_same_bits(k);
+    }
+    for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: gemm at any M = matmul of many rows */
+        const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
+        if (k) test_gemm_rows(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

@@ -109,6 +109,12 @@ static void cpu_linear(sotto__backend *be, sotto__buf X, int M, const sotto__bli
     sotto__op_linear(&cpu(be)->ex, at(X), M, &h, at(Y));
 }
 
+static void cpu_linear_rows(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y)
+{
+    sotto__linear h = host_linear(l);
+    sotto__op_linear_rows(&cpu(be)->ex, at(X), M, &h, at(Y));
+}
+
 static void cpu_layernorm(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y)
 {
     sotto__norm h = host_norm(n);
@@ -186,6 +192,7 @@ static const sotto__backend_ops cpu_ops = {
     .sync = cpu_sync,
     .conv3 = cpu_conv3,
     .linear = cpu_linear,
+    .linear_rows = cpu_linear_rows,
     .layernorm = cpu_layernorm,
     .gelu = cpu_gelu,
     .add = cpu_add,

@@ -80,7 +80,7 @@ typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float sc
 
 /* A kernel set: its name, then SOTTO__N_KERNEL_SLOTS function pointers and nothing
  * else (test_kernels walks the slots to check none is empty). */
-enum { SOTTO__N_KERNEL_SLOTS = 14 };
+enum { SOTTO__N_KERNEL_SLOTS = 16 };
 typedef struct sotto__kernels {
     const char *name; /* "scalar", "avx2", "avx_vnni" (avx2 + VEX vpdpbusd q8_0), "avx512" (avx2 + AVX-512 VNNI
                        * q8_0, zmm GEMM and attention), "neon", "neon_dot" (neon + sdot int8), "neon_i8mm"
@@ -99,6 +99,10 @@ typedef struct sotto__kernels {
     sotto__quantize_p5_fn quantize_p5;
     sotto__row_max_fn row_max;
     sotto__row_exp_sum_fn row_exp_sum;
+    /* matmul and matmul_f16 with the bits a call of SOTTO__GEMM_MIN_M rows or more gives
+     * each row, at any M (the batched decoder's few rows, unpadded) */
+    sotto__matmul_fn gemm;
+    sotto__matmul_f16_fn gemm_f16;
 } sotto__kernels;
 _Static_assert(sizeof(sotto__kernels) == sizeof(const char *) + SOTTO__N_KERNEL_SLOTS * sizeof(void (*)(void)),
                "a kernel set is its name and SOTTO__N_KERNEL_SLOTS function pointers");
@@ -160,6 +164,11 @@ void sotto__matmul_avx512(const float *A, size_t lda, const float *B, size_t ldb
                           size_t ldc, int M, int N, int K);
 void sotto__matmul_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                               size_t ldc, int M, int N, int K);
+/* that GEMM at any M (the set's gemm and gemm_f16) */
+void sotto__gemm_f32_avx512(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
+                            size_t ldc, int M, int N, int K);
+void sotto__gemm_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                            size_t ldc, int M, int N, int K);
 /* matmul_nn and softmax of the avx512 set (attn_avx512.c): 12x32 tiles on 512-bit
  * registers, the same sums as the AVX2 kernel (which takes fewer rows than a tile). */
 void sotto__softmax_avx512(float *x, int n, int visible, float scale);
@@ -205,6 +214,11 @@ void sotto__matmul_neon(const float *A, size_t lda, const float *B, size_t ldb, 
                         size_t ldc, int M, int N, int K);
 void sotto__matmul_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                             size_t ldc, int M, int N, int K);
+/* their 4x4 tiles at any M (the set's gemm and gemm_f16) */
+void sotto__gemm_neon(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C, size_t ldc,
+                      int M, int N, int K);
+void sotto__gemm_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K);
 void sotto__matmul_q8_neon(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                            const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_nn_neon(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,

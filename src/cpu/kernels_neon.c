@@ -86,14 +86,15 @@ static void tile_4x4(const float *A, size_t lda, const void *B, bool f16, size_t
         }
 }
 
+/* TILES: rows of A by 4 in tiles (matmul from SOTTO__GEMM_MIN_M rows on, gemm always). */
 static void matmul_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
-                       size_t ldc, int M, int N, int K)
+                       size_t ldc, int M, int N, int K, bool tiles)
 {
     int panel = panel_rows(K, f16 ? 2 : 4);
     for (int n0 = 0; n0 < N; n0 += panel) {
         int n1 = n0 + panel < N ? n0 + panel : N;
         int m = 0;
-        if (M >= SOTTO__GEMM_MIN_M)
+        if (tiles)
             for (; m + 4 <= M; m += 4) {
                 int n = n0;
                 for (; n + 4 <= n1; n += 4)
@@ -110,13 +111,25 @@ static void matmul_any(const float *A, size_t lda, const void *B, bool f16, size
 void sotto__matmul_neon(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K)
 {
-    matmul_any(A, lda, B, false, ldb, bias, C, ldc, M, N, K);
+    matmul_any(A, lda, B, false, ldb, bias, C, ldc, M, N, K, M >= SOTTO__GEMM_MIN_M);
 }
 
 void sotto__matmul_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                             size_t ldc, int M, int N, int K)
 {
-    matmul_any(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
+    matmul_any(A, lda, B, true, ldb, bias, C, ldc, M, N, K, M >= SOTTO__GEMM_MIN_M);
+}
+
+void sotto__gemm_neon(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C, size_t ldc,
+                      int M, int N, int K)
+{
+    matmul_any(A, lda, B, false, ldb, bias, C, ldc, M, N, K, true);
+}
+
+void sotto__gemm_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
+                          size_t ldc, int M, int N, int K)
+{
+    matmul_any(A, lda, B, true, ldb, bias, C, ldc, M, N, K, true);
 }
 
 /* ---- C = A B, B [K][N] in f32 or f16 ------------------------------------------------- */

@@ -50,6 +50,7 @@ typedef struct mm_job {
     float *C;
     int M, N, K;
     bool split_n;
+    bool rows;                 /* f32/f16: the kernels' gemm (a GEMM's bits at any M) */
 } mm_job;
 
 static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
@@ -59,11 +60,11 @@ static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
     float *C = j->C + (size_t)m0 * j->ldc + n0;
     switch (j->type) {
     case SOTTO_TYPE_F32:
-        k->matmul((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const float *)j->B + (size_t)n0 * j->ldb,
+        (j->rows ? k->gemm : k->matmul)((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const float *)j->B + (size_t)n0 * j->ldb,
                   j->ldb, bias, C, j->ldc, m1 - m0, n1 - n0, j->K);
         break;
     case SOTTO_TYPE_F16:
-        k->matmul_f16((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const uint16_t *)j->B + (size_t)n0 * j->ldb,
+        (j->rows ? k->gemm_f16 : k->matmul_f16)((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const uint16_t *)j->B + (size_t)n0 * j->ldb,
                       j->ldb, bias, C, j->ldc, m1 - m0, n1 - n0, j->K);
         break;
     case SOTTO_TYPE_Q8_0:
@@ -101,7 +102,7 @@ static void mm_run(mm_job *j)
 void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
                       const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false};
+    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false, false};
     mm_run(&j);
 }
 
@@ -126,10 +127,10 @@ void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K
     else quant_task(&q, 0, 1);
 }
 
-void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
+static void linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y, bool rows)
 {
     mm_job j = {ex, l->type, X, l->w, l->b, (size_t)l->n_in, (size_t)l->n_in, (size_t)l->n_out, Y, M, l->n_out,
-                l->n_in, false};
+                l->n_in, false, rows};
     if (l->type == SOTTO_TYPE_Q8_0) {
         size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
         assert(sotto__op_linear_scratch(M, l->n_in, l->type) <= ex->scratch_bytes);
@@ -138,6 +139,17 @@ void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto_
         j.lda = j.ldb = nb;
     }
     mm_run(&j);
+}
+
+void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
+{
+    linear(ex, X, M, l, Y, false);
+}
+
+/* q8_0: matmul_q8 gives every row the reference's bits at any M already */
+void sotto__op_linear_rows(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
+{
+    linear(ex, X, M, l, Y, true);
 }
 
 typedef double v8d __attribute__((vector_size(64)));

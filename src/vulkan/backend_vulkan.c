@@ -228,6 +228,7 @@ static const sotto__backend_ops vk_ops = {
     .sync = vk_sync,
     .conv3 = sotto__vk_conv3,
     .linear = sotto__vk_linear,
+    .linear_rows = sotto__vk_linear, /* exact_rows 0: no rows promised */
     .layernorm = sotto__vk_layernorm,
     .gelu = sotto__vk_gelu,
     .add = sotto__vk_add,

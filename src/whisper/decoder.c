@@ -51,8 +51,7 @@ sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const 
     sotto__buf *rows[] = {&dec->x, &dec->h, &dec->q, &dec->attn, &dec->tmp, &dec->k};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) sotto__arena_add(a, rows[i], c * d * f);
     sotto__arena_add(a, &dec->ff, c * 4 * d * f);
-    size_t n_logits = S > 2 ? S : 2, exact = be->exact_rows > 0 ? (size_t)be->exact_rows : 0;
-    if (n_logits < exact) n_logits = exact; /* the batched product's padded rows (sotto__decoder_logits_batch) */
+    size_t n_logits = S > 2 ? S : 2;
     sotto__arena_add(a, &dec->logits, n_logits * (size_t)dec->n_vocab * f);
     return SOTTO_OK;
 }
@@ -193,11 +192,10 @@ void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *
     o->layernorm(be, dec->x, n, d, &dec->ln, dec->h);
 }
 
-/* linear over N rows padded to the backend's exact_rows (see sotto__decoder_step_batch). */
+/* linear over N rows with the bits of exact_rows rows or more (see sotto__decoder_step_batch). */
 static void linear_exact(sotto__decoder *dec, sotto__buf x, int n, const sotto__blinear *l, sotto__buf y)
 {
-    int m = n < dec->be->exact_rows ? dec->be->exact_rows : n;
-    dec->be->ops->linear(dec->be, x, m, l, y);
+    dec->be->ops->linear_rows(dec->be, x, n, l, y);
 }
 
 /* Batched cross-attention and MLP of layer L over N rows, each run of rows of one window

@@ -69,6 +69,11 @@ static void null_linear(sotto__backend *be, sotto__buf X, int M, const sotto__bl
     in(be)->ops->linear(in(be), X, M, l, Y);
 }
 
+static void null_linear_rows(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y)
+{
+    in(be)->ops->linear_rows(in(be), X, M, l, Y);
+}
+
 static void null_layernorm(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y)
 {
     in(be)->ops->layernorm(in(be), X, M, d, n, Y);
@@ -126,6 +131,7 @@ static const sotto__backend_ops null_ops = {
     .sync = null_sync,
     .conv3 = null_conv3,
     .linear = null_linear,
+    .linear_rows = null_linear_rows,
     .layernorm = null_layernorm,
     .gelu = null_gelu,
     .add = null_add,
