@@ -58,6 +58,34 @@ def test_whole_feed_equals_the_tool(model, cli, model_path, vad_path, clips):
     assert s.text == tool
 
 
+def test_hold_equals_the_tool(model, cli, model_path, vad_path, clips):
+    path = _clip(clips, "librivox-0870.wav")
+    out = subprocess.run([cli, "stream", "-m", model_path, "--vad-model", vad_path, "--device", "cpu", "-t", "2",
+                          "--min-step", "1", "--hold", "3", "--jsonl", path], check=True, capture_output=True,
+                         text=True).stdout
+    tool = "".join(e["text"] for e in map(json.loads, out.splitlines()) if e["type"] == "final")
+    x = read_wav(path)
+
+    def first_final(hold):  # seconds of audio fed when the first words are committed
+        s = model.stream(min_step=1.0, hold=hold)
+        at = None
+        for i in range(0, len(x), 1600):
+            s.feed(x[i : i + 1600])
+            if at is None and any(e.type == "final" for e in s):
+                at = (i + 1600) / 16000
+        s.finish()
+        return at, s.text
+
+    at0, _ = first_final(0.0)
+    at3, text = first_final(3.0)
+    assert text == tool
+    assert at0 is not None and at3 is not None and at3 >= 3.0 and at3 > at0, (at0, at3)
+    with pytest.raises(sotto.SottoError, match="hold"):
+        model.stream(hold=-1)
+    with pytest.raises(sotto.SottoError, match="hold"):
+        model.stream(hold=25.0)
+
+
 def test_the_gil_is_released_while_decoding(model, clips):
     x = read_wav(_clip(clips, "librivox-0870.wav"))
     s = model.stream(vad=False, min_step=5.0)

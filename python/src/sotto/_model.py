@@ -210,6 +210,7 @@ class Model:
         vad: bool = True,
         vad_threshold: float = 0.5,
         vad_min_silence_ms: int = 500,
+        hold: float = 0.0,
     ) -> "Stream":
         """A live transcription session (``sotto stream``'s): feed it audio as it arrives.
 
@@ -222,6 +223,10 @@ class Model:
             initial_prompt: text before the stream.
             vad: gate decoding with the Silero VAD (when the model has one): silence costs
                 nothing and a pause of ``vad_min_silence_ms`` commits what is pending.
+            hold: seconds of audio a buffer that holds no committed word yet (an
+                utterance's start, after a pause or a cut) must hold before two decodings'
+                agreement commits words (0: at once; below ``max_buffer``). The first words
+                of an utterance come later and change less (``sotto stream --hold``).
 
         Returns:
             a :class:`sotto.Stream` on a context of its own: ``feed(samples)``,
@@ -236,6 +241,7 @@ class Model:
             self._model, self._vad if vad else None, self.threads, self.device, language=language,
             beam_size=beam_size, min_step=min_step, trim=trim, max_buffer=max_buffer,
             initial_prompt=initial_prompt, vad_threshold=vad_threshold, vad_min_silence_ms=vad_min_silence_ms,
+            hold=hold,
         )
 
     def _context(self, max_sequences: int, max_batch: int = 1) -> Any:
