@@ -47,7 +47,21 @@ test-asan: setup-nopython
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DSOTTO_VULKAN=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    ctest --output-on-failure -j 2 -LE long -E '$(ASAN_SKIP)'
+	    ctest --output-on-failure -j 2 -LE long -E '$(ASAN_SKIP)$(ASAN_MORE_SKIP)'
+
+# CI's sanitized run (.ci/run, under its time budget): test-asan less the tests that decode
+# again, sanitized for minutes, with weights or loaders whose code runs sanitized elsewhere:
+# golden_tiny_en_ct2, _hf and _gguf (the f16 default model's golden runs the same decoder,
+# golden_rand-* the f32 products; tokenize_tiny_en_* load those files sanitized),
+# golden_base_ct2, wer_base and ggml_base (base's shapes run as golden_rand-base;
+# tokenize_base_ct2 loads it), ggml_tiny_en_f16 (ggml_tiny_en_q8_0 runs the ggml loader),
+# cli_run_null (null_backend runs that backend); and cli_run's `sotto run --expected` on 2
+# of the 12 golden clips (TEST_RUN_CLIPS: the contract's other checks all run). About 1250
+# of the 2900 sanitized test-seconds of test-asan (26 minutes at -j 2 on 2 cores).
+ASAN_CI_SKIP := golden_tiny_en_(ct2|hf|gguf)|golden_base_ct2|wer_base|^ggml_base|ggml_tiny_en_f16|cli_run_null
+.PHONY: test-asan-ci
+test-asan-ci:
+	TEST_RUN_CLIPS="librivox-0870 espeak-ng-01" $(MAKE) test-asan ASAN_MORE_SKIP='|$(ASAN_CI_SKIP)'
 
 setup:
 	sh scripts/setup.sh
@@ -80,6 +94,11 @@ fuzz-ci:
 # tiny.en against the eager goldens on two clips (scripts/test-arm.sh; about 7 minutes)
 test-arm: setup-nopython
 	sh scripts/test-arm.sh
+
+# the same with one golden clip (CI's, under its time budget: each clip is about 5 emulated minutes)
+.PHONY: test-arm-ci
+test-arm-ci: setup-nopython
+	SOTTO_ARM_CLIPS=librivox-0870 sh scripts/test-arm.sh
 
 # The Vulkan backend in full on whatever Vulkan device the machine has (lavapipe without a
 # GPU), validation layer on: every op, tiny.en f32/f16/q8_0 against the CPU on all 12 golden

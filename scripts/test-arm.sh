@@ -76,11 +76,16 @@ for cpu_set in cortex-a53:neon cortex-a76:neon_dot max:neon_i8mm; do
     fi
 done
 
-# two clips of the tiny.en goldens: one LibriVox recording, one espeak-ng sentence
+# clips of the tiny.en goldens (SOTTO_ARM_CLIPS; by default one LibriVox recording and
+# one espeak-ng sentence, about 5 emulated minutes each; CI's `make test-arm-ci` the first)
+clips=${SOTTO_ARM_CLIPS:-librivox-0870 espeak-ng-01}
 sub=build-arm/golden-tiny.en
 rm -rf "$sub" && mkdir -p "$sub"
-for clip in librivox-0870 espeak-ng-01; do
+n=0
+for clip in $clips; do
+    [ -f tests/golden/tiny.en/"$clip".ids ] || { echo "test-arm: no golden clip $clip in tests/golden/tiny.en" >&2; exit 1; }
     for f in tests/golden/tiny.en/"$clip".*; do ln -s "$PWD/$f" "$sub/"; done
+    n=$((n + 1))
 done
-echo "== tiny.en (the default f16 GGUF) against eager PyTorch, 2 clips (aarch64, qemu-user -cpu max: neon_i8mm)"
+echo "== tiny.en (the default f16 GGUF) against eager PyTorch, $n clip(s) (aarch64, qemu-user -cpu max: neon_i8mm)"
 run -cpu max build-arm/tests/test_golden models/tiny.en.gguf "$sub" tests/data/clips

@@ -6,7 +6,8 @@
 # saved reproducers (tests/fuzz/crashes/<target>-*), then fuzzes for SECONDS. New corpus
 # entries go to build-fuzz/corpus/<target> (kept between runs, never committed);
 # crashes, leaks and timeouts to build-fuzz/crashes/. Exit status 1 if any target failed.
-# Environment: FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (build parallelism, 2).
+# Environment: FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (build parallelism, 2),
+# FUZZ_PARALLEL (targets fuzzed at once, 2).
 set -u
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${1:?usage: run.sh SECONDS [--ci] [TARGET...]}
@@ -21,8 +22,9 @@ CC=clang cmake -S . -B "$BUILD" -DSOTTO_FUZZ=ON >/dev/null || exit 1
 cmake --build "$BUILD" --target fuzz_all -j "${FUZZ_JOBS:-2}" >/dev/null || exit 1
 
 mkdir -p "$BUILD/crashes"
-failed=""
-for t in $TARGETS; do
+# one target: its lines on stdout, exit 1 when it failed
+run_one() {
+    t=$1
     bin="$BUILD/tests/fuzz/$t"
     seeds="tests/fuzz/corpus/$t"
     work="$BUILD/corpus/$t"
@@ -36,8 +38,7 @@ for t in $TARGETS; do
         # shellcheck disable=SC2086
         if ! "$bin" $opts $repro >"$log.repro" 2>&1; then
             echo "   FAIL: a reproducer in tests/fuzz/crashes still fails (see $log.repro)"
-            failed="$failed $t"
-            continue
+            return 1
         fi
     fi
     if [ "$CI_MODE" = 1 ]; then
@@ -52,8 +53,27 @@ for t in $TARGETS; do
     echo "   rc $rc, ${execs:-?} executions, $corpus new corpus entries (log: $log)"
     if [ $rc -ne 0 ]; then
         grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$log" | head -5 | sed 's/^/   /'
-        failed="$failed $t"
+        return 1
     fi
+}
+
+# FUZZ_PARALLEL targets at a time (default 2, the cores CI has), each on one core
+failed=""
+set -- $TARGETS
+while [ $# -gt 0 ]; do
+    group=""
+    i=0
+    while [ $# -gt 0 ] && [ $i -lt "${FUZZ_PARALLEL:-2}" ]; do
+        group="$group $1"
+        (run_one "$1" >"$BUILD/$1.out" 2>&1; echo $? >"$BUILD/$1.rc") &
+        shift
+        i=$((i + 1))
+    done
+    wait
+    for t in $group; do
+        cat "$BUILD/$t.out"
+        [ "$(cat "$BUILD/$t.rc")" = 0 ] || failed="$failed $t"
+    done
 done
 if [ -n "$failed" ]; then
     echo "fuzz: FAILED:$failed"
