@@ -86,6 +86,12 @@ static void tile_4x4(const float *A, size_t lda, const void *B, bool f16, size_t
         }
 }
 
+/* B's rows from N on (f32 or f16). */
+static inline const void *b_rows(const void *B, bool f16, size_t ldb, int n)
+{
+    return f16 ? (const void *)((const uint16_t *)B + (size_t)n * ldb) : (const void *)((const float *)B + (size_t)n * ldb);
+}
+
 /* TILES: rows of A by 4 in tiles (matmul from SOTTO__GEMM_MIN_M rows on, gemm always). */
 static void matmul_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K, bool tiles)
@@ -94,16 +100,26 @@ static void matmul_any(const float *A, size_t lda, const void *B, bool f16, size
     for (int n0 = 0; n0 < N; n0 += panel) {
         int n1 = n0 + panel < N ? n0 + panel : N;
         int m = 0;
-        if (tiles)
+        if (tiles) {
             for (; m + 4 <= M; m += 4) {
                 int n = n0;
                 for (; n + 4 <= n1; n += 4)
-                    tile_4x4(A + m * lda, lda,
-                             f16 ? (const void *)((const uint16_t *)B + (size_t)n * ldb)
-                                 : (const void *)((const float *)B + (size_t)n * ldb),
-                             f16, ldb, bias ? bias + n : NULL, C + m * ldc + n, ldc, K);
+                    tile_4x4(A + m * lda, lda, b_rows(B, f16, ldb, n), f16, ldb, bias ? bias + n : NULL,
+                             C + m * ldc + n, ldc, K);
                 for (int i = 0; i < 4; i++) row_1(A + (m + i) * lda, B, f16, ldb, bias, C + (m + i) * ldc, n, n1, K);
             }
+            /* the last M % 4 rows in tiles too (the row four times, lda 0), so that a row's
+             * bits do not depend on where it falls: the tile's bits, whatever M */
+            for (; m < M; m++) {
+                int n = n0;
+                for (; n + 4 <= n1; n += 4) {
+                    float c4[16];
+                    tile_4x4(A + m * lda, 0, b_rows(B, f16, ldb, n), f16, ldb, bias ? bias + n : NULL, c4, 4, K);
+                    memcpy(C + m * ldc + n, c4, sizeof(float) * 4);
+                }
+                row_1(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n1, K);
+            }
+        }
         for (; m < M; m++) row_1(A + m * lda, B, f16, ldb, bias, C + m * ldc, n0, n1, K);
     }
 }
