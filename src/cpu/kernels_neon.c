@@ -89,7 +89,8 @@ static void tile_4x4(const float *A, size_t lda, const void *B, bool f16, size_t
 /* B's rows from N on (f32 or f16). */
 static inline const void *b_rows(const void *B, bool f16, size_t ldb, int n)
 {
-    return f16 ? (const void *)((const uint16_t *)B + (size_t)n * ldb) : (const void *)((const float *)B + (size_t)n * ldb);
+    return f16 ? (const void *)((const uint16_t *)B + (size_t)n * ldb)
+               : (const void *)((const float *)B + (size_t)n * ldb);
 }
 
 /* TILES: rows of A by 4 in tiles (matmul from SOTTO__GEMM_MIN_M rows on, gemm always). */

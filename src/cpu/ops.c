@@ -60,12 +60,14 @@ static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
     float *C = j->C + (size_t)m0 * j->ldc + n0;
     switch (j->type) {
     case SOTTO_TYPE_F32:
-        (j->rows ? k->gemm : k->matmul)((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const float *)j->B + (size_t)n0 * j->ldb,
-                  j->ldb, bias, C, j->ldc, m1 - m0, n1 - n0, j->K);
+        (j->rows ? k->gemm : k->matmul)((const float *)j->A + (size_t)m0 * j->lda, j->lda,
+                                        (const float *)j->B + (size_t)n0 * j->ldb, j->ldb, bias, C, j->ldc, m1 - m0,
+                                        n1 - n0, j->K);
         break;
     case SOTTO_TYPE_F16:
-        (j->rows ? k->gemm_f16 : k->matmul_f16)((const float *)j->A + (size_t)m0 * j->lda, j->lda, (const uint16_t *)j->B + (size_t)n0 * j->ldb,
-                      j->ldb, bias, C, j->ldc, m1 - m0, n1 - n0, j->K);
+        (j->rows ? k->gemm_f16 : k->matmul_f16)((const float *)j->A + (size_t)m0 * j->lda, j->lda,
+                                                (const uint16_t *)j->B + (size_t)n0 * j->ldb, j->ldb, bias, C, j->ldc,
+                                                m1 - m0, n1 - n0, j->K);
         break;
     case SOTTO_TYPE_Q8_0:
         k->matmul_q8((const sotto__block_q8_0 *)j->A + (size_t)m0 * j->lda, j->lda,
