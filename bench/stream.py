@@ -239,8 +239,9 @@ def cpu_clock(a, out_path):
     model = sotto.Model(a.model, threads=a.threads, device="cpu", vad_model=a.vad_model or False)
     kw = {}
     for k, v in zip(a.extra[::2], a.extra[1::2]):
-        kw[{"--min-step": "min_step", "--beam-size": "beam_size", "--vad-min-silence-ms": "vad_min_silence_ms"}[k]] = \
-            type({"--min-step": 0.5, "--beam-size": 1, "--vad-min-silence-ms": 1}[k])(v)
+        kw[{"--min-step": "min_step", "--beam-size": "beam_size", "--vad-min-silence-ms": "vad_min_silence_ms",
+            "--hold": "hold"}[k]] = type({"--min-step": 0.5, "--beam-size": 1, "--vad-min-silence-ms": 1,
+                                          "--hold": 0.0}[k])(v)
     s = model.stream(vad=a.vad_model is not None, **kw)
     clock, fed, rate = 0.0, 0, 16000
     with open(out_path, "w") as f:
