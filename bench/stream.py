@@ -237,11 +237,12 @@ def cpu_clock(a, out_path):
     with wave.open(a.audio) as w:
         x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
     model = sotto.Model(a.model, threads=a.threads, device="cpu", vad_model=a.vad_model or False)
+    flags = {"--min-step": ("min_step", float), "--beam-size": ("beam_size", int),
+             "--vad-min-silence-ms": ("vad_min_silence_ms", int), "--hold": ("hold", float)}
     kw = {}
     for k, v in zip(a.extra[::2], a.extra[1::2]):
-        kw[{"--min-step": "min_step", "--beam-size": "beam_size", "--vad-min-silence-ms": "vad_min_silence_ms",
-            "--hold": "hold"}[k]] = type({"--min-step": 0.5, "--beam-size": 1, "--vad-min-silence-ms": 1,
-                                          "--hold": 0.0}[k])(v)
+        name, kind = flags[k]
+        kw[name] = kind(v)
     s = model.stream(vad=a.vad_model is not None, **kw)
     clock, fed, rate = 0.0, 0, 16000
     with open(out_path, "w") as f:
