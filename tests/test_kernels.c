@@ -683,6 +683,24 @@ static void test_ref_bits(const sotto__kernels *k)
                 runs++;
                 free(A), free(B), free(C0), free(C1), free(Bh);
             }
+    /* few rows over a long K (the decoder's P V: B streamed row after row), column tails */
+    static const int fm[] = {2, 3, 5, 8, 9}, fn[] = {7, 16, 24, 33, 64, 65}, fk[] = {128, 131, 1500};
+    for (size_t a = 0; a < sizeof fm / sizeof *fm; a++)
+        for (size_t b = 0; b < sizeof fn / sizeof *fn; b++)
+            for (size_t c = 0; c < sizeof fk / sizeof *fk; c++) {
+                int M = fm[a], N = fn[b], K = fk[c];
+                size_t lda = (size_t)K + 1, ldb = (size_t)N + 3, ldc = (size_t)N + 2;
+                float *A = malloc(M * lda * 4), *B = malloc(K * ldb * 4), *C0 = malloc(M * ldc * 4),
+                      *C1 = malloc(M * ldc * 4);
+                for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+                for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+                for (size_t i = 0; i < M * ldc; i++) C0[i] = C1[i] = 7.0f;
+                sotto__matmul_nn_ref(A, lda, B, ldb, C0, ldc, M, N, K);
+                k->matmul_nn(A, lda, B, ldb, C1, ldc, M, N, K);
+                bad_nn += memcmp(C0, C1, M * ldc * 4) != 0;
+                runs++;
+                free(A), free(B), free(C0), free(C1);
+            }
     CHECK(bad_nn == 0, "%s matmul_nn differs from the reference's bits in %d of %d shapes", k->name, bad_nn, runs);
     /* the linear layers' GEMM (f32 and f16 B^T, from SOTTO__GEMM_MIN_M rows): blocks of rows
      * and of K, row and column tails, with and without bias */
