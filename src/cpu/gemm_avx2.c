@@ -72,15 +72,14 @@ INLINE void micro(const float *A, size_t lda, const float *B, size_t ldb, float 
     }
 }
 
-/* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place, from 0 or
- * (ACC) from C. */
+/* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place. */
 static void micro_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
-                     int cols, int K, bool acc)
+                     int cols, int K)
 {
 #define NN_CASE(R)                                                                                    \
     case R:                                                                                           \
-        if (cols == NR) micro(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, acc);               \
-        else micro(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, acc);                      \
+        if (cols == NR) micro(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, false);             \
+        else micro(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, false);                    \
         break;
     switch (rows) {
         NN_CASE(6) NN_CASE(5) NN_CASE(4) NN_CASE(3) NN_CASE(2) NN_CASE(1)
@@ -177,8 +176,8 @@ void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, f
  * streams once, row after row, four rows per pass over C (in L1); each pair of B's
  * vectors is loaded once for every row of A. Each output is one fused chain in k order
  * from 0, the reference's bits. (Register tiles of 16 columns over the whole K read B's
- * 64-byte strips of its 256-byte rows four times over, strided, from memory: 128 us for
- * one head at 5 rows on an AMD EPYC Zen 3, where one stream takes 33.) */
+ * 64-byte strips of its 256-byte rows four times over, strided, from memory: one head at
+ * 5 rows took 128 us on an AMD EPYC Zen 3, this order 55-60.) */
 enum { NN_STREAM_M = 9, NN_STREAM_K = 128 };
 static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N,
                         int K)
@@ -198,7 +197,8 @@ static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, 
                 const float *a = A + (size_t)m * lda + k;
                 float *c = C + (size_t)m * ldc + n;
                 __m256 a0 = _mm256_broadcast_ss(a), a1 = _mm256_broadcast_ss(a + 1);
-                __m256 s = _mm256_fmadd_ps(a0, x0, _mm256_loadu_ps(c)), t = _mm256_fmadd_ps(a0, y0, _mm256_loadu_ps(c + 8));
+                __m256 s = _mm256_fmadd_ps(a0, x0, _mm256_loadu_ps(c));
+                __m256 t = _mm256_fmadd_ps(a0, y0, _mm256_loadu_ps(c + 8));
                 s = _mm256_fmadd_ps(a1, x1, s), t = _mm256_fmadd_ps(a1, y1, t);
                 __m256 a2 = _mm256_broadcast_ss(a + 2), a3 = _mm256_broadcast_ss(a + 3);
                 s = _mm256_fmadd_ps(a2, x2, s), t = _mm256_fmadd_ps(a2, y2, t);
@@ -210,7 +210,8 @@ static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, 
             const float *a = A + (size_t)m * lda + k;
             float *c = C + (size_t)m * ldc;
             if (n16 < n8) {
-                __m256 s = _mm256_fmadd_ps(_mm256_broadcast_ss(a), _mm256_loadu_ps(b0 + n16), _mm256_loadu_ps(c + n16));
+                __m256 s = _mm256_fmadd_ps(_mm256_broadcast_ss(a), _mm256_loadu_ps(b0 + n16),
+                                           _mm256_loadu_ps(c + n16));
                 s = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 1), _mm256_loadu_ps(b1 + n16), s);
                 s = _mm256_fmadd_ps(_mm256_broadcast_ss(a + 2), _mm256_loadu_ps(b2 + n16), s);
                 _mm256_storeu_ps(c + n16, _mm256_fmadd_ps(_mm256_broadcast_ss(a + 3), _mm256_loadu_ps(b3 + n16), s));
@@ -226,7 +227,8 @@ static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, 
             float *c = C + (size_t)m * ldc;
             __m256 x = _mm256_broadcast_ss(a);
             int n = 0;
-            for (; n < n8; n += 8) _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, _mm256_loadu_ps(b + n), _mm256_loadu_ps(c + n)));
+            for (; n < n8; n += 8)
+                _mm256_storeu_ps(c + n, _mm256_fmadd_ps(x, _mm256_loadu_ps(b + n), _mm256_loadu_ps(c + n)));
             for (; n < N; n++) c[n] = fmaf(*a, b[n], c[n]);
         }
     }
@@ -249,7 +251,7 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
     for (int n = n0; n < N; n += NR) {
         int cols = N - n < NR ? N - n : NR;
         for (int m = 0; m < M; m += MR)
-            micro_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m < MR ? M - m : MR, cols, K, false);
+            micro_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m < MR ? M - m : MR, cols, K);
     }
 }
 

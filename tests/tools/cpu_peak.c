@@ -55,7 +55,8 @@ __attribute__((target("avx2"))) static double int8_peak(int *sink)
         for (long r = 0; r < ROUNDS; r++) {
 #pragma GCC unroll 10
             for (int j = 0; j < CHAINS; j++)
-                b[j] = _mm256_add_epi32(b[j], _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_sign_epi8(b[j], u)), one));
+                b[j] = _mm256_add_epi32(b[j],
+                                        _mm256_madd_epi16(_mm256_maddubs_epi16(u, _mm256_sign_epi8(b[j], u)), one));
         }
         double dt = cpu_s() - t0;
         if (dt < best) best = dt;
