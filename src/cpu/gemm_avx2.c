@@ -72,14 +72,15 @@ INLINE void micro(const float *A, size_t lda, const float *B, size_t ldb, float 
     }
 }
 
-/* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place. */
+/* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place, from C (ACC)
+ * or from 0. */
 static void micro_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
-                     int cols, int K)
+                     int cols, int K, bool acc)
 {
 #define NN_CASE(R)                                                                                    \
     case R:                                                                                           \
-        if (cols == NR) micro(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, false);             \
-        else micro(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, false);                    \
+        if (cols == NR) micro(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, acc);               \
+        else micro(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, acc);                      \
         break;
     switch (rows) {
         NN_CASE(6) NN_CASE(5) NN_CASE(4) NN_CASE(3) NN_CASE(2) NN_CASE(1)
@@ -178,7 +179,7 @@ void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, f
  * from 0, the reference's bits. (Register tiles of 16 columns over the whole K read B's
  * 64-byte strips of its 256-byte rows four times over, strided, from memory: one head at
  * 5 rows took 128 us on an AMD EPYC Zen 3, this order 55-60.) */
-enum { NN_STREAM_M = 9, NN_STREAM_K = 128 };
+enum { NN_STREAM_M = 9, NN_STREAM_K = 128, NN_KC = 256 };
 static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N,
                         int K)
 {
@@ -248,10 +249,17 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
     int n0 = 0;
     if (M == 1)
         for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, false, ldb, C + n0, K);
-    for (int n = n0; n < N; n += NR) {
-        int cols = N - n < NR ? N - n : NR;
-        for (int m = 0; m < M; m += MR)
-            micro_nn(A + m * lda, lda, B + n, ldb, C + m * ldc + n, ldc, M - m < MR ? M - m : MR, cols, K);
+    /* in steps of NN_KC of K, so the B rows of one step of a 16-column strip stay in L1 for
+     * every block of 6 rows (the encoder's P V: 1500 rows of V at a stride of d); each
+     * output's chain runs on through C, the bits of one pass */
+    for (int k0 = 0; k0 < K; k0 += NN_KC) {
+        int kc = K - k0 < NN_KC ? K - k0 : NN_KC;
+        for (int n = n0; n < N; n += NR) {
+            int cols = N - n < NR ? N - n : NR;
+            for (int m = 0; m < M; m += MR)
+                micro_nn(A + m * lda + k0, lda, B + (size_t)k0 * ldb + n, ldb, C + m * ldc + n, ldc,
+                         M - m < MR ? M - m : MR, cols, kc, k0 > 0);
+        }
     }
 }
 
