@@ -251,8 +251,8 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
         for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, false, ldb, C + n0, K);
     /* in steps of NN_KC of K, so the B rows of one step of a 16-column strip stay in L1 for
      * every block of 6 rows (the encoder's P V: 1500 rows of V at a stride of d); each
-     * output's chain runs on through C, the bits of one pass */
-    for (int k0 = 0; k0 < K; k0 += NN_KC) {
+     * output's chain runs on through C, the bits of one pass (K 0: one step, zeros) */
+    for (int k0 = 0; k0 == 0 || k0 < K; k0 += NN_KC) {
         int kc = K - k0 < NN_KC ? K - k0 : NN_KC;
         for (int n = n0; n < N; n += NR) {
             int cols = N - n < NR ? N - n : NR;
