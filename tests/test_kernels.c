@@ -751,6 +751,74 @@ static void test_ref_bits(const sotto__kernels *k)
  * is the same for both types): so a model stored in f16 computes what its f32 copy
  * computes when its checkpoint is f16 (the default model, from CTranslate2 halves). Every
  * row count of the decoder (1, beams, batches) and the encoder's GEMM. */
+/* The x86 sets' decoder rows (matmul below SOTTO__GEMM_MIN_M rows, kernels_avx2.c) in
+ * plain C: a 4x2 or 5x2 block's output is one 8-lane chain per lane in steps of 8 of K,
+ * a row alone's is four such chains over steps of 32 (the steps of 8 past them into the
+ * first, the masked tail into the second) added pairwise; both end in hsum's tree
+ * ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), then the bias. */
+static float lanes_sum(const float l[8])
+{
+    float e0 = l[0] + l[4], e1 = l[1] + l[5], e2 = l[2] + l[6], e3 = l[3] + l[7];
+    return (e0 + e2) + (e1 + e3);
+}
+
+static float chain_block(const float *a, const float *b, int K)
+{
+    float l[8] = {0};
+    for (int k = 0; k < K; k++) l[k % 8] = fmaf(a[k], b[k], l[k % 8]);
+    return lanes_sum(l);
+}
+
+static float chain_alone(const float *a, const float *b, int K)
+{
+    float s[4][8] = {{0}};
+    int k = 0;
+    for (; k + 32 <= K; k += 32)
+        for (int i = 0; i < 32; i++) s[i / 8][i % 8] = fmaf(a[k + i], b[k + i], s[i / 8][i % 8]);
+    for (; k + 8 <= K; k += 8)
+        for (int i = 0; i < 8; i++) s[0][i] = fmaf(a[k + i], b[k + i], s[0][i]);
+    for (int i = 0; k + i < K; i++) s[1][i] = fmaf(a[k + i], b[k + i], s[1][i]);
+    float l[8];
+    for (int i = 0; i < 8; i++) l[i] = (s[0][i] + s[1][i]) + (s[2][i] + s[3][i]);
+    return lanes_sum(l);
+}
+
+static void test_row_chains(const sotto__kernels *k)
+{
+    static const int ks[] = {8, 13, 64, 96, 389};
+    unsigned seed = 57;
+    int bad = 0, runs = 0;
+    for (int M = 1; M < SOTTO__GEMM_MIN_M; M++)
+        for (int N = 1; N <= 5; N += 2)
+            for (size_t c = 0; c < sizeof ks / sizeof *ks; c++, runs++) {
+                int K = ks[c];
+                size_t lda = (size_t)K + 1, ldb = (size_t)K + 3, ldc = (size_t)N + 1;
+                float *A = malloc(M * lda * 4), *B = malloc(N * ldb * 4), *bias = malloc(N * 4), *C = malloc(M * ldc * 4);
+                uint16_t *Bh = malloc(N * ldb * 2);
+                for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+                for (size_t i = 0; i < N * ldb; i++) Bh[i] = sotto__f32_to_f16(rnd(&seed));
+                sotto__dequantize(SOTTO_TYPE_F16, Bh, B, (int64_t)(N * ldb));
+                for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+                const float *bs = (M + N) % 2 ? bias : NULL;
+                for (int f16 = 0; f16 < 2; f16++) {
+                    if (f16) k->matmul_f16(A, lda, Bh, ldb, bs, C, ldc, M, N, K);
+                    else k->matmul(A, lda, B, ldb, bs, C, ldc, M, N, K);
+                    /* rows in blocks: groups of 4, the last one of 5 where one row would be left */
+                    int in_blocks = M < 4 ? 0 : M % 4 == 1 ? M : M & ~3;
+                    for (int m = 0; m < M; m++)
+                        for (int n = 0; n < N; n++) {
+                            bool block = m < in_blocks && n < (N & ~1);
+                            const float *a = A + m * lda, *b = B + n * ldb;
+                            float want = (block ? chain_block(a, b, K) : chain_alone(a, b, K)) + (bs ? bs[n] : 0.0f);
+                            bad += memcmp(&want, C + m * ldc + n, 4) != 0;
+                        }
+                }
+                free(A), free(B), free(bias), free(C), free(Bh);
+            }
+    CHECK(bad == 0, "%s matmul rows: %d outputs of %d shapes differ from the chains of kernels_avx2.c", k->name, bad,
+          runs);
+}
+
 static void test_f16_is_f32(const sotto__kernels *k)
 {
     static const int ms[] = {1, 2, 3, 4, 5, 6, 8, 9, 12, 24, 25, 130};
@@ -990,7 +1058,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* the x86 sets (NEON keeps its own sums) */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
-        if (k && strncmp(k->name, "avx", 3) == 0) test_ref_bits(k);
+        if (k && strncmp(k->name, "avx", 3) == 0) test_ref_bits(k), test_row_chains(k);
     }
     const sotto__kernels *vnni = sotto__kernels_by_name("avx_vnni");
     if (vnni) test_typed(vnni), test_q8_extremes(vnni), test_row_independent(vnni), test_rows_batched(vnni),

@@ -1,6 +1,6 @@
 /* kernels_avx2.c — AVX2 + FMA + F16C kernels (compiled with -mavx2 -mfma -mf16c for this
  * file only, selected at run time). matmul with few rows of A (the decoder) makes one
- * pass over B, a pair of rows at a time, computing 4x2 blocks of C as 8-wide dot products
+ * pass over B, a pair of rows at a time, computing 4x2 (5x2) blocks of C as 8-wide dot products
  * and prefetching short rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16
  * variant reads B in its stored type (halves widened in registers; q8_0 is in
  * gemm_q8_avx2.c). Also softmax, GELU, the q8_0 quantiser and f16 conversion. */
@@ -17,6 +17,24 @@ static inline float hsum(__m256 v)
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
+}
+
+/* out[i] = hsum(v_i) for 8 vectors at once, each with hsum's additions (the same bits):
+ * the halves of pairs, then the pairs of lanes, then one horizontal add. */
+static inline void hsum8(__m256 v0, __m256 v1, __m256 v2, __m256 v3, __m256 v4, __m256 v5, __m256 v6, __m256 v7,
+                         float *out)
+{
+    __m256 e01 = _mm256_add_ps(_mm256_permute2f128_ps(v0, v1, 0x20), _mm256_permute2f128_ps(v0, v1, 0x31));
+    __m256 e23 = _mm256_add_ps(_mm256_permute2f128_ps(v2, v3, 0x20), _mm256_permute2f128_ps(v2, v3, 0x31));
+    __m256 e45 = _mm256_add_ps(_mm256_permute2f128_ps(v4, v5, 0x20), _mm256_permute2f128_ps(v4, v5, 0x31));
+    __m256 e67 = _mm256_add_ps(_mm256_permute2f128_ps(v6, v7, 0x20), _mm256_permute2f128_ps(v6, v7, 0x31));
+    /* lanes of e01: v0's four sums, then v1's; f0: v0 (lane 0) and v1 (lane 1), then v2, v3 */
+    __m256 f0 = _mm256_add_ps(_mm256_shuffle_ps(e01, e23, 0x44), _mm256_shuffle_ps(e01, e23, 0xEE));
+    __m256 f1 = _mm256_add_ps(_mm256_shuffle_ps(e45, e67, 0x44), _mm256_shuffle_ps(e45, e67, 0xEE));
+    __m256 r = _mm256_hadd_ps(f0, f1); /* v0 v2 v4 v6 | v1 v3 v5 v7 */
+    __m128 lo = _mm256_castps256_ps128(r), hi = _mm256_extractf128_ps(r, 1);
+    _mm_storeu_ps(out, _mm_unpacklo_ps(lo, hi));
+    _mm_storeu_ps(out + 4, _mm_unpackhi_ps(lo, hi));
 }
 
 /* Mask loading the first r (< 8) lanes. */
@@ -46,31 +64,35 @@ ALWAYS_INLINE __m256 ld_b_tail(const void *B, bool f16, size_t i, int r)
     return ld_h8(t);
 }
 
-/* out[2i + j] = row i of A (4 rows) . row j of B (2 rows), 8-wide chains, the K tail
- * masked into the same chains. */
-ALWAYS_INLINE void block_4x2_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *out, int K)
+/* out[2i + j] = row i of A (ROWS rows, 4 or 5: a constant at each call, so the loops
+ * unroll and the 2 ROWS accumulators stay in registers) . row j of B (2 rows), 8-wide
+ * chains, the K tail masked into the same chains. */
+ALWAYS_INLINE void block_rx2(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *out, int K,
+                             const int rows)
 {
-    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-           c31 = c00;
-    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
+    __m256 c[5][2];
+#pragma GCC unroll 5
+    for (int i = 0; i < rows; i++) c[i][0] = c[i][1] = _mm256_setzero_ps();
     int k = 0;
     for (; k + 8 <= K; k += 8) {
-        __m256 x0 = ld_b8(B, f16, (size_t)k), x1 = ld_b8(B, f16, ldb + k), a;
-        a = _mm256_loadu_ps(a0 + k), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
-        a = _mm256_loadu_ps(a1 + k), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
-        a = _mm256_loadu_ps(a2 + k), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
-        a = _mm256_loadu_ps(a3 + k), c30 = _mm256_fmadd_ps(a, x0, c30), c31 = _mm256_fmadd_ps(a, x1, c31);
+        __m256 x0 = ld_b8(B, f16, (size_t)k), x1 = ld_b8(B, f16, ldb + k);
+#pragma GCC unroll 5
+        for (int i = 0; i < rows; i++) {
+            __m256 a = _mm256_loadu_ps(A + i * lda + k);
+            c[i][0] = _mm256_fmadd_ps(a, x0, c[i][0]), c[i][1] = _mm256_fmadd_ps(a, x1, c[i][1]);
+        }
     }
     if (k < K) {
         __m256i mk = tail_mask(K - k);
-        __m256 x0 = ld_b_tail(B, f16, (size_t)k, K - k), x1 = ld_b_tail(B, f16, ldb + k, K - k), a;
-        a = _mm256_maskload_ps(a0 + k, mk), c00 = _mm256_fmadd_ps(a, x0, c00), c01 = _mm256_fmadd_ps(a, x1, c01);
-        a = _mm256_maskload_ps(a1 + k, mk), c10 = _mm256_fmadd_ps(a, x0, c10), c11 = _mm256_fmadd_ps(a, x1, c11);
-        a = _mm256_maskload_ps(a2 + k, mk), c20 = _mm256_fmadd_ps(a, x0, c20), c21 = _mm256_fmadd_ps(a, x1, c21);
-        a = _mm256_maskload_ps(a3 + k, mk), c30 = _mm256_fmadd_ps(a, x0, c30), c31 = _mm256_fmadd_ps(a, x1, c31);
+        __m256 x0 = ld_b_tail(B, f16, (size_t)k, K - k), x1 = ld_b_tail(B, f16, ldb + k, K - k);
+#pragma GCC unroll 5
+        for (int i = 0; i < rows; i++) {
+            __m256 a = _mm256_maskload_ps(A + i * lda + k, mk);
+            c[i][0] = _mm256_fmadd_ps(a, x0, c[i][0]), c[i][1] = _mm256_fmadd_ps(a, x1, c[i][1]);
+        }
     }
-    out[0] = hsum(c00), out[1] = hsum(c01), out[2] = hsum(c10), out[3] = hsum(c11);
-    out[4] = hsum(c20), out[5] = hsum(c21), out[6] = hsum(c30), out[7] = hsum(c31);
+    hsum8(c[0][0], c[0][1], c[1][0], c[1][1], c[2][0], c[2][1], c[3][0], c[3][1], out);
+    if (rows == 5) out[8] = hsum(c[4][0]), out[9] = hsum(c[4][1]);
 }
 
 /* One row of A against B rows [n0, n1) (f32, or f16 when F16), one row of B after the
@@ -99,13 +121,15 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
 }
 
 /* C = A B^T + bias for few rows of A, one pass over B: for each pair of B rows, every
- * group of 4 rows of A as a 4x2 block, then the rows past a multiple of 4 one at a time,
- * while the pair stays in L1; an unpaired last row of B one row of A at a time. Short rows
+ * group of 4 rows of A as a 4x2 block (the last group a 5x2 block when one row would be
+ * left: the 5 beams convert each pair of halves once), then the rows past those one at a
+ * time, while the pair stays in L1; an unpaired last row of B one row of A at a time. The
+ * blocks' 8 sums go through hsum8 together. Short rows
  * of B (a pair within 4 KB: Whisper's d_model of 384-1024 in f16) are prefetched 4 KB
  * ahead, which the hardware's stream prefetch leaves undone across so many short rows
  * (5 x 51864 x 384 in f16 on one core: 7.5 ms with panels kept in L2 and no prefetch,
  * 4.7 ms; longer rows gained nothing or lost: docs/BENCHMARKS.md). f32 and f16 B run
- * the same chains, and every output the same chain as before this order was taken. */
+ * the same chains. */
 ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
                             float *C, size_t ldc, int M, int N, int K)
 {
@@ -120,15 +144,19 @@ ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16,
         if (ahead)
             for (size_t o = at + ahead; o < at + ahead + 2 * row_bytes && o < total; o += 64)
                 _mm_prefetch((const char *)B + o, _MM_HINT_T0);
-        for (int m = 0; m < m4; m += 4) {
-            float o[8];
-            block_4x2_any(A + m * lda, lda, b, f16, ldb, o, K);
-            for (int i = 0; i < 4; i++) {
+        int m = 0;
+        for (; m < m4; m += 4) {
+            float o[10];
+            const int r = m + 5 == M ? 5 : 4; /* 5 beams: one block, each pair of B converted once */
+            if (r == 5) block_rx2(A + m * lda, lda, b, f16, ldb, o, K, 5);
+            else block_rx2(A + m * lda, lda, b, f16, ldb, o, K, 4);
+            for (int i = 0; i < r; i++) {
                 C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
                 C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
             }
+            if (r == 5) m++;
         }
-        for (int m = m4; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n + 2, K);
+        for (; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n + 2, K);
     }
     if (n < N)
         for (int m = 0; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, N, K);
