@@ -136,7 +136,6 @@ ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16,
     const size_t eb = f16 ? sizeof(uint16_t) : sizeof(float), row_bytes = ldb * eb;
     const size_t ahead = 2 * row_bytes <= 4096 ? 4096 : 0;
     const size_t total = (size_t)N * row_bytes;
-    const int m4 = M & ~3;
     int n = 0;
     for (; n + 2 <= N; n += 2) {
         const size_t at = (size_t)n * row_bytes;
@@ -145,16 +144,15 @@ ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16,
             for (size_t o = at + ahead; o < at + ahead + 2 * row_bytes && o < total; o += 64)
                 _mm_prefetch((const char *)B + o, _MM_HINT_T0);
         int m = 0;
-        for (; m < m4; m += 4) {
+        for (int r; m + 4 <= M; m += r) {
             float o[10];
-            const int r = m + 5 == M ? 5 : 4; /* 5 beams: one block, each pair of B converted once */
+            r = M - m == 5 ? 5 : 4; /* 5 beams: one block, each pair of B converted once */
             if (r == 5) block_rx2(A + m * lda, lda, b, f16, ldb, o, K, 5);
             else block_rx2(A + m * lda, lda, b, f16, ldb, o, K, 4);
             for (int i = 0; i < r; i++) {
                 C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
                 C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
             }
-            if (r == 5) m++;
         }
         for (; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n + 2, K);
     }
