@@ -48,6 +48,12 @@ static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
+/* Keeps V in a register: GCC folds a load that two FMAs use into both of them, two loads
+ * where one does. The 5x2 block then issued 12 loads for its 10 FMAs and ran on the load
+ * ports (5 x 51864 x 384 in f16 on one Zen 3 core: 3.30 -> 2.72 ms with it, the same
+ * instructions otherwise; docs/BENCHMARKS.md). */
+#define IN_REGISTER(v) __asm__("" : "+x"(v))
+
 /* 8 values of B (f32, or f16 when F16) from element I. */
 ALWAYS_INLINE __m256 ld_b8(const void *B, bool f16, size_t i)
 {
@@ -79,6 +85,7 @@ ALWAYS_INLINE void block_rx2(const float *A, size_t lda, const void *B, bool f16
 #pragma GCC unroll 5
         for (int i = 0; i < rows; i++) {
             __m256 a = _mm256_loadu_ps(A + i * lda + k);
+            IN_REGISTER(a);
             c[i][0] = _mm256_fmadd_ps(a, x0, c[i][0]), c[i][1] = _mm256_fmadd_ps(a, x1, c[i][1]);
         }
     }
