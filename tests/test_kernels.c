@@ -655,6 +655,38 @@ static void test_q8_same_bits(const sotto__kernels *k)
  * the fused k-order sums of matmul_nn, the polynomial e^x and erf): matmul_nn and
  * matmul_nn_f16 on odd sizes, strides and every tile and streaming path, softmax over odd
  * visible lengths, gelu over odd lengths and the whole range of its input. */
+/* matmul_nn_acc continues each output's chain: matmul_nn over the first K1 values of k and
+ * matmul_nn_acc over the next K2 give one matmul_nn's bits over K1 + K2 (the decoder's rows
+ * over a shared prefix, then their own positions), on every path of the set (one row, the
+ * few-row stream from K2 = 128, tiles and their tails); C's padding untouched. */
+static void test_nn_acc(const sotto__kernels *k)
+{
+    static const int ms[] = {1, 2, 3, 5, 6, 7, 12, 13, 24};
+    static const int ns[] = {1, 7, 16, 33, 64, 65, 128, 300};
+    static const int ks[][2] = {{0, 1}, {1, 1}, {5, 3}, {64, 64}, {3, 128}, {200, 130}, {226, 1}, {1, 226}};
+    unsigned seed = 71;
+    int bad = 0, runs = 0;
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = (a + b) % 2; c < sizeof ks / sizeof *ks; c += 2) {
+                int M = ms[a], N = ns[b], K1 = ks[c][0], K2 = ks[c][1], K = K1 + K2;
+                size_t lda = (size_t)K + 3, ldb = (size_t)N + 5, ldc = (size_t)N + 2;
+                float *A = malloc(M * lda * 4), *B = malloc(K * ldb * 4), *C0 = malloc(M * ldc * 4),
+                      *C1 = malloc(M * ldc * 4);
+                for (size_t i = 0; i < M * lda; i++) A[i] = rnd(&seed);
+                for (size_t i = 0; i < K * ldb; i++) B[i] = rnd(&seed);
+                for (size_t i = 0; i < M * ldc; i++) C0[i] = C1[i] = 7.0f;
+                k->matmul_nn(A, lda, B, ldb, C0, ldc, M, N, K);
+                k->matmul_nn(A, lda, B, ldb, C1, ldc, M, N, K1);
+                k->matmul_nn_acc(A + K1, lda, B + (size_t)K1 * ldb, ldb, C1, ldc, M, N, K2);
+                bad += memcmp(C0, C1, M * ldc * 4) != 0;
+                runs++;
+                free(A), free(B), free(C0), free(C1);
+            }
+    CHECK(bad == 0, "%s matmul_nn then matmul_nn_acc differ from one matmul_nn in %d of %d shapes", k->name, bad,
+          runs);
+}
+
 static void test_ref_bits(const sotto__kernels *k)
 {
     static const int ms[] = {1, 2, 3, 5, 7, 12, 13, 24, 30};
@@ -1054,7 +1086,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
-        if (k) test_f16_is_f32(k);
+        if (k) test_f16_is_f32(k), test_nn_acc(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* the x86 sets (NEON keeps its own sums) */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

@@ -26,14 +26,14 @@
 
 enum { MR = SOTTO__ZMM_MR, NR = SOTTO__ZMM_NR };
 
-/* The micro-kernel for any ROWS (1..12) and COLS (1..32). */
+/* The micro-kernel for any ROWS (1..12) and COLS (1..32), from C (ACC) or from 0. */
 static void micro_any(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
-                      int cols, int K)
+                      int cols, int K, bool acc)
 {
 #define CASE(R)                                                                                       \
     case R:                                                                                           \
-        if (cols == NR) sotto__micro_12x32(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, false); \
-        else sotto__micro_12x32(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, false);        \
+        if (cols == NR) sotto__micro_12x32(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, acc);   \
+        else sotto__micro_12x32(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, acc);          \
         break;
     switch (rows) {
         CASE(12) CASE(11) CASE(10) CASE(9) CASE(8) CASE(7) CASE(6) CASE(5) CASE(4) CASE(3) CASE(2) CASE(1)
@@ -41,19 +41,31 @@ static void micro_any(const float *A, size_t lda, const float *B, size_t ldb, fl
 #undef CASE
 }
 
-void sotto__matmul_nn_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
-                             int N, int K)
+static void nn_any(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N, int K,
+                   bool acc)
 {
     if (M < MR) {
-        sotto__matmul_nn_avx2(A, lda, B, ldb, C, ldc, M, N, K);
+        (acc ? sotto__matmul_nn_acc_avx2 : sotto__matmul_nn_avx2)(A, lda, B, ldb, C, ldc, M, N, K);
         return;
     }
     for (int n = 0; n < N; n += NR) {
         int cols = N - n < NR ? N - n : NR;
         for (int m = 0; m < M; m += MR)
             micro_any(A + (size_t)m * lda, lda, B + n, ldb, C + (size_t)m * ldc + n, ldc, M - m < MR ? M - m : MR,
-                      cols, K);
+                      cols, K, acc);
     }
+}
+
+void sotto__matmul_nn_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                             int N, int K)
+{
+    nn_any(A, lda, B, ldb, C, ldc, M, N, K, false);
+}
+
+void sotto__matmul_nn_acc_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                                 int N, int K)
+{
+    nn_any(A, lda, B, ldb, C, ldc, M, N, K, true);
 }
 
 /* e^x as kernels_avx2.c's exp256, lane for lane: n = round(x log2 e), r = x - n ln 2 (in

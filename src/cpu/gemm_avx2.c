@@ -116,11 +116,12 @@ INLINE float load1(const void *B, bool f16, size_t i)
 }
 
 /* One row of C, 64 columns of B (f32 or f16): 8 independent accumulators, so a single
- * query row (the decoder's attention) is not bound by the FMA latency of one chain. */
-INLINE void row_1x64(const float *a, const void *B, bool f16, size_t ldb, float *c, int K)
+ * query row (the decoder's attention) is not bound by the FMA latency of one chain; from
+ * C's values when ACC, else from 0. */
+INLINE void row_1x64(const float *a, const void *B, bool f16, size_t ldb, float *c, int K, bool acc_c)
 {
     __m256 acc[8];
-    for (int j = 0; j < 8; j++) acc[j] = _mm256_setzero_ps();
+    for (int j = 0; j < 8; j++) acc[j] = acc_c ? _mm256_loadu_ps(c + 8 * j) : _mm256_setzero_ps();
     for (int k = 0; k < K; k++) {
         __m256 x = _mm256_broadcast_ss(a + k);
 #pragma GCC unroll 8
@@ -131,15 +132,17 @@ INLINE void row_1x64(const float *a, const void *B, bool f16, size_t ldb, float 
 
 void sotto__row_1x64_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int K)
 {
-    row_1x64(a, B, true, ldb, c, K);
+    row_1x64(a, B, true, ldb, c, K, false);
 }
 
 /* One row of C over many columns (the decoder's scores against its keys): B (f32 or f16)
- * streams row by row, four rows per pass over C, which stays in L1. */
-INLINE void row_stream(const float *a, const void *B, bool f16, size_t ldb, float *c, int N, int K)
+ * streams row by row, four rows per pass over C, which stays in L1; from C's values when
+ * ACC, else from 0. */
+INLINE void row_stream(const float *a, const void *B, bool f16, size_t ldb, float *c, int N, int K, bool acc)
 {
     int n8 = N & ~7;
-    for (int n = 0; n < N; n++) c[n] = 0.0f;
+    if (!acc)
+        for (int n = 0; n < N; n++) c[n] = 0.0f;
     int k = 0;
     for (; k + 4 <= K; k += 4) {
         size_t r0 = (size_t)k * ldb, r1 = r0 + ldb, r2 = r1 + ldb, r3 = r2 + ldb;
@@ -169,7 +172,7 @@ INLINE void row_stream(const float *a, const void *B, bool f16, size_t ldb, floa
 
 void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int N, int K)
 {
-    row_stream(a, B, true, ldb, c, N, K);
+    row_stream(a, B, true, ldb, c, N, K, false);
 }
 
 /* C = A B for few rows of A (2 ..< NN_STREAM_M) and a long K (the decoder's P V over a
@@ -181,10 +184,10 @@ void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, f
  * 5 rows took 128 us on an AMD EPYC Zen 3, this order 55-60.) */
 enum { NN_STREAM_M = 9, NN_STREAM_K = 128, NN_KC = 256 };
 static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N,
-                        int K)
+                        int K, bool acc)
 {
     const int n16 = N & ~15, n8 = N & ~7;
-    for (int m = 0; m < M; m++)
+    for (int m = 0; m < M && !acc; m++)
         for (int n = 0; n < N; n++) C[(size_t)m * ldc + n] = 0.0f;
     int k = 0;
     for (; k + 4 <= K; k += 4) {
@@ -235,20 +238,21 @@ static void rows_stream(const float *A, size_t lda, const float *B, size_t ldb, 
     }
 }
 
-void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
-                           int N, int K)
+/* matmul_nn, from C's values when ACC (matmul_nn_acc), else from 0: the same chains. */
+static void nn_any(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N, int K,
+                   bool acc)
 {
     if (M == 1 && N >= 128) {
-        row_stream(A, B, false, ldb, C, N, K);
+        row_stream(A, B, false, ldb, C, N, K, acc);
         return;
     }
     if (M > 1 && M < NN_STREAM_M && K >= NN_STREAM_K) {
-        rows_stream(A, lda, B, ldb, C, ldc, M, N, K);
+        rows_stream(A, lda, B, ldb, C, ldc, M, N, K, acc);
         return;
     }
     int n0 = 0;
     if (M == 1)
-        for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, false, ldb, C + n0, K);
+        for (; n0 + 64 <= N; n0 += 64) row_1x64(A, B + n0, false, ldb, C + n0, K, acc);
     /* in steps of NN_KC of K, so the B rows of one step of a 16-column strip stay in L1 for
      * every block of 6 rows (the encoder's P V: 1500 rows of V at a stride of d); each
      * output's chain runs on through C, the bits of one pass (K 0: one step, zeros) */
@@ -258,9 +262,21 @@ void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ld
             int cols = N - n < NR ? N - n : NR;
             for (int m = 0; m < M; m += MR)
                 micro_nn(A + m * lda + k0, lda, B + (size_t)k0 * ldb + n, ldb, C + m * ldc + n, ldc,
-                         M - m < MR ? M - m : MR, cols, kc, k0 > 0);
+                         M - m < MR ? M - m : MR, cols, kc, acc || k0 > 0);
         }
     }
+}
+
+void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                           int N, int K)
+{
+    nn_any(A, lda, B, ldb, C, ldc, M, N, K, false);
+}
+
+void sotto__matmul_nn_acc_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                               int N, int K)
+{
+    nn_any(A, lda, B, ldb, C, ldc, M, N, K, true);
 }
 
 /* ---- the packed GEMM ------------------------------------------------------------------ */

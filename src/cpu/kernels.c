@@ -60,7 +60,7 @@ static int x86_sets(void)
 
 /* One table per set; every slot named (test_kernels checks that none is left empty). */
 static const sotto__kernels scalar = {
-    .name = "scalar", .matmul = sotto__matmul_ref, .matmul_nn = sotto__matmul_nn_ref,
+    .name = "scalar", .matmul = sotto__matmul_ref, .matmul_nn = sotto__matmul_nn_ref, .matmul_nn_acc = sotto__matmul_nn_acc_ref,
     .matmul_nn_f16 = sotto__matmul_nn_f16_ref, .softmax = sotto__softmax_ref, .gelu = sotto__gelu_ref,
     .quantize_q8 = sotto__quantize_q8_ref, .matmul_f16 = sotto__matmul_f16_ref, .matmul_q8 = sotto__matmul_q8_ref,
     .to_f16 = sotto__to_f16_ref, .from_f16 = sotto__from_f16_ref, .scores_p5 = sotto__scores_p5_ref,
@@ -69,7 +69,7 @@ static const sotto__kernels scalar = {
 };
 #if defined(__x86_64__) || defined(__i386__)
 static const sotto__kernels avx2 = {
-    .name = "avx2", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2,
+    .name = "avx2", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2, .matmul_nn_acc = sotto__matmul_nn_acc_avx2,
     .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx2, .gelu = sotto__gelu_avx2,
     .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2, .matmul_q8 = sotto__matmul_q8_avx2,
     .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2, .scores_p5 = sotto__scores_p5_avx2,
@@ -77,7 +77,7 @@ static const sotto__kernels avx2 = {
     .gemm = sotto__gemm_f32_avx2, .gemm_f16 = sotto__gemm_f16_avx2,
 };
 static const sotto__kernels avx_vnni = {
-    .name = "avx_vnni", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2,
+    .name = "avx_vnni", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2, .matmul_nn_acc = sotto__matmul_nn_acc_avx2,
     .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx2, .gelu = sotto__gelu_avx2,
     .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx2,
     .matmul_q8 = sotto__matmul_q8_avxvnni, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
@@ -85,7 +85,7 @@ static const sotto__kernels avx_vnni = {
     .row_exp_sum = sotto__row_exp_sum_avx2, .gemm = sotto__gemm_f32_avx2, .gemm_f16 = sotto__gemm_f16_avx2,
 };
 static const sotto__kernels avx512 = {
-    .name = "avx512", .matmul = sotto__matmul_avx512, .matmul_nn = sotto__matmul_nn_avx512,
+    .name = "avx512", .matmul = sotto__matmul_avx512, .matmul_nn = sotto__matmul_nn_avx512, .matmul_nn_acc = sotto__matmul_nn_acc_avx512,
     .matmul_nn_f16 = sotto__matmul_nn_f16_avx2, .softmax = sotto__softmax_avx512, .gelu = sotto__gelu_avx2,
     .quantize_q8 = sotto__quantize_q8_avx2, .matmul_f16 = sotto__matmul_f16_avx512,
     .matmul_q8 = sotto__matmul_q8_avx512, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
@@ -127,7 +127,7 @@ static int arm_sets(void) { return 0; } /* no hwcaps to ask: the plain neon set 
 #endif
 
 static const sotto__kernels neon = {
-    .name = "neon", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
+    .name = "neon", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon, .matmul_nn_acc = sotto__matmul_nn_acc_neon,
     .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
     .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon, .matmul_q8 = sotto__matmul_q8_neon,
     .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon, .scores_p5 = sotto__scores_p5_neon,
@@ -135,7 +135,7 @@ static const sotto__kernels neon = {
     .gemm = sotto__gemm_neon, .gemm_f16 = sotto__gemm_f16_neon,
 };
 static const sotto__kernels neon_dot = {
-    .name = "neon_dot", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
+    .name = "neon_dot", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon, .matmul_nn_acc = sotto__matmul_nn_acc_neon,
     .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
     .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon,
     .matmul_q8 = sotto__matmul_q8_neon_dot, .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon,
@@ -143,7 +143,7 @@ static const sotto__kernels neon_dot = {
     .row_exp_sum = sotto__row_exp_sum_ref, .gemm = sotto__gemm_neon, .gemm_f16 = sotto__gemm_f16_neon,
 };
 static const sotto__kernels neon_i8mm = {
-    .name = "neon_i8mm", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon,
+    .name = "neon_i8mm", .matmul = sotto__matmul_neon, .matmul_nn = sotto__matmul_nn_neon, .matmul_nn_acc = sotto__matmul_nn_acc_neon,
     .matmul_nn_f16 = sotto__matmul_nn_f16_neon, .softmax = sotto__softmax_neon, .gelu = sotto__gelu_neon,
     .quantize_q8 = sotto__quantize_q8_neon, .matmul_f16 = sotto__matmul_f16_neon,
     .matmul_q8 = sotto__matmul_q8_neon_i8mm, .to_f16 = sotto__to_f16_neon, .from_f16 = sotto__from_f16_neon,

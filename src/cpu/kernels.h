@@ -12,6 +12,10 @@
  *               (B not transposed; no bias; used by attention on keys stored transposed
  *               [d, S] and values stored as rows [S, d]); the sum is one fused
  *               multiply-add chain in k order from 0 (fmaf), in every x86 set
+ *   matmul_nn_acc: C[m,n] += sum_k A[m,k] * B[k,n], the chain continuing from C's value:
+ *               matmul_nn over K1 values of k, then matmul_nn_acc over the next K2,
+ *               gives the bits of one matmul_nn over K1 + K2 (the decoder's rows over a
+ *               shared prefix's values, then their own)
  *   softmax: one attention row: with m = max x[0..visible), x[i] = exp(scale (x[i] - m))
  *            normalised to sum 1 over i < visible, x[i] = 0 for visible <= i < n; exp is
  *            the Cephes degree-6 polynomial of kernels_ref.c (relative error ~1e-7), the
@@ -80,13 +84,14 @@ typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float sc
 
 /* A kernel set: its name, then SOTTO__N_KERNEL_SLOTS function pointers and nothing
  * else (test_kernels walks the slots to check none is empty). */
-enum { SOTTO__N_KERNEL_SLOTS = 16 };
+enum { SOTTO__N_KERNEL_SLOTS = 17 };
 typedef struct sotto__kernels {
     const char *name; /* "scalar", "avx2", "avx_vnni" (avx2 + VEX vpdpbusd q8_0), "avx512" (avx2 + AVX-512 VNNI
                        * q8_0, zmm GEMM and attention), "neon", "neon_dot" (neon + sdot int8), "neon_i8mm"
                        * (neon_dot + smmla q8_0 GEMM) */
     sotto__matmul_fn matmul;
     sotto__matmul_nn_fn matmul_nn;
+    sotto__matmul_nn_fn matmul_nn_acc;
     sotto__matmul_nn_f16_fn matmul_nn_f16; /* B in f16: the resident cross K/V of reduced-precision decoders */
     sotto__softmax_fn softmax;
     sotto__gelu_fn gelu;
@@ -111,6 +116,8 @@ void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, c
                        size_t ldc, int M, int N, int K);
 void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                           int N, int K);
+void sotto__matmul_nn_acc_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                              int N, int K);
 void sotto__matmul_nn_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
                               int M, int N, int K);
 void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
@@ -132,6 +139,8 @@ void sotto__quantize_q8_ref(const float *x, sotto__block_q8_0 *out, int k);
 void sotto__quantize_q8_avx2(const float *x, sotto__block_q8_0 *out, int k);
 void sotto__matmul_nn_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K);
+void sotto__matmul_nn_acc_avx2(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                               int N, int K);
 void sotto__softmax_avx2(float *x, int n, int visible, float scale);
 void sotto__to_f16_avx2(const float *x, uint16_t *out, size_t n);
 void sotto__gelu_avx2(float *x, size_t n);
@@ -173,6 +182,8 @@ void sotto__gemm_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_
  * registers, the same sums as the AVX2 kernel (which takes fewer rows than a tile). */
 void sotto__softmax_avx512(float *x, int n, int visible, float scale);
 void sotto__matmul_nn_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                             int N, int K);
+void sotto__matmul_nn_acc_avx512(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                              int N, int K);
 /* The q8_0 kernels on ymm (gemm_q8_body.h): GEMM on packed panels of B for many rows,
  * GEMV on B in place for few; matmul_q8 picks one by M. avx2: vpmaddubsw (gemm_q8_avx2.c),
@@ -222,6 +233,8 @@ void sotto__gemm_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t 
 void sotto__matmul_q8_neon(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                            const float *bias, float *C, size_t ldc, int M, int N, int K);
 void sotto__matmul_nn_neon(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                           int N, int K);
+void sotto__matmul_nn_acc_neon(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K);
 void sotto__matmul_nn_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
                                int M, int N, int K);

@@ -151,13 +151,14 @@ void sotto__gemm_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t 
 
 /* ---- C = A B, B [K][N] in f32 or f16 ------------------------------------------------- */
 
-/* ROWS (1..4) rows of C over 16 columns n..n+16: the columns in four vectors, A broadcast. */
+/* ROWS (1..4) rows of C over 16 columns n..n+16: the columns in four vectors, A broadcast;
+ * from C's values when CACC, else from 0. */
 static void tile_nn(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *C, size_t ldc, int rows,
-                    int n, int K)
+                    int n, int K, bool cacc)
 {
     float32x4_t acc[4][4];
     for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) acc[i][j] = vdupq_n_f32(0);
+        for (int j = 0; j < 4; j++) acc[i][j] = cacc && i < rows ? vld1q_f32(C + i * ldc + n + 4 * j) : vdupq_n_f32(0);
     for (int k = 0; k < K; k++) {
         size_t r = (size_t)k * ldb + n;
         float32x4_t b0 = ld_b4(B, f16, r), b1 = ld_b4(B, f16, r + 4), b2 = ld_b4(B, f16, r + 8),
@@ -173,15 +174,15 @@ static void tile_nn(const float *A, size_t lda, const void *B, bool f16, size_t 
 }
 
 static void matmul_nn_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *C, size_t ldc,
-                          int M, int N, int K)
+                          int M, int N, int K, bool acc)
 {
     for (int m = 0; m < M; m += 4) {
         int rows = M - m < 4 ? M - m : 4;
         int n = 0;
-        for (; n + 16 <= N; n += 16) tile_nn(A + m * lda, lda, B, f16, ldb, C + m * ldc, ldc, rows, n, K);
+        for (; n + 16 <= N; n += 16) tile_nn(A + m * lda, lda, B, f16, ldb, C + m * ldc, ldc, rows, n, K, acc);
         for (int i = 0; i < rows; i++)
             for (int nn = n; nn < N; nn++) {
-                float s = 0;
+                float s = acc ? C[(m + i) * ldc + nn] : 0.0f;
                 for (int k = 0; k < K; k++) s += A[(m + i) * lda + k] * ld_b1(B, f16, (size_t)k * ldb + nn);
                 C[(m + i) * ldc + nn] = s;
             }
@@ -191,13 +192,19 @@ static void matmul_nn_any(const float *A, size_t lda, const void *B, bool f16, s
 void sotto__matmul_nn_neon(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                            int N, int K)
 {
-    matmul_nn_any(A, lda, B, false, ldb, C, ldc, M, N, K);
+    matmul_nn_any(A, lda, B, false, ldb, C, ldc, M, N, K, false);
+}
+
+void sotto__matmul_nn_acc_neon(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                               int N, int K)
+{
+    matmul_nn_any(A, lda, B, false, ldb, C, ldc, M, N, K, true);
 }
 
 void sotto__matmul_nn_f16_neon(const float *A, size_t lda, const uint16_t *B, size_t ldb, float *C, size_t ldc,
                                int M, int N, int K)
 {
-    matmul_nn_any(A, lda, B, true, ldb, C, ldc, M, N, K);
+    matmul_nn_any(A, lda, B, true, ldb, C, ldc, M, N, K, false);
 }
 
 /* ---- A and B in q8_0 (int8_neon.h: 4x4 tiles, the reference's bits) ------------------ */

@@ -51,16 +51,28 @@ void sotto__matmul_q8_ref(const sotto__block_q8_0 *A, size_t lda, const sotto__b
     }
 }
 
-void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
-                          int N, int K)
+static void nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N, int K,
+                   bool acc)
 {
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
-            float s = 0;
+            float s = acc ? C[m * ldc + n] : 0.0f;
             for (int k = 0; k < K; k++) s = fmaf(A[m * lda + k], B[k * ldb + n], s);
             C[m * ldc + n] = s;
         }
     }
+}
+
+void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                          int N, int K)
+{
+    nn_ref(A, lda, B, ldb, C, ldc, M, N, K, false);
+}
+
+void sotto__matmul_nn_acc_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
+                              int N, int K)
+{
+    nn_ref(A, lda, B, ldb, C, ldc, M, N, K, true);
 }
 
 /* e^x as the SIMD sets compute it (kernels.h). */
