@@ -121,6 +121,15 @@ typedef struct sotto__backend_ops {
      * else query t sees keys 0 .. causal_pos + t */
     void (*attention)(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__buf KT, size_t ldkt, sotto__buf V,
                       size_t ldv, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh, int causal_pos);
+    /* attention for N (1 .. SOTTO_MAX_SEQUENCES) decoder rows at position S - 1 each,
+     * whose first P (< S) positions are one shared prefix: row r's keys and values are
+     * those of positions 0 .. P-1 in KT0 / V0 and P .. S-1 in KT[r] / V[r] (each a cache
+     * laid out as attention's KT and V, ldkt and ldv apart); every row sees all S. Q, O
+     * [N, n_head dh]; U: N n_head dh floats of scratch the caller lends. The sums of
+     * attention over one cache holding both parts (the CPU: its bits). */
+    void (*attention_prefix)(sotto__backend *be, sotto__buf Q, size_t ldq, int n, sotto__buf KT0, sotto__buf V0,
+                             const sotto__buf *KT, const sotto__buf *V, size_t ldkt, size_t ldv, int P, int S,
+                             int n_head, int dh, sotto__buf O, size_t ldo, sotto__buf U);
     /* K, V (sotto__cross_layout in TYPE) from the projected rows KX, VX [S, n_head dh] */
     void (*cross_kv)(sotto__backend *be, sotto__buf Kx, sotto__buf Vx, int S, int n_head, int dh, sotto_type type,
                      sotto__buf K, sotto__buf V);
@@ -147,7 +156,7 @@ typedef struct sotto__backend_ops {
      * is not NULL */
     double (*row_exp_sum)(sotto__backend *be, const float *x, int n, float m, float scale, float *w);
 } sotto__backend_ops;
-enum { SOTTO__N_BACKEND_SLOTS = 23 };
+enum { SOTTO__N_BACKEND_SLOTS = 24 };
 _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BACKEND_SLOTS * sizeof(void (*)(void)),
                "a backend table is its name and SOTTO__N_BACKEND_SLOTS function pointers");
 

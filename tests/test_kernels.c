@@ -517,6 +517,46 @@ static void test_cross_attention(void)
     free(Q), free(Kr), free(KT), free(V), free(O), free(O2), free(Kc), free(Vc);
 }
 
+/* The decoder's rows over a shared prefix (prefix_attn.c) against sotto__op_attention of
+ * each row over one cache holding the prefix and its own positions: the same bits, for 1
+ * to 3 threads, every kernel set, prefixes of 0 to past the streaming kernels' 128 rows. */
+static void test_attention_prefix(const sotto__kernels *k)
+{
+    enum { H = 3, DH = 64, D = H * DH, CTX = 448, N = 5 };
+    static const int shapes[][2] = {{0, 1}, {1, 1}, {3, 40}, {130, 7}, {226, 1}, {226, 90}, {300, 148}};
+    unsigned seed = 29;
+    float *Q = malloc(N * D * sizeof *Q), *O = malloc(N * D * sizeof *O), *O2 = malloc(N * D * sizeof *O2);
+    float *KT[N], *V[N];
+    for (int r = 0; r < N; r++) {
+        KT[r] = malloc((size_t)D * CTX * sizeof(float)), V[r] = malloc((size_t)CTX * D * sizeof(float));
+        for (int i = 0; i < D * CTX; i++) KT[r][i] = rnd(&seed), V[r][i] = rnd(&seed);
+    }
+    for (int i = 0; i < N * D; i++) Q[i] = 2 * rnd(&seed);
+    for (int nt = 1; nt <= 3; nt++) {
+        sotto__exec ex;
+        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, CTX)), "exec_init");
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+            int P = shapes[s][0], S = P + shapes[s][1], bad = 0;
+            for (int r = 1; r < N; r++) /* row r's cache: the prefix of row 0's, then its own */
+                for (int c = 0; c < D; c++)
+                    for (int p = 0; p < P; p++) KT[r][c * CTX + p] = KT[0][c * CTX + p], V[r][p * D + c] = V[0][p * D + c];
+            for (int n = 1; n <= N; n += 2) {
+                const float *kt[N], *v[N];
+                for (int r = 0; r < n; r++) kt[r] = KT[r], v[r] = V[r];
+                sotto__op_attention_prefix(&ex, Q, D, n, KT[0], V[0], kt, v, CTX, D, P, S, H, DH, O, D);
+                for (int r = 0; r < n; r++)
+                    sotto__op_attention(&ex, Q + r * D, D, KT[r], CTX, V[r], D, O2 + r * D, D, 1, S, H, DH, S - 1);
+                bad += memcmp(O, O2, (size_t)n * D * sizeof *O) != 0;
+            }
+            CHECK(bad == 0, "%s attention_prefix P=%d S=%d, %d threads: other bits than attention over one cache",
+                  k->name, P, S, nt);
+        }
+        sotto__exec_free(&ex);
+    }
+    for (int r = 0; r < N; r++) free(KT[r]), free(V[r]);
+    free(Q), free(O), free(O2);
+}
+
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
@@ -1086,7 +1126,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
-        if (k) test_f16_is_f32(k), test_nn_acc(k);
+        if (k) test_f16_is_f32(k), test_nn_acc(k), test_attention_prefix(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* the x86 sets (NEON keeps its own sums) */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

@@ -286,6 +286,31 @@ static void test_attention(void)
     printf("attention: worst NMSE %.2e\n", worst);
 }
 
+/* The decoder's rows over a shared prefix (attention_prefix) against the CPU's. */
+static void test_attention_prefix(void)
+{
+    enum { H = 3, DH = 64, CTX = 300, N = 5 };
+    static const int shapes[][3] = {{0, 1, 1}, {17, 1, 5}, {40, 9, 3}, {226, 60, 5}, {7, 2, 1}}; /* P, own, rows */
+    const size_t d = (size_t)H * DH;
+    pair q = rand_f32(N * d, 41), kt0 = rand_f32(d * CTX, 42), v0 = rand_f32((size_t)CTX * d, 43);
+    pair kt[N], v[N];
+    for (int r = 0; r < N; r++) kt[r] = rand_f32(d * CTX, 44 + r), v[r] = rand_f32((size_t)CTX * d, 54 + r);
+    pair o = make(N * d * 4), u = make(N * d * 4);
+    double worst = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int P = shapes[s][0], S = P + shapes[s][1], n = shapes[s][2];
+        sotto__buf ktc[N], ktg[N], vc[N], vg[N];
+        for (int r = 0; r < n; r++) ktc[r] = kt[r].c, ktg[r] = kt[r].g, vc[r] = v[r].c, vg[r] = v[r].g;
+        cpu->ops->attention_prefix(cpu, q.c, d, n, kt0.c, v0.c, ktc, vc, CTX, d, P, S, H, DH, o.c, d, u.c);
+        gpu->ops->attention_prefix(gpu, q.g, d, n, kt0.g, v0.g, ktg, vg, CTX, d, P, S, H, DH, o.g, d, u.g);
+        double e = nmse(o, 0, (size_t)n * d);
+        synced("attention_prefix");
+        CHECK(e <= 1e-7, "attention_prefix P=%d S=%d rows=%d: NMSE %.3g", P, S, n, e);
+        worst = fmax(worst, e);
+    }
+    printf("attention_prefix: worst NMSE %.2e\n", worst);
+}
+
 static void test_cross(void)
 {
     static const sotto_type types[] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
@@ -548,6 +573,7 @@ int main(int argc, char **argv)
             test_rows();
             test_conv();
             test_attention();
+            test_attention_prefix();
             test_cross();
             test_embed();
             test_argmax();

@@ -135,6 +135,17 @@ static void cpu_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__b
     sotto__op_attention(&cpu(be)->ex, at(Q), ldq, at(KT), ldkt, at(V), ldv, at(O), ldo, T, S, n_head, dh, causal_pos);
 }
 
+static void cpu_attention_prefix(sotto__backend *be, sotto__buf Q, size_t ldq, int n, sotto__buf KT0, sotto__buf V0,
+                                 const sotto__buf *KT, const sotto__buf *V, size_t ldkt, size_t ldv, int P, int S,
+                                 int n_head, int dh, sotto__buf O, size_t ldo, sotto__buf U)
+{
+    (void)U;
+    const float *kt[SOTTO_MAX_SEQUENCES], *v[SOTTO_MAX_SEQUENCES];
+    for (int r = 0; r < n; r++) kt[r] = at(KT[r]), v[r] = at(V[r]);
+    sotto__op_attention_prefix(&cpu(be)->ex, at(Q), ldq, n, at(KT0), at(V0), kt, v, ldkt, ldv, P, S, n_head, dh, at(O),
+                               ldo);
+}
+
 static void cpu_cross_kv(sotto__backend *be, sotto__buf Kx, sotto__buf Vx, int S, int n_head, int dh, sotto_type type,
                          sotto__buf K, sotto__buf V)
 {
@@ -198,6 +209,7 @@ static const sotto__backend_ops cpu_ops = {
     .add = cpu_add,
     .transpose = cpu_transpose,
     .attention = cpu_attention,
+    .attention_prefix = cpu_attention_prefix,
     .cross_kv = cpu_cross_kv,
     .cross_attention = cpu_cross_attention,
     .embed = cpu_embed,

@@ -66,6 +66,15 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, cons
                          const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
                          int causal_pos);
 
+/* The self-attention of N (<= SOTTO__ATTN_ROWS) decoder rows at position S - 1 each
+ * (prefix_attn.c): row r's query Q[r], its keys and values those of positions 0..P-1 in
+ * KT0 / V0 (one shared prefix) and P..S-1 in KT[r] / V[r], laid out as for
+ * sotto__op_attention (ldkt, ldv); every row sees all S. The bits of sotto__op_attention
+ * over one cache that holds both parts. */
+void sotto__op_attention_prefix(const sotto__exec *ex, const float *Q, size_t ldq, int n, const float *KT0,
+                                const float *V0, const float *const *KT, const float *const *V, size_t ldkt,
+                                size_t ldv, int P, int S, int n_head, int dh, float *O, size_t ldo);
+
 /* The window's cross-attention keys K and values V (cross.c) in TYPE from the projected
  * rows KX and VX [S, n_head*dh], laid out as backend.h sotto__cross_layout states (q8_0
  * only where sotto__cross_q8_ok: values transposed over S padded with zeros). */

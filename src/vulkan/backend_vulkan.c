@@ -234,6 +234,7 @@ static const sotto__backend_ops vk_ops = {
     .add = sotto__vk_add,
     .transpose = sotto__vk_transpose_op,
     .attention = sotto__vk_attention,
+    .attention_prefix = sotto__vk_attention_prefix,
     .cross_kv = vk_cross_kv,
     .cross_attention = sotto__vk_cross_attention,
     .embed = vk_embed,

@@ -309,6 +309,56 @@ void sotto__vk_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__bu
     }
 }
 
+/* Decoder rows over a shared prefix (backend.h attention_prefix): per chunk of heads, the
+ * scores of all N rows against the prefix's keys in one product and each row's against its
+ * own, softmax, then the prefix's values for all rows into O and each row's own into U,
+ * added to O at the end (on the GPU the two parts are summed apart, then added). */
+void sotto__vk_attention_prefix(sotto__backend *be, sotto__buf Q, size_t ldq, int n, sotto__buf KT0, sotto__buf V0,
+                                const sotto__buf *KT, const sotto__buf *V, size_t ldkt, size_t ldv, int P, int S,
+                                int n_head, int dh, sotto__buf O, size_t ldo, sotto__buf U)
+{
+    sotto__vk *v = (sotto__vk *)be;
+    const size_t d = (size_t)n_head * dh, own = (size_t)(S - P);
+    int hc, tr;
+    if (!chunks(v, n_head, n, (size_t)S, false, &hc, &tr)) return;
+    if (tr < n || ldo != d) {
+        sotto__vk_fail(v, SOTTO_ERR_UNSUPPORTED, "vulkan: prefix attention of %d rows over %d keys exceeds the scratch",
+                       n, S);
+        return;
+    }
+    for (int h0 = 0; h0 < n_head; h0 += hc) {
+        size_t nh = (size_t)(n_head - h0 < hc ? n_head - h0 : hc), hq = (size_t)h0 * dh, ns = (size_t)n * S;
+        if (P > 0) {
+            mm_call s = {.bt = SOTTO_TYPE_F32, .nn = true, .M = (size_t)n, .N = (size_t)P, .K = (size_t)dh,
+                         .batch = nh, .a = Q, .a0 = hq, .lda = ldq, .sa = (size_t)dh, .b = KT0, .b0 = hq * ldkt,
+                         .ldb = ldkt, .sb = (size_t)dh * ldkt, .c = v->p, .ldc = (size_t)S, .sc = ns};
+            mm(v, &s);
+        }
+        for (int r = 0; r < n; r++) {
+            mm_call s = {.bt = SOTTO_TYPE_F32, .nn = true, .M = 1, .N = own, .K = (size_t)dh, .batch = nh, .a = Q,
+                         .a0 = (size_t)r * ldq + hq, .lda = ldq, .sa = (size_t)dh, .b = KT[r],
+                         .b0 = hq * ldkt + (size_t)P, .ldb = ldkt, .sb = (size_t)dh * ldkt, .c = v->p,
+                         .c0 = (size_t)r * S + (size_t)P, .ldc = (size_t)S, .sc = ns};
+            mm(v, &s);
+        }
+        softmax(v, nh * n, (size_t)S, (size_t)S, (size_t)S, (size_t)n, -1, dh);
+        if (P > 0) {
+            mm_call o = {.bt = SOTTO_TYPE_F32, .nn = true, .M = (size_t)n, .N = (size_t)dh, .K = (size_t)P,
+                         .batch = nh, .a = v->p, .lda = (size_t)S, .sa = ns, .b = V0, .b0 = hq, .ldb = ldv,
+                         .sb = (size_t)dh, .c = O, .c0 = hq, .ldc = ldo, .sc = (size_t)dh};
+            mm(v, &o);
+        }
+        for (int r = 0; r < n; r++) {
+            mm_call o = {.bt = SOTTO_TYPE_F32, .nn = true, .M = 1, .N = (size_t)dh, .K = own, .batch = nh, .a = v->p,
+                         .a0 = (size_t)r * S + (size_t)P, .lda = (size_t)S, .sa = ns, .b = V[r],
+                         .b0 = (size_t)P * ldv + hq, .ldb = ldv, .sb = (size_t)dh, .c = P > 0 ? U : O,
+                         .c0 = (size_t)r * d + hq, .ldc = d, .sc = (size_t)dh};
+            mm(v, &o);
+        }
+    }
+    if (P > 0) sotto__vk_add(be, O, U, (size_t)n * d);
+}
+
 /* q8_0 cross-attention (cross.c head_q8): the queries quantised, scores as q8_0 products
  * over the keys' blocks, softmax over S padded with zeros to Sp, the probabilities
  * quantised, the output as q8_0 products over the transposed values. */

@@ -31,6 +31,9 @@ void sotto__vk_conv3(sotto__backend *be, sotto__buf X, size_t sc, size_t st, int
                      sotto__buf W, sotto__buf B, int c_out, sotto__buf patches, sotto__buf Y);
 void sotto__vk_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__buf KT, size_t ldkt, sotto__buf V,
                          size_t ldv, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh, int causal_pos);
+void sotto__vk_attention_prefix(sotto__backend *be, sotto__buf Q, size_t ldq, int n, sotto__buf KT0, sotto__buf V0,
+                                const sotto__buf *KT, const sotto__buf *V, size_t ldkt, size_t ldv, int P, int S,
+                                int n_head, int dh, sotto__buf O, size_t ldo, sotto__buf U);
 void sotto__vk_cross_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto_type type, sotto__buf K,
                                sotto__buf V, sotto__buf O, size_t ldo, int T, int S, int n_head, int dh);
 

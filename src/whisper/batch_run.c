@@ -133,20 +133,23 @@ static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
     }
     int32_t *toks = malloc((size_t)nb * S * sizeof *toks);
     int *slots = malloc((size_t)nb * S * sizeof *slots), *wins = malloc((size_t)nb * S * sizeof *wins);
-    if (!st && (!toks || !slots || !wins)) st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
+    int *pslots = malloc((size_t)nb * S * sizeof *pslots), *npre = malloc((size_t)nb * S * sizeof *npre);
+    if (!st && (!toks || !slots || !wins || !pslots || !npre))
+        st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
     for (int step = 1; !st; step++) {
         if ((step & 15) == 15) poll_abort(r, bw, nb, g);
         int n = 0, pos = 0, live = 0, row0[SOTTO_MAX_BATCH];
         for (int w = 0; w < nb; w++) {
             if (!g[w] || sotto__group_finished(g[w])) continue;
             row0[w] = n;
-            int k = sotto__group_rows(g[w], toks + n, slots + n);
-            for (int i = 0; i < k; i++) wins[n + i] = w;
+            int k = sotto__group_rows(g[w], toks + n, slots + n), ps, np;
+            sotto__group_prefix(g[w], &ps, &np);
+            for (int i = 0; i < k; i++) wins[n + i] = w, pslots[n + i] = ps, npre[n + i] = np;
             n += k, live++;
             pos = sotto__group_pos(g[w]); /* the same for every live group: one token a step each */
         }
         if (!live) break;
-        sotto__decoder_step_batch(&ctx->dec, toks, slots, wins, n, pos - 1);
+        sotto__decoder_step_batch(&ctx->dec, toks, slots, wins, n, pos - 1, pslots, npre);
         sotto__decoder_logits_batch(&ctx->dec, n);
         for (int w = 0; w < nb; w++) {
             if (!g[w] || sotto__group_finished(g[w])) continue;
@@ -154,7 +157,7 @@ static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
             sotto__group_advance(g[w]);
         }
     }
-    free(toks), free(slots), free(wins);
+    free(toks), free(slots), free(wins), free(pslots), free(npre);
     for (int w = 0; w < nb; w++) {
         if (g[w] && !st) sotto__group_end(g[w]);
         else sotto__group_free(g[w]);

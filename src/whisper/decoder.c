@@ -162,12 +162,43 @@ void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n_to
     if (extra >= 0) o->layernorm(be, sotto__buf_f32(x, (size_t)extra * d), 1, d, &dec->ln, sotto__buf_f32(dec->h, d));
 }
 
-void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past)
+/* The self-attention of a step's rows R0 .. R0+N-1 in layer L, their K and V rows (dec->k,
+ * dec->tmp) written into their caches at N_PAST first: over the prefix of slot PSLOT
+ * (N_PREFIX positions) and their own slots SLOTS[r] after it, or, with no prefix to share,
+ * each row over its own slot alone. */
+static void step_attention(sotto__decoder *dec, int l, const int *slots, int r0, int n, int n_past, int pslot,
+                           int n_prefix)
 {
     sotto__backend *be = dec->be;
     const sotto__backend_ops *o = be->ops;
     const int d = dec->d, n_head = dec->n_head, dh = d / n_head, n_ctx = dec->n_ctx;
-    const size_t f = sizeof(float), row = (size_t)d * f;
+    const size_t row = (size_t)d * sizeof(float);
+    sotto__buf kts[SOTTO_MAX_SEQUENCES], vs[SOTTO_MAX_SEQUENCES];
+    if (n == 1 && slots[r0] == pslot) n_prefix = 0; /* one row over its own prefix: plain attention */
+    for (int i = 0; i < n; i++) {
+        int r = r0 + i;
+        sotto__buf ktc = cache_kt(dec, slots[r], l), vc = cache_v(dec, slots[r], l);
+        o->transpose(be, sotto__buf_f32(dec->k, (size_t)r * d), 1, d, sotto__buf_f32(ktc, (size_t)n_past),
+                     (size_t)n_ctx);
+        o->copy2d(be, sotto__buf_f32(vc, (size_t)n_past * d), row, sotto__buf_f32(dec->tmp, (size_t)r * d), row, 1,
+                  row);
+        if (n_prefix <= 0)
+            o->attention(be, sotto__buf_f32(dec->q, (size_t)r * d), (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d,
+                         sotto__buf_f32(dec->attn, (size_t)r * d), (size_t)d, 1, n_past + 1, n_head, dh, n_past);
+        kts[i] = ktc, vs[i] = vc;
+    }
+    if (n_prefix > 0) /* dec->k's rows are in the caches: its first N rows are the op's scratch */
+        o->attention_prefix(be, sotto__buf_f32(dec->q, (size_t)r0 * d), (size_t)d, n, cache_kt(dec, pslot, l),
+                            cache_v(dec, pslot, l), kts, vs, (size_t)n_ctx, (size_t)d, n_prefix, n_past + 1, n_head,
+                            dh, sotto__buf_f32(dec->attn, (size_t)r0 * d), (size_t)d, dec->k);
+}
+
+void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past, int pslot,
+                         int n_prefix)
+{
+    sotto__backend *be = dec->be;
+    const sotto__backend_ops *o = be->ops;
+    const int d = dec->d;
     sotto__buf pos = sotto__buf_f32(dec->pos, (size_t)n_past * d);
     for (int r = 0; r < n; r++) o->embed(be, tokens + r, 1, &dec->emb, pos, sotto__buf_f32(dec->x, (size_t)r * d));
     for (int l = 0; l < dec->n_layer; l++) {
@@ -176,15 +207,7 @@ void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *
         o->linear(be, dec->h, n, &L->q, dec->q);
         o->linear(be, dec->h, n, &L->k, dec->k);
         o->linear(be, dec->h, n, &L->v, dec->tmp);
-        for (int r = 0; r < n; r++) {
-            sotto__buf ktc = cache_kt(dec, slots[r], l), vc = cache_v(dec, slots[r], l);
-            o->transpose(be, sotto__buf_f32(dec->k, (size_t)r * d), 1, d, sotto__buf_f32(ktc, (size_t)n_past),
-                         (size_t)n_ctx);
-            o->copy2d(be, sotto__buf_f32(vc, (size_t)n_past * d), row, sotto__buf_f32(dec->tmp, (size_t)r * d), row, 1,
-                      row);
-            o->attention(be, sotto__buf_f32(dec->q, (size_t)r * d), (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d,
-                         sotto__buf_f32(dec->attn, (size_t)r * d), (size_t)d, 1, n_past + 1, n_head, dh, n_past);
-        }
+        step_attention(dec, l, slots, 0, n, n_past, pslot, n_prefix);
         o->linear(be, dec->attn, n, &L->o, dec->tmp);
         o->add(be, dec->x, dec->tmp, (size_t)n * d);
         cross_and_mlp(dec, L, l, n, NULL);
@@ -224,12 +247,11 @@ static void cross_and_mlp_batch(sotto__decoder *dec, const sotto__blayer *L, int
 }
 
 void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const int *slots, const int *wins, int n,
-                               int n_past)
+                               int n_past, const int *pslots, const int *n_prefix)
 {
     sotto__backend *be = dec->be;
     const sotto__backend_ops *o = be->ops;
-    const int d = dec->d, n_head = dec->n_head, dh = d / n_head, n_ctx = dec->n_ctx;
-    const size_t row = (size_t)d * sizeof(float);
+    const int d = dec->d;
     sotto__buf pos = sotto__buf_f32(dec->pos, (size_t)n_past * d);
     for (int r = 0; r < n; r++) o->embed(be, tokens + r, 1, &dec->emb, pos, sotto__buf_f32(dec->x, (size_t)r * d));
     for (int l = 0; l < dec->n_layer; l++) {
@@ -238,14 +260,9 @@ void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const
         linear_exact(dec, dec->h, n, &L->q, dec->q);
         linear_exact(dec, dec->h, n, &L->k, dec->k);
         linear_exact(dec, dec->h, n, &L->v, dec->tmp);
-        for (int r = 0; r < n; r++) {
-            sotto__buf ktc = cache_kt(dec, slots[r], l), vc = cache_v(dec, slots[r], l);
-            o->transpose(be, sotto__buf_f32(dec->k, (size_t)r * d), 1, d, sotto__buf_f32(ktc, (size_t)n_past),
-                         (size_t)n_ctx);
-            o->copy2d(be, sotto__buf_f32(vc, (size_t)n_past * d), row, sotto__buf_f32(dec->tmp, (size_t)r * d), row, 1,
-                      row);
-            o->attention(be, sotto__buf_f32(dec->q, (size_t)r * d), (size_t)d, ktc, (size_t)n_ctx, vc, (size_t)d,
-                         sotto__buf_f32(dec->attn, (size_t)r * d), (size_t)d, 1, n_past + 1, n_head, dh, n_past);
+        for (int r0 = 0, r1; r0 < n; r0 = r1) { /* each group's rows over its prefix */
+            for (r1 = r0 + 1; r1 < n && pslots[r1] == pslots[r0] && r1 - r0 < SOTTO_MAX_SEQUENCES; r1++) {}
+            step_attention(dec, l, slots, r0, r1 - r0, n_past, pslots[r0], n_prefix[r0]);
         }
         linear_exact(dec, dec->attn, n, &L->o, dec->tmp);
         o->add(be, dec->x, dec->tmp, (size_t)n * d);
@@ -286,13 +303,16 @@ sotto_status sotto__decoder_cross_keys(sotto__decoder *dec, int l, int h, float 
     return SOTTO_OK;
 }
 
-void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int n_pos)
+void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int from, int n_pos)
 {
-    const size_t f = sizeof(float), d = (size_t)dec->d, c = (size_t)dec->n_ctx;
+    const size_t f = sizeof(float), d = (size_t)dec->d, c = (size_t)dec->n_ctx, n = (size_t)(n_pos - from);
+    if (n_pos <= from) return;
     for (int l = 0; l < dec->n_layer; l++) {
-        /* keys: d rows of n_pos positions, n_ctx apart; values: n_pos rows, contiguous */
-        dec->be->ops->copy2d(dec->be, cache_kt(dec, dst, l), c * f, cache_kt(dec, src, l), c * f, d, (size_t)n_pos * f);
-        dec->be->ops->copy2d(dec->be, cache_v(dec, dst, l), d * f, cache_v(dec, src, l), d * f, (size_t)n_pos, d * f);
+        /* keys: d rows of positions from .. n_pos, n_ctx apart; values: those rows, contiguous */
+        dec->be->ops->copy2d(dec->be, sotto__buf_f32(cache_kt(dec, dst, l), (size_t)from), c * f,
+                             sotto__buf_f32(cache_kt(dec, src, l), (size_t)from), c * f, d, n * f);
+        dec->be->ops->copy2d(dec->be, sotto__buf_f32(cache_v(dec, dst, l), (size_t)from * d), d * f,
+                             sotto__buf_f32(cache_v(dec, src, l), (size_t)from * d), d * f, n, d * f);
     }
 }
 

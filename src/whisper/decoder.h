@@ -55,19 +55,24 @@ void sotto__decoder_cross(sotto__decoder *dec, sotto__buf audio, sotto__buf kx, 
  * of token EXTRA in h row 1. */
 void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, int n_past, int slot, int extra);
 
-/* One token for each of N sequences (N <= n_slots), all at position N_PAST: sequence r's
- * token TOKENS[r] attends cache slot SLOTS[r]; final states in h rows 0 .. N-1. */
-void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past);
+/* One token for each of N sequences (N <= SOTTO_MAX_SEQUENCES), all at position N_PAST:
+ * sequence r's token TOKENS[r] attends positions 0 .. N_PREFIX-1 of cache slot PSLOT (a
+ * prefix the N sequences share, prefilled once) and N_PREFIX .. N_PAST of slot SLOTS[r]
+ * (its own, whose first N_PREFIX positions are not read); final states in h rows
+ * 0 .. N-1. */
+void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past, int pslot,
+                         int n_prefix);
 
 /* One token for each of N rows of several windows' sequences, all at position N_PAST: row
- * r's token TOKENS[r] attends cache slot SLOTS[r] and window WINS[r]'s cross K/V; rows of
- * one window are adjacent (N <= n_slots). Final states in h rows 0 .. N-1. Every linear
+ * r's token TOKENS[r] attends positions 0 .. N_PREFIX[r]-1 of cache slot PSLOTS[r] (its
+ * group's shared prefix), then its own slot SLOTS[r], and window WINS[r]'s cross K/V; rows
+ * of one window are adjacent (N <= n_slots), and so are rows of one prefix. Final states in h rows 0 .. N-1. Every linear
  * runs over all N rows at once through the backend's linear_rows (the bits of
  * be->exact_rows rows or more, however few), so that each row's bits do not depend on the
  * rows beside it: a row gives what it gives in a step of its window's rows alone through
  * this function. */
 void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const int *slots, const int *wins, int n,
-                               int n_past);
+                               int n_past, const int *pslots, const int *n_prefix);
 
 /* logits rows [N_ROWS, n_vocab] as sotto__decoder_logits, through linear_rows as in
  * sotto__decoder_step_batch. */
@@ -88,8 +93,8 @@ void sotto__decoder_logits_rows(sotto__decoder *dec, int row0, int n_rows, sotto
  * staging copy cannot be allocated. */
 sotto_status sotto__decoder_cross_keys(sotto__decoder *dec, int l, int h, float *out);
 
-/* Cache positions [0, N_POS) of slot SRC copied into slot DST. */
-void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int n_pos);
+/* Cache positions [FROM, N_POS) of slot SRC copied into slot DST. */
+void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int from, int n_pos);
 
 /* logits rows [N_ROWS, n_vocab] = the final states h rows 0 .. N_ROWS-1 times the tied
  * embedding (N_ROWS <= max(2, n_slots)). */

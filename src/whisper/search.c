@@ -237,8 +237,8 @@ static void sort_cands(cand *c, int n)
 }
 
 /* Gives each new beam a cache slot: a parent's slot goes to its first child; further
- * children take the slots of beams that had none, with the parent's N_POS positions
- * copied in. */
+ * children take the slots of beams that had none, with the parent's own positions (past
+ * the shared prefix) up to N_POS copied in. */
 static void rearrange(group *g, int n_pos)
 {
     int G = g->G, taken[SOTTO_MAX_SEQUENCES] = {0}, free_slots[SOTTO_MAX_SEQUENCES], n_free = 0;
@@ -257,7 +257,7 @@ static void rearrange(group *g, int n_pos)
     for (int b = 0; b < G; b++) {
         if (owner[b] < 0) continue;
         int dst = free_slots[--n_free];
-        sotto__decoder_copy_slot(&g->ctx->dec, dst, owner[b], n_pos);
+        sotto__decoder_copy_slot(&g->ctx->dec, dst, owner[b], g->n_init, n_pos);
         g->next[b].slot = dst;
     }
     memcpy(g->s, g->next, (size_t)G * sizeof *g->s);
@@ -344,8 +344,9 @@ static void fetch(group *g, int n, const int *rows, int row0)
                       sotto__buf_at(g->ctx->dec.logits, (size_t)(row0 + r) * bytes), bytes);
 }
 
-/* The prompt and start sequence prefilled into slot 0 (and copied to every slot); every
- * row's first logits and the no-speech probability at <|startoftranscript|>. */
+/* The prompt and start sequence prefilled into slot 0 once, the prefix every row's steps
+ * read there (sotto__decoder_step); every row's first logits and the no-speech
+ * probability at <|startoftranscript|>. */
 static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_result *res)
 {
     sotto__decoder *dec = &g->ctx->dec;
@@ -359,7 +360,6 @@ static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_
     res->no_speech_prob = ns >= 0 ? sotto__softmax_at(g->ctx->be, sot, g->V, ns) : NAN;
     for (int r = 1; r < g->G; r++) {
         memcpy(g->logits + (size_t)r * g->V, g->logits, (size_t)g->V * sizeof(float));
-        sotto__decoder_copy_slot(dec, g->slot0 + r, g->slot0, g->n_init);
     }
     for (int r = 0; r < g->G; r++) {
         g->s[r] = (seq){.n = g->o->n_prefix, .sum = 0, .slot = g->slot0 + r, .done = false};
@@ -373,7 +373,7 @@ static void step(group *g, int n_pos)
     int32_t toks[SOTTO_MAX_SEQUENCES];
     int slots[SOTTO_MAX_SEQUENCES];
     int n = sotto__group_rows(g, toks, slots);
-    sotto__decoder_step(&g->ctx->dec, toks, slots, n, n_pos - 1);
+    sotto__decoder_step(&g->ctx->dec, toks, slots, n, n_pos - 1, g->slot0, g->n_init);
     sotto__decoder_logits(&g->ctx->dec, n);
     sotto__group_fetch(g, 0);
 }
@@ -398,6 +398,12 @@ void sotto__group_fetch(sotto__group *g, int row0)
 }
 
 int sotto__group_pos(const sotto__group *g) { return g->n_init + g->i; }
+
+void sotto__group_prefix(const sotto__group *g, int *slot, int *n)
+{
+    *slot = g->slot0;
+    *n = g->n_init;
+}
 
 bool sotto__group_finished(const sotto__group *g) { return g->finished; }
 

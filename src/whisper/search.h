@@ -73,6 +73,8 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
 void sotto__group_advance(sotto__group *g);
 bool sotto__group_finished(const sotto__group *g);
 int sotto__group_pos(const sotto__group *g);       /* tokens in its caches */
+/* the prefix its rows share (the prompt and start sequence): *N positions of cache *SLOT */
+void sotto__group_prefix(const sotto__group *g, int *slot, int *n);
 int sotto__group_rows(const sotto__group *g, int32_t *toks, int *slots); /* its live rows' last tokens */
 void sotto__group_fetch(sotto__group *g, int row0);
 void sotto__group_end(sotto__group *g);

@@ -94,6 +94,13 @@ static void null_attention(sotto__backend *be, sotto__buf Q, size_t ldq, sotto__
     in(be)->ops->attention(in(be), Q, ldq, KT, ldkt, V, ldv, O, ldo, T, S, n_head, dh, causal_pos);
 }
 
+static void null_attention_prefix(sotto__backend *be, sotto__buf Q, size_t ldq, int n, sotto__buf KT0,
+                                  sotto__buf V0, const sotto__buf *KT, const sotto__buf *V, size_t ldkt, size_t ldv,
+                                  int P, int S, int n_head, int dh, sotto__buf O, size_t ldo, sotto__buf U)
+{
+    in(be)->ops->attention_prefix(in(be), Q, ldq, n, KT0, V0, KT, V, ldkt, ldv, P, S, n_head, dh, O, ldo, U);
+}
+
 static void null_cross_kv(sotto__backend *be, sotto__buf Kx, sotto__buf Vx, int S, int n_head, int dh,
                           sotto_type type, sotto__buf K, sotto__buf V)
 {
@@ -137,6 +144,7 @@ static const sotto__backend_ops null_ops = {
     .add = null_add,
     .transpose = null_transpose,
     .attention = null_attention,
+    .attention_prefix = null_attention_prefix,
     .cross_kv = null_cross_kv,
     .cross_attention = null_cross_attention,
     .embed = null_embed,
