@@ -182,8 +182,8 @@ static void matmul_nn_any(const float *A, size_t lda, const void *B, bool f16, s
         for (; n + 16 <= N; n += 16) tile_nn(A + m * lda, lda, B, f16, ldb, C + m * ldc, ldc, rows, n, K, acc);
         for (int i = 0; i < rows; i++)
             for (int nn = n; nn < N; nn++) {
-                float s = acc ? C[(m + i) * ldc + nn] : 0.0f;
-                for (int k = 0; k < K; k++) s += A[(m + i) * lda + k] * ld_b1(B, f16, (size_t)k * ldb + nn);
+                float s = acc ? C[(m + i) * ldc + nn] : 0.0f; /* the tiles' fused chain */
+                for (int k = 0; k < K; k++) s = fmaf(A[(m + i) * lda + k], ld_b1(B, f16, (size_t)k * ldb + nn), s);
                 C[(m + i) * ldc + nn] = s;
             }
     }
