@@ -667,13 +667,17 @@ sotto_status sotto_tokenize(const sotto_model *model, const char *text, int32_t 
 /* A sotto_stream turns audio pushed as it arrives into text as it is spoken, with the
  * LocalAgreement-2 policy of whisper_streaming (Machacek et al., arXiv 2307.14743):
  *   - the session holds a buffer of the stream's latest audio; every min_step_s of new
- *     audio, sotto_transcribe decodes the whole buffer (word timestamps on, the committed
- *     text before the buffer as prompt, no temperature fallback);
+ *     audio, sotto_transcribe decodes the whole buffer (beam search, word timestamps on,
+ *     the committed text before the buffer as prompt, no temperature fallback) as one
+ *     window, the unfinished last segment kept (unless the decoding ends 2 s or more
+ *     before the audio does: then the rest is decoded too, as openai's loop would);
  *   - the words on which this decoding and the one before agree, as a prefix of both
  *     (compared case- and punctuation-blind; words without a letter or digit are never
  *     words), are committed: given once, never revised; the rest is the tentative tail,
  *     replaced by the next step's (none while a buffer without committed words is shorter
- *     than hold_s);
+ *     than hold_s); a decoding's words that say the last committed ones again (its prompt
+ *     echoed: 4 words or more) or a phrase three times running (a loop) are not taken,
+ *     and after an echo the decodings go without the prompt until the next commit;
  *   - once the buffer is longer than trim_s it is cut at the end of the last segment
  *     whose words are all committed; at max_buffer_s (a 30 s window at most) the pending
  *     words of every segment but the last are committed and cut, so it stays bounded;
@@ -718,14 +722,15 @@ typedef struct sotto_stream_params {
     const char *language;      /* as sotto_transcribe_params.language; NULL or "auto": detected
                                   at each step (multilingual models) */
     int translate;             /* 1: task translate */
-    int beam_size;             /* 1 (default): greedy; up to the context's max_sequences */
+    int beam_size;             /* beams of each decoding (default 5; 1: greedy); up to the
+                                  context's max_sequences */
     double min_step_s;         /* audio between two decodings (default 0.5; > 0) */
     double trim_s;             /* buffer length past which it is cut at a committed segment end
                                   (default 12) */
     double max_buffer_s;       /* the buffer bound (default 25; trim_s < it <= 30) */
     double hold_s;             /* a buffer that holds no committed word (an utterance's start,
                                   after a pause or a trim) commits nothing by agreement before
-                                  it holds this much audio (default 0; below max_buffer_s) */
+                                  it holds this much audio (default 2; below max_buffer_s) */
     const char *initial_prompt; /* text before the stream, or NULL */
     const sotto_vad *vad;      /* a Silero VAD, or NULL: every step decodes */
     int vad_threads;           /* the VAD's threads (default 1) */

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "sotto.h"
 #include "whisper/agree.h"
+#include "whisper/stream.h"
 
 /* ---- agree.c ------------------------------------------------------------------------- */
 
@@ -46,6 +47,42 @@ static void test_agree(void)
     CHECK(lc.n == 1 && !strcmp(lc.w[0].text, " b"), "drop");
     sotto__twords_free(&la), sotto__twords_free(&lb), sotto__twords_free(&lc), sotto__twords_free(&ld);
     sotto__twords_free(&le);
+
+    /* the prompt echoed: 4 or more of the committed words' last again */
+    const char *said[] = {" so", " he", " might", " even", " have", " been", " made"},
+               *echo[] = {" He", " might", " even", " have", " been", " made.", " For"};
+    sotto__twords ls = {0}, lx = {0};
+    words_of(&ls, said, 7), words_of(&lx, echo, 7);
+    CHECK(sotto__leading_repeat(&ls, &lx, 4, 32) == 6, "the echo: %d", sotto__leading_repeat(&ls, &lx, 4, 32));
+    CHECK(sotto__leading_repeat(&ls, &lx, 7, 32) == 0, "shorter than asked");
+    sotto__twords_drop(&ls, 4); /* " have been made" are 3 */
+    CHECK(sotto__leading_repeat(&ls, &lx, 4, 32) == 0, "three words are no echo");
+    sotto__twords_free(&ls), sotto__twords_free(&lx);
+
+    /* loops too short to compress: a phrase three times running, a word four times */
+    struct {
+        const char *w[12];
+        int n, at;
+    } loops[] = {
+        {{" Did", " I", " do", " that?", " Did", " I", " do", " that?", " Did", " I", " do", " that?"}, 12, 0},
+        {{" Did", " I", " do", " that?", " did", " I", " do", " that", " Did", " I"}, 10, 10},
+        {{" So", " did", " I", " do", " that?", " Did", " I", " do", " that?", " Did"}, 10, 10},
+        {{" ok", " did", " I", " did", " I", " did", " I", " then"}, 8, 1},
+        {{" no", " no", " no", " yes"}, 4, 4},
+        {{" no", " no", " no", " no", " yes"}, 5, 0},
+        {{" a", " b", " c", " d", " e", " f", " g", " h", " a", " b"}, 10, 10},
+    };
+    for (size_t i = 0; i < sizeof loops / sizeof *loops; i++) {
+        sotto__twords l = {0};
+        words_of(&l, loops[i].w, loops[i].n);
+        CHECK(sotto__loop_start(&l) == loops[i].at, "loop %zu: %d, not %d", i, sotto__loop_start(&l), loops[i].at);
+        sotto__twords_free(&l);
+    }
+    const char *eight[] = {" a", " b", " c", " d", " e", " f", " g", " h"};
+    sotto__twords l8 = {0};
+    for (int k = 0; k < 3; k++) words_of(&l8, eight, 8);
+    CHECK(sotto__loop_start(&l8) == 0, "eight words three times: %d", sotto__loop_start(&l8));
+    sotto__twords_free(&l8);
 }
 
 static void test_params(void)
@@ -177,6 +214,38 @@ static sotto_status run(sotto_context *ctx, const sotto_stream_params *p, const 
     return st;
 }
 
+static int count_windows(double done_s, double total_s, void *user)
+{
+    (void)done_s, (void)total_s;
+    ++*(int *)user;
+    return 0;
+}
+
+/* Each step's decoding (stream.h): the buffer as one window, its unfinished segment kept,
+ * where openai's loop may decode the tail after the last timestamp again as a window of
+ * its own (a second encoder pass: 184 windows for 123 steps of a minute of long.wav).
+ * X[0..N) ends mid-sentence. */
+static void test_one_window(sotto_context *ctx, const float *x, int64_t n, const sotto_transcribe_params *tp)
+{
+    sotto_transcribe_params p = *tp;
+    int loop_windows = 0, windows = 0;
+    sotto_result *full = NULL, *one = NULL;
+    p.on_progress = count_windows, p.user_data = &loop_windows;
+    CHECK(sotto_transcribe(ctx, x, n, &p, &full) == SOTTO_OK, "%s", sotto_context_error(ctx));
+    p.user_data = &windows;
+    CHECK(sotto__transcribe_window(ctx, x, n, &p, &one) == SOTTO_OK, "%s", sotto_context_error(ctx));
+    CHECK(loop_windows >= 1 && windows == 1, "one window: %d (the loop: %d)", windows, loop_windows);
+    if (full && one && full->n_segments && one->n_segments) {
+        const sotto_segment *last = &one->segments[one->n_segments - 1];
+        CHECK(!strcmp(one->segments[0].text, full->segments[0].text), "the same first decoding:\n  %s\n  %s",
+              one->segments[0].text, full->segments[0].text);
+        CHECK(last->n_words && last->words[last->n_words - 1].end > (double)n / 16000 - 1.5,
+              "the unfinished segment kept, to the end (%.2f s): %s", (double)n / 16000, last->text);
+        CHECK(wer(full->text, one->text) < 0.2, "near the loop's text:\n  %s\n  %s", one->text, full->text);
+    }
+    sotto_result_free(full), sotto_result_free(one);
+}
+
 static void test_sessions(sotto_context *ctx, const sotto_vad *vad, const char *clips)
 {
     int64_t n = 0;
@@ -189,8 +258,10 @@ static void test_sessions(sotto_context *ctx, const sotto_vad *vad, const char *
     tp.beam_size = 1, tp.best_of = 1, tp.n_temperatures = 1, tp.word_timestamps = 1;
     sotto_result *off = NULL;
     CHECK(sotto_transcribe(ctx, x, n, &tp, &off) == SOTTO_OK, "offline: %s", sotto_context_error(ctx));
+    test_one_window(ctx, x, 16000 * 53 / 10, &tp);
     sotto_stream_params p = sotto_stream_params_default();
     p.min_step_s = 1.5; /* the test's time: the default 0.5 s decodes three times as often */
+    p.beam_size = 1, p.hold_s = 0; /* greedy, as the offline decoding it is held to */
 
     events whole = {0};
     int steps = 0;

@@ -91,13 +91,39 @@ int sotto__agree_prefix(const sotto__twords *a, const sotto__twords *b)
 
 int sotto__repeat_of_committed(const sotto__twords *committed, const sotto__twords *new_words)
 {
-    int most = committed->n < new_words->n ? committed->n : new_words->n;
-    if (most > 5) most = 5;
-    for (int len = most; len >= 1; len--) {
+    return sotto__leading_repeat(committed, new_words, 1, 5);
+}
+
+int sotto__leading_repeat(const sotto__twords *committed, const sotto__twords *new_words, int least, int most)
+{
+    if (most > committed->n) most = committed->n;
+    if (most > new_words->n) most = new_words->n;
+    for (int len = most; len >= least; len--) {
         const sotto__tword *tail = committed->w + committed->n - len;
         int k = 0;
         while (k < len && sotto__word_same(tail[k].text, new_words->w[k].text)) k++;
         if (k == len) return len;
     }
     return 0;
+}
+
+/* Whether the L words of W at I and at J are the same (sotto__word_same). */
+static bool same_run(const sotto__twords *w, int i, int j, int L)
+{
+    for (int k = 0; k < L; k++)
+        if (!sotto__word_same(w->w[i + k].text, w->w[j + k].text)) return false;
+    return true;
+}
+
+int sotto__loop_start(const sotto__twords *w)
+{
+    for (int i = 0; i < w->n; i++)
+        for (int L = 1; L <= SOTTO__LOOP_MAX_WORDS; L++) {
+            int times = L == 1 ? 4 : 3;
+            if (i + times * L > w->n) break;
+            int t = 1;
+            while (t < times && same_run(w, i, i + t * L, L)) t++;
+            if (t == times) return i;
+        }
+    return w->n;
 }

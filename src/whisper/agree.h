@@ -42,4 +42,13 @@ int sotto__agree_prefix(const sotto__twords *a, const sotto__twords *b);
  * COMMITTED's last I, compared with sotto__word_same. 0 when none. */
 int sotto__repeat_of_committed(const sotto__twords *committed, const sotto__twords *new_words);
 
+/* The same for runs of LEAST..MOST words: the longest, or 0. */
+int sotto__leading_repeat(const sotto__twords *committed, const sotto__twords *new_words, int least, int most);
+
+enum { SOTTO__LOOP_MAX_WORDS = 8 };
+
+/* Where W's first loop starts: the first of three consecutive equal runs of 2..8 words
+ * (of four of one word), the earliest such; W->n when there is none. */
+int sotto__loop_start(const sotto__twords *w);
+
 #endif

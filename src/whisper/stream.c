@@ -19,6 +19,7 @@
 #define LEAD_S 1.0             /* silence kept before speech the VAD has not heard yet */
 #define REPEAT_WINDOW_S 1.0    /* a committed word heard again starts this near where it did */
 #define LOOKBACK_S 1.0         /* words ending this long before the last commit are not new */
+#define ECHO_WORDS 4           /* a decoding that repeats this many committed words echoes its prompt */
 
 struct sotto_stream {
     sotto_context *ctx;
@@ -45,13 +46,14 @@ struct sotto_stream {
     double decoded_s;
     sotto__stream_decoder decoder; /* a test's, or NULL: sotto_transcribe */
     void *decoder_user;
+    bool echoed;               /* a decoding echoed the prompt: none until the next commit */
     bool done, failed;
     char error[SOTTO__ERR_LEN];
 };
 
 sotto_stream_params sotto_stream_params_default(void)
 {
-    return (sotto_stream_params){.beam_size = 1, .min_step_s = 0.5, .trim_s = 12, .max_buffer_s = 25,
+    return (sotto_stream_params){.beam_size = 5, .min_step_s = 0.5, .trim_s = 12, .max_buffer_s = 25, .hold_s = 2,
                                  .vad_threads = 1, .vad_threshold = 0.5f, .vad_min_silence_ms = 500};
 }
 
@@ -203,11 +205,13 @@ static double buffer_s(const sotto_stream *s)
 }
 
 /* The prompt: the initial prompt and the committed words before the buffer, their last
- * PROMPT_CHARS characters (bytes, cut at a word), without the first word's space. */
+ * PROMPT_CHARS characters (bytes, cut at a word), without the first word's space; none
+ * after a decoding echoed it, until the next commit. */
 static char *make_prompt(const sotto_stream *s)
 {
     size_t n = 0;
     int i = s->in_buffer;
+    if (s->echoed) return calloc(1, 1);
     while (i > 0 && n + strlen(s->committed.w[i - 1].text) <= PROMPT_CHARS) n += strlen(s->committed.w[--i].text);
     const char *init = s->p.initial_prompt && i == 0 ? s->p.initial_prompt : "";
     char *out = malloc(strlen(init) + n + 2);
@@ -275,6 +279,7 @@ static sotto_status commit(sotto_stream *s, int n)
     for (int i = first; i < s->committed.n; i++)
         if (!text_append(s, s->committed.w[i].text)) return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
     s->last_commit = s->committed.w[s->committed.n - 1].end;
+    s->echoed = false;
     return emit(s, SOTTO_STREAM_FINAL, s->committed.w + first, n);
 }
 
@@ -332,6 +337,19 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
         }
     }
     drop_committed(s, out);
+    /* new words that begin by saying the committed text's last ECHO_WORDS or more words
+     * again, later in time: the prompt repeated (a decoding with the committed sentence
+     * as prompt heard the next speech as that sentence), not speech */
+    int echo = sotto__leading_repeat(&s->committed, out, ECHO_WORDS, 32);
+    sotto__twords_drop(out, echo);
+    if (echo) s->echoed = true; /* the next decodings go without the prompt it echoes */
+    /* a phrase said three times running (a word four): from there on a loop too short to
+     * compress past the threshold ("Did I do that? Did I do that? Did I do that?") */
+    int loop = sotto__loop_start(out);
+    if (loop < out->n) {
+        for (int i = loop; i < out->n; i++) free(out->w[i].text);
+        out->n = loop;
+    }
     return SOTTO_OK;
 }
 
@@ -353,7 +371,7 @@ static sotto_status decode_step(sotto_stream *s, bool all)
     if (s->decoder) {
         if (!(got = s->decoder(s->decoder_user, s->buf, s->n_buf, (double)s->off / RATE, &s->tp)))
             st = SOTTO_ERR_INVALID_ARG;
-    } else if ((st = sotto_transcribe(s->ctx, s->buf, s->n_buf, &s->tp, &r)) == SOTTO_OK) {
+    } else if ((st = sotto__transcribe_window(s->ctx, s->buf, s->n_buf, &s->tp, &r)) == SOTTO_OK) {
         got = r;
     }
     free(prompt);

@@ -16,4 +16,15 @@ typedef const sotto_result *(*sotto__stream_decoder)(void *user, const float *x,
  * sotto_transcribe again). */
 void sotto__stream_set_decoder(sotto_stream *s, sotto__stream_decoder fn, void *user);
 
+/* sotto_transcribe of N samples, each step's decoding: up to 30 s of them as one window.
+ * The segment the decoding leaves unfinished (text after its last timestamp pair) is
+ * kept, to the window's end, and the loop stops there, where openai's loop would encode
+ * a window again from the last timestamp or word end to decode that tail anew. Only a
+ * decoding whose words (with word_timestamps) end 2 s or more before the audio does (an
+ * early <|endoftext|>: the speech after it unheard) goes on, from its last word, as
+ * openai's loop does. More than 30 s (a push of a step far behind) goes through openai's
+ * loop. (transcribe.c) */
+sotto_status sotto__transcribe_window(sotto_context *ctx, const float *samples, int64_t n_samples,
+                                      const sotto_transcribe_params *params, sotto_result **out);
+
 #endif

@@ -15,6 +15,7 @@
 #include "../audio/melfile.h"
 #include "batch.h"
 #include "search.h"
+#include "stream.h"
 #include "input.h"
 #include "lang.h"
 #include "text.h"
@@ -26,6 +27,8 @@
 
 typedef sotto__result result; /* result.h */
 
+
+enum { ONE_WINDOW_REST = 200 }; /* frames (2 s) */
 
 /* The state of one transcription: the openai loop's variables. */
 typedef struct run {
@@ -48,6 +51,7 @@ typedef struct run {
     int32_t *hotwords, *prefix; /* faster-whisper's (prompt.h), or NULL */
     int n_hotwords, n_prefix;
     char win_lang[16];         /* the language of the window being decoded */
+    bool one_window;           /* sotto__transcribe_window: windows whole, the first alone */
 } run;
 
 static bool push_tokens(run *r, const int32_t *t, int n)
@@ -282,6 +286,9 @@ static void cut_segments(run *r, int64_t seek, int size, const sotto__decode_res
             pend(r, time_offset + (s[0] - tb) * precision, time_offset + (s[len - 1] - tb) * precision, s, len);
             last = cuts[c];
         }
+        /* one window: the unfinished segment's text stays, to the window's end */
+        if (r->one_window && !single_ending && n - last > 1)
+            pend(r, time_offset + (t[last] - tb) * precision, time_offset + size * 160 / 16000.0, t + last, n - last);
         /* a single timestamp at the end: no speech after it; else resume at the last pair */
         *advance = single_ending ? size : (int64_t)(t[last - 1] - tb) * 2;
         return;
@@ -509,7 +516,10 @@ static sotto_status seek_loop(run *r)
             r->prompt_reset_since = r->n_all;
         for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
             if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1, drop_after(r, i + 1);
-        seek = next;
+        /* one window, but for an early end: its words end ONE_WINDOW_REST before the audio
+         * does (word timestamps: the seek is there), which openai's loop decodes next */
+        seek = r->one_window && (!p->word_timestamps || single || skip || content - next < ONE_WINDOW_REST) ? content
+                                                                                                            : next;
         if (p->on_progress && p->on_progress((seek < content ? seek : content) * 160 / 16000.0, total_s, p->user_data))
             r->res->pub.stopped = 1;
     }
@@ -519,11 +529,11 @@ static sotto_status seek_loop(run *r)
 
 /* The transcription of the signal IN holds (transcribe.py's transcribe()). */
 static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in, const sotto_transcribe_params *params,
-                                     sotto_result **out)
+                                     bool one_window, sotto_result **out)
 {
     *out = NULL;
     sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
-    run r = {.ctx = ctx, .p = &p, .mf = in->mf, .in = in, .rng = p.seed};
+    run r = {.ctx = ctx, .p = &p, .mf = in->mf, .in = in, .rng = p.seed, .one_window = one_window};
     r.res = calloc(1, sizeof *r.res);
     r.mel = malloc((size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES * sizeof *r.mel);
     r.cur = malloc((SOTTO__MAX_TOKENS + 1) * sizeof *r.cur);
@@ -559,8 +569,8 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
 
 /* Reads FROM (or the SAMPLES) as P says (log-mel, VAD) and transcribes it. */
 static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_source *from, const float *samples,
-                                        int64_t n_samples,
-                                      const sotto_transcribe_params *params, sotto_result **out)
+                                        int64_t n_samples, const sotto_transcribe_params *params, bool one_window,
+                                        sotto_result **out)
 {
     *out = NULL;
     sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
@@ -571,7 +581,7 @@ static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_so
     if (p.batch_size > 0) return sotto__transcribe_batched_source(ctx, from, samples, n_samples, &p, out);
     sotto_status st = sotto__input_read(from, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
     if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
-    st = transcribe_input(ctx, &in, &p, out);
+    st = transcribe_input(ctx, &in, &p, one_window, out);
     sotto__input_free(&in);
     return st;
 }
@@ -580,7 +590,14 @@ sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t 
                               const sotto_transcribe_params *params, sotto_result **out)
 {
     if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
-    return transcribe_input_of(ctx, NULL, samples, n_samples, params, out);
+    return transcribe_input_of(ctx, NULL, samples, n_samples, params, false, out);
+}
+
+sotto_status sotto__transcribe_window(sotto_context *ctx, const float *samples, int64_t n_samples,
+                                      const sotto_transcribe_params *params, sotto_result **out)
+{
+    if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    return transcribe_input_of(ctx, NULL, samples, n_samples, params, n_samples <= (int64_t)SOTTO_N_FRAMES * 160, out);
 }
 
 sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
@@ -594,5 +611,5 @@ sotto_status sotto_transcribe_source(sotto_context *ctx, const sotto_audio_sourc
                                      const sotto_transcribe_params *params, sotto_result **out)
 {
     if (!ctx || !out || !source) return SOTTO_ERR_INVALID_ARG;
-    return transcribe_input_of(ctx, source, NULL, 0, params, out);
+    return transcribe_input_of(ctx, source, NULL, 0, params, false, out);
 }

@@ -78,13 +78,14 @@ static const cli_opt options[] = {
     {"--output-dir", 0, OPT_STR, OFF(dir), 0, 0, "DIR", "a directory",
      .help = "write DIR/NAME.EXT for each format (NAME: INPUT's, or stream)"},
     {"--beam-size", 0, OPT_INT, SP(beam_size), 1, SOTTO_MAX_SEQUENCES, "N", "a beam count in 1..16",
-     .help = "beams of each decoding (default 1: greedy)"},
+     .help = "beams of each decoding (default 5; 1: greedy, less work,\n"
+             "more words misheard)"},
     {"--min-step", 0, OPT_DOUBLE, SP(min_step_s), 0.05, 10, "S", "seconds in 0.05..10",
      .help = "audio between two decodings (default 0.5): less is sooner text\n"
              "and more work"},
     {"--hold", 0, OPT_DOUBLE, SP(hold_s), 0, 29, "S", "seconds in 0..29",
      .help = "commit an utterance's first words only once the buffer holds S\n"
-             "of audio (default 0): later first words, fewer misheard"},
+             "of audio (default 2; 0: none): later first words, fewer misheard"},
     {"--trim", 0, OPT_DOUBLE, SP(trim_s), 1, 29, "S", "seconds in 1..29",
      .help = "cut the buffer at a committed segment's end past S (default 12)"},
     {"--max-buffer", 0, OPT_DOUBLE, SP(max_buffer_s), 2, 30, "S", "seconds in 2..30",

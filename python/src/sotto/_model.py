@@ -202,7 +202,7 @@ class Model:
     def stream(
         self,
         language: Optional[str] = None,
-        beam_size: int = 1,
+        beam_size: int = 5,
         min_step: float = 0.5,
         trim: float = 12.0,
         max_buffer: float = 25.0,
@@ -210,13 +210,13 @@ class Model:
         vad: bool = True,
         vad_threshold: float = 0.5,
         vad_min_silence_ms: int = 500,
-        hold: float = 0.0,
+        hold: float = 2.0,
     ) -> "Stream":
         """A live transcription session (``sotto stream``'s): feed it audio as it arrives.
 
         Args:
             language: as for transcribe; None: detected at the first words.
-            beam_size: beams of each decoding (1: greedy).
+            beam_size: beams of each decoding (1: greedy: less work, more words misheard).
             min_step: seconds of new audio between two decodings.
             trim, max_buffer: the buffer is cut at a committed segment's end past ``trim``
                 seconds; past ``max_buffer`` (at most 30) pending words are committed.
