@@ -48,6 +48,13 @@ void sotto__twords_drop(sotto__twords *l, int n)
     l->n -= n;
 }
 
+void sotto__twords_keep(sotto__twords *l, int n)
+{
+    if (n < 0) n = 0;
+    for (int i = n; i < l->n; i++) free(l->w[i].text);
+    if (n < l->n) l->n = n;
+}
+
 void sotto__twords_clear(sotto__twords *l)
 {
     sotto__twords_drop(l, l->n);

@@ -28,6 +28,8 @@ bool sotto__twords_take(sotto__twords *to, sotto__twords *from, int n);
 /* Drops the first N words. */
 void sotto__twords_drop(sotto__twords *l, int n);
 void sotto__twords_clear(sotto__twords *l);
+/* Keeps the first N words of L (all when N >= its count), freeing the rest. */
+void sotto__twords_keep(sotto__twords *l, int n);
 void sotto__twords_free(sotto__twords *l);
 
 /* True when A and B are the same word to the agreement: equal once case is folded (ASCII)

@@ -345,11 +345,7 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
     if (echo) s->echoed = true; /* the next decodings go without the prompt it echoes */
     /* a phrase said three times running (a word four): from there on a loop too short to
      * compress past the threshold ("Did I do that? Did I do that? Did I do that?") */
-    int loop = sotto__loop_start(out);
-    if (loop < out->n) {
-        for (int i = loop; i < out->n; i++) free(out->w[i].text);
-        out->n = loop;
-    }
+    sotto__twords_keep(out, sotto__loop_start(out));
     return SOTTO_OK;
 }
 
