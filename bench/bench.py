@@ -39,6 +39,9 @@ T_E2E = int(os.environ.get("BENCH_T_E2E", 300))
 BUDGET = {"tiny.en": 360, "rand-base": 120, "rand-small": 180, "e2e": 420}
 TIMEOUTS = []
 WCPP_FLAGS = ["-bs", "1", "-bo", "1", "-nt", "-nf", "-mc", "0", "-l", "en"]
+# the same decoding for sotto (its transcribe defaults are openai's since 1ddb1ab: beam 5,
+# fallback, timestamps, the previous text as prompt; bench/longform.py measures those)
+SOTTO_E2E_FLAGS = ["--beam-size", "1", "--no-fallback", "--no-timestamps", "--no-condition", "-l", "en"]
 
 
 def log(*a):
@@ -150,7 +153,8 @@ def e2e_configs():
     c = []
     for wt in ("f32", "f16", "q8_0"):
         m = f"{MD}/tiny.en-{wt}.gguf"
-        c.append(("sotto", wt, f"sotto {wt}", lambda t, m=m: ["./build/sotto", "transcribe", "-m", m, "-t", str(t), LONG]))
+        c.append(("sotto", wt, f"sotto {wt}",
+                  lambda t, m=m: ["./build/sotto", "transcribe", "-m", m, "-t", str(t)] + SOTTO_E2E_FLAGS + [LONG]))
     for wt in ("f16", "q8_0"):
         m = f"{MD}/ggml-tiny.en-{wt}.bin"
         c.append(("whisper.cpp", wt, f"whisper.cpp {wt}",
@@ -369,9 +373,10 @@ def report(eng, e2e, meta):
     w("## End to end (tiny.en, long file)")
     w("")
     w(f"`/usr/bin/time -v` around the whole command on the {meta['audio_s']:.1f} s file: process start, model")
-    w("load, audio read, log-mel, all windows, text out. sotto `transcribe`; whisper.cpp")
+    w("load, audio read, log-mel, all windows, text out, every engine decoding alike: sotto")
+    w("`transcribe " + " ".join(SOTTO_E2E_FLAGS) + "`; whisper.cpp")
     w("`whisper-cli " + " ".join(WCPP_FLAGS) + "` (greedy, no timestamps, no temperature")
-    w("fallback, no conditioning on previous text: what sotto does); faster-whisper")
+    w("fallback, no conditioning on previous text); faster-whisper")
     w("`WhisperModel.transcribe(beam_size=1, best_of=1, temperature=0, without_timestamps=True,")
     w("condition_on_previous_text=False, vad_filter=False)` in a Python process (interpreter start")
     w("and imports included). RTF = wall / audio duration.")
