@@ -145,9 +145,14 @@ void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__
                 int cols = N - n0 < NR ? N - n0 : NR;
                 pack_b(B + (size_t)n0 * ldb, ldb, cols, j0, kcb, &p);
                 __mmask16 mask = (__mmask16)((1u << cols) - 1);
-                for (int i = 0; i < mc; i += MR)
+                const int next = N - n0 - NR <= 0 ? 0 : N - n0 - NR < NR ? N - n0 - NR : NR;
+                const int calls = (mc + MR - 1) / MR;
+                const char *Bnext = next ? (const char *)(B + (size_t)(n0 + NR) * ldb + j0) : NULL;
+                for (int i = 0, c = 0; i < mc; i += MR, c++) {
+                    sotto__prefetch_share(Bnext, ldb * sizeof *B, next, (size_t)kcb * sizeof *B, c, calls);
                     micro_any(A + (size_t)(m0 + i) * lda + j0, lda, i, &ar, &p, kcb, C + (size_t)(m0 + i) * ldc + n0,
                               ldc, mc - i < MR ? mc - i : MR, mask, bias ? bias + n0 : NULL, j0 > 0, j0 + kcb == nb);
+                }
             }
         }
     }

@@ -216,9 +216,14 @@ void Q8_NAME(sotto__gemm_q8)(const sotto__block_q8_0 *A, size_t lda, const sotto
             for (int n0 = 0; n0 < N; n0 += Q8_NR) {
                 int cols = N - n0 < Q8_NR ? N - n0 : Q8_NR;
                 q8_pack_b(B + (size_t)n0 * ldb, ldb, cols, j0, kcb, &p);
-                for (int i = 0; i < mc; i += Q8_MR)
+                const int next = N - n0 - Q8_NR <= 0 ? 0 : N - n0 - Q8_NR < Q8_NR ? N - n0 - Q8_NR : Q8_NR;
+                const int calls = (mc + Q8_MR - 1) / Q8_MR;
+                const char *Bnext = next ? (const char *)(B + (size_t)(n0 + Q8_NR) * ldb + j0) : NULL;
+                for (int i = 0, c = 0; i < mc; i += Q8_MR, c++) {
+                    sotto__prefetch_share(Bnext, ldb * sizeof *B, next, (size_t)kcb * sizeof *B, c, calls);
                     q8_micro_any(A + (size_t)(m0 + i) * lda + j0, lda, &ar, i, &p, kcb, C + (size_t)(m0 + i) * ldc + n0,
                                  ldc, mc - i < Q8_MR ? mc - i : Q8_MR, cols, bias ? bias + n0 : NULL, first, last);
+                }
             }
         }
     }

@@ -54,6 +54,21 @@ static inline __attribute__((always_inline)) void sotto__pack_bt(const void *B, 
     }
 }
 
+/* Share C of CALLS of ROWS rows of SPAN bytes each, STRIDE bytes apart from BASE, into L2.
+ * The GEMMs fetch the next panel of B this way, a share before each micro-kernel call:
+ * a product of few rows of A (the batched decoder's 40) over many rows of B (the
+ * vocabulary) otherwise waits on memory in every pack (40 x 51864 x 384 in f16, one core
+ * of an Intel Xeon: 64 GFLOP/s without, 96-124 with; docs/BENCHMARKS.md). */
+static inline __attribute__((always_inline)) void sotto__prefetch_share(const char *base, size_t stride, int rows,
+                                                                        size_t span, int c, int calls)
+{
+    for (int r = rows * c / calls; r < rows * (c + 1) / calls; r++) {
+        const char *row = base + (size_t)r * stride;
+        for (size_t o = 0; o < span; o += 64) _mm_prefetch(row + o, _MM_HINT_T1);
+        _mm_prefetch(row + span - 1, _MM_HINT_T1);
+    }
+}
+
 /* A micro-kernel of the packed GEMM: C[ROWS, COLS] (+)= A[ROWS, K] P[K, NR] (P packed by
  * sotto__pack_bt), from C (ACC), from the bias row INIT, or from 0. */
 typedef void (*sotto__gemm_micro_fn)(const float *A, size_t lda, const float *P, float *C, size_t ldc, int rows,
@@ -79,9 +94,16 @@ static inline __attribute__((always_inline)) void sotto__gemm_panels(const float
                                      : (const void *)((const float *)B + (size_t)n0 * ldb);
                 sotto__pack_bt(Bn, f16, ldb, cols, k0, kc, P, nr);
                 const float *init = k0 == 0 && bias ? bias + n0 : NULL;
-                for (int m = m0; m < m1; m += mr)
+                /* the next panel of B, a share before each micro-kernel call (sotto__prefetch_share) */
+                const int next = N - n0 - nr <= 0 ? 0 : N - n0 - nr < nr ? N - n0 - nr : nr;
+                const int calls = (m1 - m0 + mr - 1) / mr;
+                const size_t esz = f16 ? 2 : 4;
+                const char *Bnext = next ? (const char *)B + ((size_t)(n0 + nr) * ldb + (size_t)k0) * esz : NULL;
+                for (int m = m0, c = 0; m < m1; m += mr, c++) {
+                    sotto__prefetch_share(Bnext, ldb * esz, next, (size_t)kc * esz, c, calls);
                     micro(A + (size_t)m * lda + k0, lda, P, C + (size_t)m * ldc + n0, ldc, m1 - m < mr ? m1 - m : mr,
                           cols, kc, init, k0 > 0);
+                }
             }
         }
     }
