@@ -535,7 +535,8 @@ typedef struct sotto_transcribe_params {
                                   timestamps and word_timestamps as set (faster-whisper's
                                   default is without timestamps: set timestamps 0). N chunks
                                   are encoded in one pass and decoded together, the context's
-                                  max_batch at most; each chunk's tokens are those it gets in a
+                                  max_batch at most, and a chunk that ends gives its place to
+                                  the next at once; each chunk's tokens are those it gets in a
                                   batch of its own. Times on the file's timeline. The whole
                                   input is read into memory first. With clip_timestamps (the
                                   pipeline's clip_timestamps) each start, end pair is a chunk
@@ -548,9 +549,9 @@ typedef struct sotto_transcribe_params {
                                   decoding ends 1 s or more before its speech does (its last
                                   timestamp token earlier) is decoded again from that timestamp
                                   to its end, as openai's long-form loop seeks to the last
-                                  timestamp, up to 8 pieces a chunk; a chunk's next piece goes
-                                  into the next batch, ahead of chunks not yet begun, so the
-                                  batches stay full. The chunks stay faster-whisper's;
+                                  timestamp, up to 8 pieces a chunk; a chunk's next piece takes
+                                  the next free place, ahead of chunks not yet begun. The
+                                  chunks stay faster-whisper's;
                                   each chunk's pieces depend on that chunk alone. 0 (default):
                                   faster-whisper's, one decode a chunk */
 } sotto_transcribe_params;
@@ -918,7 +919,7 @@ typedef struct sotto_batch_item {
  * draws depend on the batch), its callbacks called on this thread with its user_data.
  * Items with and without timestamps (start sequences of two lengths) are batched apart.
  * An item fails alone (its params, its audio, its abort callback: SOTTO_ERR_CANCELLED);
- * an encoder or decoder failure fails the items of that batch. Each item's status, error
+ * an encoder or decoder failure fails the items whose chunks it was starting. Each item's status, error
  * and result say; the return value is SOTTO_OK when every item succeeded, else the first
  * failed item's status, or SOTTO_ERR_INVALID_ARG (no item touched) for a NULL CTX or ITEMS
  * or N < 1. Uses the context as sotto_transcribe does (one call at a time). */

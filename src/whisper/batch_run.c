@@ -1,13 +1,16 @@
-/* batch_run.c — the batches of batched transcription: the chunks of one or more inputs
- * (batch.c prepares each) taken in order, batch_size at a time, through the encoder as one
- * pass (encoder.c sotto__encoder_forward_batch), each chunk's cross K/V into a decoder
- * window of its own, and their searches stepped together (search.h groups): every
- * decoder step is one sotto__decoder_step_batch over the live rows of all of them; a
- * chunk whose search ends leaves the batch, and an input whose abort callback fires
- * leaves it alone; with batch_continue, the rest of each chunk that stopped early goes
- * through again from its last timestamp, in the next batch, ahead of new chunks (so the
- * batches stay full), and a chunk's segments are added once all of its pieces are
- * decoded, in the order of the chunks. sotto_transcribe_batch (many inputs, for the
+/* batch_run.c — the windows of batched transcription: the chunks of one or more inputs
+ * (batch.c prepares each) taken in order into batch_size decoder windows, each window's
+ * chunk through the encoder (the chunks taken together in one pass) and its cross K/V
+ * into that window, and the searches of all windows stepped together (search.h groups):
+ * every decoder step is one sotto__decoder_step_batch over the live rows of all of them,
+ * each window at its own position. A window whose search ends takes the next chunk at
+ * once, so the rows of a step stay many while chunks are left (a batch that waited for
+ * its longest chunk ran its tail at a few rows). An input whose abort callback fires
+ * leaves alone; with batch_continue, the rest of each chunk that stopped early goes
+ * through again from its last timestamp, ahead of new chunks; a chunk's segments are
+ * added once all of its pieces are decoded, in the order of the chunks (with word
+ * timestamps when no search is live: the alignment decodes through cache slot 0 and reads
+ * the chunk's window, which waits for it). sotto_transcribe_batch (many inputs, for the
  * server) and batch_size in sotto_transcribe* (one) both run here. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -19,11 +22,11 @@
 
 enum {
     MAX_PIECES = 8, /* a chunk and its continuations (batch_continue) */
-    FLY_BATCHES = 4 /* chunks in flight: this many batches' worth at most */
+    FLY_BATCHES = 4 /* chunks in flight: this many times the windows at most */
 };
 
-/* One window of a batch: chunk C of input IN from sample SKIP, decoded with *O, its
- * search's result *D. */
+/* What a window decodes: chunk C of input IN from sample SKIP, with *O, its search's
+ * result *D. */
 typedef struct bwin {
     sotto__bin *in;
     const sotto_batch_chunk *c;
@@ -35,8 +38,8 @@ typedef struct bwin {
 /* A chunk in flight: chunk C of input IN, its N pieces decoded so far (the chunk from
  * sample SKIP[i], decoded as D[i]; SKIP[N] the next one's start unless DONE), all with
  * O: IN's options, with multilingual in the start sequence SOT of the chunk's own
- * language LANG (-1: the input's). WIN: its last piece's window in the batch that
- * decoded it. */
+ * language LANG (-1: the input's). WIN: the window its last piece was decoded in (-1:
+ * none yet). */
 typedef struct bchunk {
     sotto__bin *in;
     const sotto_batch_chunk *c;
@@ -84,85 +87,89 @@ static void fly_drop(bfly *f, int i)
     f->n--;
 }
 
-/* Encodes the NB windows' chunks in one pass and projects each one's cross K/V into
- * decoder window w. */
-static sotto_status encode(sotto__brun *r, bwin *bw, int nb)
+/* The decoder's windows in a run: window w decodes the next piece of chunk B[w] (BW[w],
+ * its search G[w]: NULL once the search is freed) or is free (B[w] NULL). N windows, the
+ * batch size; S cache slots each. */
+typedef struct bwins {
+    bchunk *b[SOTTO_MAX_BATCH];
+    bwin bw[SOTTO_MAX_BATCH];
+    sotto__group *g[SOTTO_MAX_BATCH];
+    int n, S;
+} bwins;
+
+static bool live(const bwins *s, int w) { return s->g[w] && !sotto__group_finished(s->g[w]); }
+
+static bool any_taken(const bwins *s)
+{
+    for (int w = 0; w < s->n; w++)
+        if (s->b[w]) return true;
+    return false;
+}
+
+/* Encodes the chunks of windows WS [K] in one pass and projects each one's cross K/V into
+ * its decoder window (the other windows' searches go on with theirs). */
+static sotto_status encode(sotto__brun *r, bwins *s, const int *ws, int k)
 {
     sotto_context *ctx = r->ctx;
     const size_t mel = (size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES;
-    for (int w = 0; w < nb; w++) {
-        sotto_status st = sotto__bin_mel(r, bw[w].in, bw[w].c, bw[w].skip, r->mels + (size_t)w * mel);
+    for (int i = 0; i < k; i++) {
+        const bwin *b = &s->bw[ws[i]];
+        sotto_status st = sotto__bin_mel(r, b->in, b->c, b->skip, r->mels + (size_t)i * mel);
         if (st) return st;
     }
     ctx->encoded = ctx->have_state = ctx->have_logits = false;
-    sotto__encoder_forward_batch(&ctx->enc, r->mels, nb);
-    for (int w = 0; w < nb; w++) {
-        ctx->dec.win = w;
-        sotto__decoder_cross(&ctx->dec, sotto__buf_f32(ctx->enc.out, (size_t)w * ctx->enc.n_ctx * ctx->enc.d),
+    sotto__encoder_forward_batch(&ctx->enc, r->mels, k);
+    for (int i = 0; i < k; i++) {
+        ctx->dec.win = ws[i];
+        sotto__decoder_cross(&ctx->dec, sotto__buf_f32(ctx->enc.out, (size_t)i * ctx->enc.n_ctx * ctx->enc.d),
                              ctx->enc.k, ctx->enc.v);
     }
     return sotto__ctx_sync(ctx, "batched encode");
 }
 
-/* Every 16 steps: the inputs whose abort callback fires leave the batch (their groups
- * freed, the input failed as cancelled). */
-static void poll_abort(sotto__brun *r, bwin *bw, int nb, sotto__group **g)
+/* Every 16 steps: the inputs whose abort callback fires leave (their searches freed, the
+ * input failed as cancelled). */
+static void poll_abort(sotto__brun *r, bwins *s)
 {
-    for (int w = 0; w < nb; w++) {
-        sotto__bin *in = bw[w].in;
-        if (!g[w] || in->failed || sotto__group_finished(g[w])) continue;
+    for (int w = 0; w < s->n; w++) {
+        sotto__bin *in = s->bw[w].in;
+        if (!live(s, w) || in->failed) continue;
         if (!in->o.abort_callback || !in->o.abort_callback(in->o.audio_s, in->o.user_data)) continue;
         sotto__bin_fail(r, in, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
-        for (int v = w; v < nb; v++) /* its other windows in this batch too */
-            if (bw[v].in == in) sotto__group_free(g[v]), g[v] = NULL;
+        for (int v = 0; v < s->n; v++) /* its other windows too */
+            if (s->b[v] && s->bw[v].in == in) sotto__group_free(s->g[v]), s->g[v] = NULL;
     }
 }
 
-/* The searches of windows 0 .. NB - 1 in lockstep, each with its input's options (their
- * start sequences of one length): *BW[w].d their results. */
-static sotto_status decode(sotto__brun *r, bwin *bw, int nb)
+/* One decoder step of every live search, as one sotto__decoder_step_batch over their
+ * rows (each window's at its own position: windows start when one is free), then each
+ * search's update. SC: the rows' scratch. */
+typedef struct bscratch {
+    int32_t *toks;
+    int *slots, *wins, *past, *pslots, *npre;
+} bscratch;
+
+static void step(sotto__brun *r, bwins *s, const bscratch *x)
 {
     sotto_context *ctx = r->ctx;
-    sotto__group *g[SOTTO_MAX_BATCH] = {0};
-    const int S = ctx->dec.n_slots / ctx->max_batch; /* the sequences of one window */
-    sotto_status st = SOTTO_OK;
-    for (int w = 0; w < nb && !st; w++) {
-        ctx->dec.win = w;
-        st = sotto__group_begin(ctx, bw[w].o, w * S, bw[w].d, &g[w]);
-        if (!st && !sotto__group_finished(g[w])) sotto__group_advance(g[w]);
+    int n = 0, row0[SOTTO_MAX_BATCH];
+    for (int w = 0; w < s->n; w++) {
+        if (!live(s, w)) continue;
+        row0[w] = n;
+        int k = sotto__group_rows(s->g[w], x->toks + n, x->slots + n), ps, np;
+        sotto__group_prefix(s->g[w], &ps, &np);
+        int pos = sotto__group_pos(s->g[w]) - 1;
+        for (int i = 0; i < k; i++) x->wins[n + i] = w, x->past[n + i] = pos, x->pslots[n + i] = ps, x->npre[n + i] = np;
+        n += k;
     }
-    int32_t *toks = malloc((size_t)nb * S * sizeof *toks);
-    int *slots = malloc((size_t)nb * S * sizeof *slots), *wins = malloc((size_t)nb * S * sizeof *wins);
-    int *pslots = malloc((size_t)nb * S * sizeof *pslots), *npre = malloc((size_t)nb * S * sizeof *npre);
-    if (!st && (!toks || !slots || !wins || !pslots || !npre))
-        st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
-    for (int step = 1; !st; step++) {
-        if ((step & 15) == 15) poll_abort(r, bw, nb, g);
-        int n = 0, pos = 0, live = 0, row0[SOTTO_MAX_BATCH];
-        for (int w = 0; w < nb; w++) {
-            if (!g[w] || sotto__group_finished(g[w])) continue;
-            row0[w] = n;
-            int k = sotto__group_rows(g[w], toks + n, slots + n), ps, np;
-            sotto__group_prefix(g[w], &ps, &np);
-            for (int i = 0; i < k; i++) wins[n + i] = w, pslots[n + i] = ps, npre[n + i] = np;
-            n += k, live++;
-            pos = sotto__group_pos(g[w]); /* the same for every live group: one token a step each */
-        }
-        if (!live) break;
-        sotto__decoder_step_batch(&ctx->dec, toks, slots, wins, n, pos - 1, pslots, npre);
-        sotto__decoder_logits_batch(&ctx->dec, n);
-        for (int w = 0; w < nb; w++) {
-            if (!g[w] || sotto__group_finished(g[w])) continue;
-            sotto__group_fetch(g[w], row0[w]);
-            sotto__group_advance(g[w]);
-        }
+    if (!n) return;
+    sotto__decoder_step_batch(&ctx->dec, x->toks, x->slots, x->wins, n, x->past, x->pslots, x->npre);
+    sotto__decoder_logits_batch(&ctx->dec, n);
+    for (int w = 0; w < s->n; w++) {
+        if (!live(s, w)) continue;
+        sotto__group_fetch(s->g[w], row0[w]);
+        sotto__group_advance(s->g[w]);
     }
-    free(toks), free(slots), free(wins), free(pslots), free(npre);
-    for (int w = 0; w < nb; w++) {
-        if (g[w] && !st) sotto__group_end(g[w]);
-        else sotto__group_free(g[w]);
-    }
-    return st;
 }
 
 /* Whether IN has chunks left to take into a batch. */
@@ -173,7 +180,7 @@ static bool takes_more(sotto__bin *in, int n_sot)
 
 /* Up to ROOM chunks, in order, of the inputs IN [N] from *AT on, taken into flight and
  * into BT: the number taken. An input is asked its abort callback before its first chunk
- * of the batch. */
+ * is taken each time. */
 static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int room, bfly *f, bchunk **bt)
 {
     int nb = 0;
@@ -187,9 +194,9 @@ static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int r
         }
         while (nb < room && x->next < x->n_chunks) {
             bchunk *b = bt[nb++] = fly_new(f);
-            *b = (bchunk){.in = x, .c = &x->chunks[x->next++], .lang = -1};
+            *b = (bchunk){.in = x, .c = &x->chunks[x->next++], .lang = -1, .win = -1};
         }
-        if (x->next < x->n_chunks) break; /* the next batch goes on with it */
+        if (x->next < x->n_chunks) break; /* the next window goes on with it */
     }
     return nb;
 }
@@ -205,7 +212,7 @@ static double done_s(const bfly *f, const sotto__bin *in)
     return c ? (double)in->speech[c->first].start / SOTTO_SAMPLE_RATE : in->res->pub.duration;
 }
 
-/* After a batch: the progress of each of its inputs, once each. */
+/* After chunks BT [NB] ended a piece: the progress of each of their inputs, once each. */
 static void progress(const bfly *f, bchunk **bt, int nb)
 {
     for (int w = 0; w < nb; w++) {
@@ -217,17 +224,18 @@ static void progress(const bfly *f, bchunk **bt, int nb)
     }
 }
 
-/* The options of each chunk of the batch BT [NB] decoded for the first time: its
- * input's; with multilingual (and a multilingual model) the chunk's language detected
- * from its own encoder output (window w, just encoded) into its start sequence
- * (generate_segment_batched: the prompt's language token replaced by detect_language's
- * first), for every piece of it. */
-static sotto_status chunk_languages(sotto__brun *r, bchunk **bt, int nb)
+/* The options of each chunk of windows WS [K] decoded for the first time: its input's;
+ * with multilingual (and a multilingual model) the chunk's language detected from its own
+ * encoder output (window w, just encoded, through the window's first cache slot) into its
+ * start sequence (generate_segment_batched: the prompt's language token replaced by
+ * detect_language's first), for every piece of it. */
+static sotto_status chunk_languages(sotto__brun *r, bwins *s, const int *ws, int k)
 {
     sotto_context *ctx = r->ctx;
     sotto_status st = SOTTO_OK;
-    for (int w = 0; w < nb && !st; w++) {
-        bchunk *b = bt[w];
+    for (int i = 0; i < k && !st; i++) {
+        const int w = ws[i];
+        bchunk *b = s->b[w];
         const sotto__bin *in = b->in;
         if (b->n) continue; /* a continuation: its chunk's options */
         b->o = in->o, b->lang = -1;
@@ -235,7 +243,7 @@ static sotto_status chunk_languages(sotto__brun *r, bchunk **bt, int nb)
         double prob = 0;
         ctx->dec.win = w;
         ctx->encoded = true; /* window w's cross K/V are in place (encode) */
-        st = sotto__detect_language(ctx, &b->lang, &prob);
+        st = sotto__detect_language_in(ctx, w * s->S, &b->lang, &prob);
         memcpy(b->sot, in->sot_seq, sizeof b->sot);
         b->sot[1] = b->lang;
         b->o.sot_seq = b->sot;
@@ -244,19 +252,23 @@ static sotto_status chunk_languages(sotto__brun *r, bchunk **bt, int nb)
     return st;
 }
 
+/* Whether chunk B's segments wait for the alignment of word timestamps, which reads its
+ * window's cross K/V and decodes through cache slot 0: until then the window is not
+ * taken again, and the alignment runs only when no search is live (QUIET). */
+static bool wants_words(const bchunk *b) { return b->in->p.word_timestamps && !b->in->failed && !b->in->res->pub.stopped; }
+
 /* The chunks in flight whose pieces are all decoded, in order: their segments added to
- * their inputs' results, each when every chunk of its input before it has left (WIN:
- * with word timestamps the window just decoded, whose cross K/V the alignment reads: an
- * input without batch_continue never waits). The chunks of failed and stopped inputs
- * leave without. */
-static void emit(sotto__brun *r, bfly *f)
+ * their inputs' results, each when every chunk of its input before it has left (those
+ * with word timestamps only when QUIET, wants_words). The chunks of failed and stopped
+ * inputs leave without. */
+static void emit(sotto__brun *r, bfly *f, bool quiet)
 {
     for (int i = 0; i < f->n;) {
         bchunk *b = f->order[i];
         sotto__bin *x = b->in;
         bool leave = x->failed || x->res->pub.stopped, first = true;
         for (int j = 0; j < i && first; j++) first = f->order[j]->in != x;
-        if (!leave && b->done && first) {
+        if (!leave && b->done && first && (quiet || !wants_words(b))) {
             for (int k = 0; k < b->n && !x->failed && !x->res->pub.stopped; k++) {
                 sotto_status s = sotto__bin_add_chunk(r, x, b->c, b->skip[k], b->win, &b->d[k], b->lang);
                 if (s) sotto__bin_fail(r, x, s);
@@ -268,36 +280,73 @@ static void emit(sotto__brun *r, bfly *f)
     }
 }
 
-/* The next batch into BT: the chunks in flight with a piece left (batch_continue: the
- * rest of a chunk whose last piece ended a second or more before its speech did, from
- * its last timestamp), then new chunks while there is room in it and in flight, so
- * every batch is full while chunks or pieces are left. Its size returned. */
-static int next_batch(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int B, bfly *f, bchunk **bt)
+/* Whether window W is free to take a chunk: none decodes there, and none in flight waits
+ * on its cross K/V for word timestamps. */
+static bool window_free(const bwins *s, const bfly *f, int w)
 {
-    int nb = 0;
-    for (int i = 0; i < f->n && nb < B; i++) {
-        bchunk *b = f->order[i];
-        if (!b->done && !b->in->failed && !b->in->res->pub.stopped) bt[nb++] = b;
-    }
-    int room = B - nb < f->cap - f->n ? B - nb : f->cap - f->n;
-    return nb + take(r, in, n, at, n_sot, room, f, bt + nb);
+    if (s->b[w]) return false;
+    for (int i = 0; i < f->n; i++)
+        if (f->order[i]->win == w && f->order[i]->done && wants_words(f->order[i])) return false;
+    return true;
 }
 
-/* The batch BT [NB] (each chunk's next piece) encoded and decoded; then each chunk's
- * next piece, or done. */
-static sotto_status run_batch(sotto__brun *r, bchunk **bt, int nb)
+/* The free windows filled, into WS: first the chunks in flight with a piece left
+ * (batch_continue: the rest of a chunk whose last piece ended a second or more before its
+ * speech did, from its last timestamp), then new chunks while there is room in flight, so
+ * the windows stay full while chunks or pieces are left. The number filled. */
+static int fill(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, bwins *s, bfly *f, int *ws)
 {
-    bwin bw[SOTTO_MAX_BATCH];
-    for (int w = 0; w < nb; w++) {
-        bchunk *b = bt[w];
-        bw[w] = (bwin){.in = b->in, .c = b->c, .skip = b->skip[b->n], .o = &b->o, .d = &b->d[b->n]};
+    int free_w[SOTTO_MAX_BATCH], n_free = 0;
+    for (int w = 0; w < s->n; w++)
+        if (window_free(s, f, w)) free_w[n_free++] = w;
+    bchunk *bt[SOTTO_MAX_BATCH];
+    int nb = 0;
+    for (int i = 0; i < f->n && nb < n_free; i++) {
+        bchunk *b = f->order[i];
+        bool busy = false;
+        for (int w = 0; w < s->n && !busy; w++) busy = s->b[w] == b;
+        if (!busy && !b->done && !b->in->failed && !b->in->res->pub.stopped) bt[nb++] = b;
     }
-    sotto_status st = encode(r, bw, nb);
-    if (!st) st = chunk_languages(r, bt, nb);
-    if (!st) st = decode(r, bw, nb);
-    if (st) return st;
-    for (int w = 0; w < nb; w++) {
-        bchunk *b = bt[w];
+    int room = n_free - nb < f->cap - f->n ? n_free - nb : f->cap - f->n;
+    nb += take(r, in, n, at, n_sot, room, f, bt + nb);
+    for (int i = 0; i < nb; i++) {
+        const int w = ws[i] = free_w[i];
+        bchunk *b = s->b[w] = bt[i];
+        s->bw[w] = (bwin){.in = b->in, .c = b->c, .skip = b->skip[b->n], .o = &b->o, .d = &b->d[b->n]};
+        s->g[w] = NULL;
+    }
+    return nb;
+}
+
+/* Windows WS [K], just filled: encoded in one pass, their chunks' languages found, their
+ * searches begun (prefilled in their own slots). */
+static sotto_status start(sotto__brun *r, bwins *s, const int *ws, int k)
+{
+    sotto_context *ctx = r->ctx;
+    sotto_status st = encode(r, s, ws, k);
+    if (!st) st = chunk_languages(r, s, ws, k);
+    for (int i = 0; i < k && !st; i++) {
+        const int w = ws[i];
+        ctx->dec.win = w;
+        st = sotto__group_begin(ctx, s->bw[w].o, w * s->S, s->bw[w].d, &s->g[w]);
+        if (!st && !sotto__group_finished(s->g[w])) sotto__group_advance(s->g[w]);
+    }
+    return st;
+}
+
+/* The windows whose search ended, freed: each chunk's piece ranked into its result, then
+ * its next piece, or done. Their chunks into ENDED: the number. A window whose search was
+ * freed (its input failed) is freed without. */
+static int finish(bwins *s, bchunk **ended)
+{
+    int n = 0;
+    for (int w = 0; w < s->n; w++) {
+        bchunk *b = s->b[w];
+        if (!b || live(s, w)) continue;
+        s->b[w] = NULL;
+        if (!s->g[w]) continue;
+        sotto__group_end(s->g[w]);
+        s->g[w] = NULL;
         b->win = w;
         b->n++;
         int64_t next = b->in->failed || b->n == MAX_PIECES
@@ -305,33 +354,65 @@ static sotto_status run_batch(sotto__brun *r, bchunk **bt, int nb)
                            : sotto__bin_next_skip(b->in, b->c, b->skip[b->n - 1], &b->d[b->n - 1]);
         if (next >= 0) b->skip[b->n] = next;
         else b->done = true;
+        ended[n++] = b;
     }
-    return SOTTO_OK;
+    return n;
 }
 
-/* The chunks of the inputs with start sequences of N_SOT tokens, batch by batch. */
+/* Windows WS [K] failed to start with ST: their inputs fail and their searches are freed. */
+static void fail_start(sotto__brun *r, bwins *s, const int *ws, int k, sotto_status st)
+{
+    for (int i = 0; i < k; i++) {
+        const int w = ws[i];
+        sotto__bin_fail(r, s->bw[w].in, st);
+        sotto__group_free(s->g[w]);
+        s->g[w] = NULL, s->b[w] = NULL;
+    }
+}
+
+/* The chunks of the inputs with start sequences of N_SOT tokens, through batch_size
+ * windows: every step decodes the live searches of all windows together, and a window
+ * whose search ends takes the next piece or chunk at once (encoded alone, or with the
+ * others freed in the same step), so the windows stay full until the chunks run out. */
 static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
 {
+    sotto_context *ctx = r->ctx;
     int B = 0;
     for (int i = 0; i < n; i++)
         if (!in[i].failed && in[i].n_sot == n_sot && in[i].p.batch_size > B) B = in[i].p.batch_size;
+    if (B < 1) return;
     bfly f;
-    if (!fly_init(&f, FLY_BATCHES * (B > 0 ? B : 1))) {
-        fly_free(&f);
+    bwins s = {.n = B, .S = ctx->dec.n_slots / ctx->max_batch};
+    const size_t rows = (size_t)B * s.S;
+    bscratch x = {malloc(rows * sizeof *x.toks), malloc(rows * sizeof(int)), malloc(rows * sizeof(int)),
+                  malloc(rows * sizeof(int)), malloc(rows * sizeof(int)), malloc(rows * sizeof(int))};
+    bool ok = fly_init(&f, FLY_BATCHES * B) && x.toks && x.slots && x.wins && x.past && x.pslots && x.npre;
+    if (!ok)
         for (int i = 0; i < n; i++)
             if (!in[i].failed && in[i].n_sot == n_sot)
-                sotto__bin_fail(r, &in[i], sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory"));
-        return;
+                sotto__bin_fail(r, &in[i], sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory"));
+    for (int at = 0, steps = 0; ok;) {
+        emit(r, &f, !any_taken(&s));
+        int ws[SOTTO_MAX_BATCH], k = fill(r, in, n, &at, n_sot, &s, &f, ws);
+        sotto_status st = k ? start(r, &s, ws, k) : SOTTO_OK;
+        if (st) fail_start(r, &s, ws, k, st);
+        if (!any_taken(&s)) {
+            if (!k) break;
+            continue;
+        }
+        if ((++steps & 15) == 15) poll_abort(r, &s);
+        step(r, &s, &x);
+        bchunk *ended[SOTTO_MAX_BATCH];
+        int ne = finish(&s, ended);
+        if (ne) {
+            emit(r, &f, !any_taken(&s));
+            progress(&f, ended, ne);
+        }
     }
-    bchunk *bt[SOTTO_MAX_BATCH];
-    for (int at = 0, nb; (nb = next_batch(r, in, n, &at, n_sot, B, &f, bt)) > 0;) {
-        sotto_status st = run_batch(r, bt, nb);
-        for (int w = 0; w < nb && st; w++) sotto__bin_fail(r, bt[w]->in, st); /* the batch failed: every input in it */
-        emit(r, &f);
-        if (!st) progress(&f, bt, nb);
-    }
+    emit(r, &f, true);
     fly_free(&f);
-    r->ctx->dec.win = 0;
+    free(x.toks), free(x.slots), free(x.wins), free(x.past), free(x.pslots), free(x.npre);
+    ctx->dec.win = 0;
 }
 
 sotto_status sotto_transcribe_batch(sotto_context *ctx, sotto_batch_item *items, int n)

@@ -170,7 +170,7 @@ const float *sotto_encoder_output(const sotto_context *cctx)
     return host_view(ctx, ctx->enc.out, (size_t)ctx->enc.n_ctx * ctx->enc.d, &ctx->host_enc);
 }
 
-sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+static sotto_status decode_state(sotto_context *ctx, int slot, const int32_t *tokens, int n_tokens, int n_past)
 {
     if (!ctx) return SOTTO_ERR_INVALID_ARG;
     const sotto_model_info *h = &ctx->model->info;
@@ -185,9 +185,14 @@ sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int 
                                    tokens[i], h->n_vocab - 1);
     ctx->error[0] = 0;
     ctx->have_state = ctx->have_logits = false;
-    sotto__decoder_forward(&ctx->dec, tokens, n_tokens, n_past, 0, -1);
+    sotto__decoder_forward(&ctx->dec, tokens, n_tokens, n_past, slot, -1);
     ctx->have_state = true;
     return SOTTO_OK;
+}
+
+sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+{
+    return decode_state(ctx, 0, tokens, n_tokens, n_past);
 }
 
 static void project(sotto_context *ctx)
@@ -196,12 +201,17 @@ static void project(sotto_context *ctx)
     ctx->have_logits = true;
 }
 
-sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+sotto_status sotto__decode_in(sotto_context *ctx, int slot, const int32_t *tokens, int n_tokens, int n_past)
 {
-    sotto_status st = sotto__decode_state(ctx, tokens, n_tokens, n_past);
+    sotto_status st = decode_state(ctx, slot, tokens, n_tokens, n_past);
     if (!st) project(ctx);
     if (!st) st = sotto__ctx_sync(ctx, "decode");
     return st;
+}
+
+sotto_status sotto_decode(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past)
+{
+    return sotto__decode_in(ctx, 0, tokens, n_tokens, n_past);
 }
 
 const float *sotto_logits(const sotto_context *cctx)

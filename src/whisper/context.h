@@ -38,4 +38,8 @@ sotto_status sotto__ctx_sync(sotto_context *ctx, const char *what);
 /* sotto_decode without computing the logits (sotto_logits still makes them on demand). */
 sotto_status sotto__decode_state(sotto_context *ctx, const int32_t *tokens, int n_tokens, int n_past);
 
+/* sotto_decode in cache slot SLOT instead of 0 (batched decoding: a window's own slot,
+ * while other windows' searches hold theirs). */
+sotto_status sotto__decode_in(sotto_context *ctx, int slot, const int32_t *tokens, int n_tokens, int n_past);
+
 #endif

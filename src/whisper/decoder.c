@@ -247,13 +247,14 @@ static void cross_and_mlp_batch(sotto__decoder *dec, const sotto__blayer *L, int
 }
 
 void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const int *slots, const int *wins, int n,
-                               int n_past, const int *pslots, const int *n_prefix)
+                               const int *past, const int *pslots, const int *n_prefix)
 {
     sotto__backend *be = dec->be;
     const sotto__backend_ops *o = be->ops;
     const int d = dec->d;
-    sotto__buf pos = sotto__buf_f32(dec->pos, (size_t)n_past * d);
-    for (int r = 0; r < n; r++) o->embed(be, tokens + r, 1, &dec->emb, pos, sotto__buf_f32(dec->x, (size_t)r * d));
+    for (int r = 0; r < n; r++)
+        o->embed(be, tokens + r, 1, &dec->emb, sotto__buf_f32(dec->pos, (size_t)past[r] * d),
+                 sotto__buf_f32(dec->x, (size_t)r * d));
     for (int l = 0; l < dec->n_layer; l++) {
         const sotto__blayer *L = &dec->layers[l];
         o->layernorm(be, dec->x, n, d, &L->attn_ln, dec->h);
@@ -262,7 +263,7 @@ void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const
         linear_exact(dec, dec->h, n, &L->v, dec->tmp);
         for (int r0 = 0, r1; r0 < n; r0 = r1) { /* each group's rows over its prefix */
             for (r1 = r0 + 1; r1 < n && pslots[r1] == pslots[r0] && r1 - r0 < SOTTO_MAX_SEQUENCES; r1++) {}
-            step_attention(dec, l, slots, r0, r1 - r0, n_past, pslots[r0], n_prefix[r0]);
+            step_attention(dec, l, slots, r0, r1 - r0, past[r0], pslots[r0], n_prefix[r0]);
         }
         linear_exact(dec, dec->attn, n, &L->o, dec->tmp);
         o->add(be, dec->x, dec->tmp, (size_t)n * d);

@@ -63,16 +63,17 @@ void sotto__decoder_forward(sotto__decoder *dec, const int32_t *tokens, int n, i
 void sotto__decoder_step(sotto__decoder *dec, const int32_t *tokens, const int *slots, int n, int n_past, int pslot,
                          int n_prefix);
 
-/* One token for each of N rows of several windows' sequences, all at position N_PAST: row
- * r's token TOKENS[r] attends positions 0 .. N_PREFIX[r]-1 of cache slot PSLOTS[r] (its
- * group's shared prefix), then its own slot SLOTS[r], and window WINS[r]'s cross K/V; rows
- * of one window are adjacent (N <= n_slots), and so are rows of one prefix. Final states
+/* One token for each of N rows of several windows' sequences: row r's token TOKENS[r], at
+ * position PAST[r], attends positions 0 .. N_PREFIX[r]-1 of cache slot PSLOTS[r] (its
+ * group's shared prefix), then its own slot SLOTS[r] up to PAST[r], and window WINS[r]'s
+ * cross K/V; rows of one window are adjacent (N <= n_slots), and so are rows of one prefix
+ * (which share one position: windows started at different steps stand at their own). Final states
  * in h rows 0 .. N-1. Every linear runs over all N rows at once through the backend's
  * linear_rows (the bits of be->exact_rows rows or more, however few), so that each row's
  * bits do not depend on the rows beside it: a row gives what it gives in a step of its
  * window's rows alone through this function. */
 void sotto__decoder_step_batch(sotto__decoder *dec, const int32_t *tokens, const int *slots, const int *wins, int n,
-                               int n_past, const int *pslots, const int *n_prefix);
+                               const int *past, const int *pslots, const int *n_prefix);
 
 /* logits rows [N_ROWS, n_vocab] as sotto__decoder_logits, through linear_rows as in
  * sotto__decoder_step_batch. */

@@ -11,13 +11,13 @@
 #include "logits.h"
 
 /* The language tokens' logits after <|startoftranscript|> on the window last encoded. */
-static sotto_status language_logits(sotto_context *ctx, const float **lang)
+static sotto_status language_logits(sotto_context *ctx, int slot, const float **lang)
 {
     const sotto_model_info *h = &ctx->model->info;
     if (!h->multilingual || h->n_languages < 1)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "this model has no language tokens to detect with");
     int32_t sot = h->token_sot;
-    sotto_status st = sotto_decode(ctx, &sot, 1, 0);
+    sotto_status st = sotto__decode_in(ctx, slot, &sot, 1, 0);
     const float *logits = st ? NULL : sotto_logits(ctx);
     if (!logits) return st ? st : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "language detection: no logits");
     *lang = logits + h->token_lang_first;
@@ -27,7 +27,7 @@ static sotto_status language_logits(sotto_context *ctx, const float **lang)
 sotto_status sotto__language_probs(sotto_context *ctx, float *probs)
 {
     const float *lang = NULL;
-    sotto_status st = language_logits(ctx, &lang);
+    sotto_status st = language_logits(ctx, 0, &lang);
     if (st) return st;
     const int n = ctx->model->info.n_languages;
     double lse = sotto__logsumexp(ctx->be, lang, n);
@@ -37,9 +37,14 @@ sotto_status sotto__language_probs(sotto_context *ctx, float *probs)
 
 sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *prob)
 {
+    return sotto__detect_language_in(ctx, 0, token, prob);
+}
+
+sotto_status sotto__detect_language_in(sotto_context *ctx, int slot, int32_t *token, double *prob)
+{
     const sotto_model_info *h = &ctx->model->info;
     const float *lang = NULL;
-    sotto_status st = language_logits(ctx, &lang);
+    sotto_status st = language_logits(ctx, slot, &lang);
     if (st) return st;
     int best = sotto__argmax(ctx->be, lang, h->n_languages);
     *token = h->token_lang_first + best;

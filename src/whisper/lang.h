@@ -8,6 +8,8 @@
  * probability after <|startoftranscript|> and that probability, the softmax over the
  * language tokens alone. */
 sotto_status sotto__detect_language(sotto_context *ctx, int32_t *token, double *prob);
+/* sotto__detect_language through cache slot SLOT (sotto__decode_in). */
+sotto_status sotto__detect_language_in(sotto_context *ctx, int slot, int32_t *token, double *prob);
 
 /* On the window last encoded on CTX: PROBS[n_languages] the softmax over the language
  * tokens after <|startoftranscript|>, in token order. */
