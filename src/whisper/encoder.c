@@ -13,7 +13,7 @@ sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const so
     const sotto__weights *w = &m->w;
     *e = (sotto__encoder){.be = be, .n_mels = h->n_mels, .n_frames = SOTTO_N_FRAMES, .n_ctx = h->n_audio_ctx,
                           .d = h->n_audio_state, .n_head = h->n_audio_head, .n_layer = h->n_audio_layer,
-                          .n_batch = n_batch < 1 ? 1 : n_batch};
+                          .n_batch = n_batch < 1 ? 1 : n_batch, .ff_rows = (h->n_audio_ctx + 3) / 4};
     const size_t n = (size_t)e->n_ctx * (size_t)e->n_batch, d = (size_t)e->d, T = (size_t)e->n_frames, mels = (size_t)e->n_mels;
     e->blocks = calloc((size_t)e->n_layer, sizeof *e->blocks);
     if (!e->blocks) return sotto__fail(err, SOTTO_ERR_NOMEM, "encoder: out of memory");
@@ -28,18 +28,21 @@ sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const so
 
     const size_t f = sizeof(float), dk = d > (size_t)h->n_text_state ? d : (size_t)h->n_text_state;
     sotto__arena_add(a, &e->x, n * d * f);
-    sotto__arena_add(a, &e->out, n * d * f);
     /* h .. ff in this order, one run of bytes: the convolutions' buffers fit inside */
     sotto__arena_add(a, &e->h, n * d * f);
     sotto__arena_add(a, &e->q, n * d * f);
+    sotto__arena_alias(a, &e->out, &e->q, 0); /* ln_post's output: q is dead after the blocks */
     sotto__arena_add(a, &e->k, n * dk * f);
     sotto__arena_add(a, &e->v, n * dk * f);
     sotto__arena_add(a, &e->attn, n * d * f);
-    sotto__arena_add(a, &e->kt, n * d * f);
-    sotto__arena_add(a, &e->ff, n * 4 * d * f);
-    size_t patches = T * 3 * (d > mels ? d : mels) * f, conv1 = T * d * f, mel = mels * T * f;
-    patches = (patches + 63) & ~(size_t)63, conv1 = (conv1 + 63) & ~(size_t)63;
-    if (patches + conv1 + mel <= (8 * d + 2 * dk) * n * f) {
+    sotto__arena_add(a, &e->kt, (size_t)e->n_ctx * d * f);
+    sotto__arena_add(a, &e->ff, (size_t)e->ff_rows * 4 * d * f);
+    /* conv1's rows (T of 3 n_mels) or conv2's (T / 2 of 3 d), whichever is larger */
+    size_t patches = T * 3 * mels > T / 2 * 3 * d ? T * 3 * mels : T / 2 * 3 * d;
+    size_t conv1 = T * d * f, mel = mels * T * f;
+    patches = (patches * f + 63) & ~(size_t)63, conv1 = (conv1 + 63) & ~(size_t)63;
+    size_t run = ((3 * d + 2 * dk) * n + (size_t)e->n_ctx * d + (size_t)e->ff_rows * 4 * d) * f; /* h .. ff */
+    if (patches + conv1 + mel <= run) {
         sotto__arena_alias(a, &e->patches, &e->h, 0);
         sotto__arena_alias(a, &e->conv1, &e->h, patches);
         sotto__arena_alias(a, &e->mel, &e->h, patches + conv1);
@@ -97,9 +100,12 @@ static void block(sotto__encoder *e, const sotto__blayer *L, int nb)
         o->add(be, win(e, e->x, w, d), win(e, e->h, w, d), (size_t)n * d);
         o->layernorm(be, win(e, e->x, w, d), n, d, &L->mlp_ln, win(e, e->h, w, d));
     }
-    o->linear(be, e->h, rows, &L->fc1, e->ff);
-    for (int w = 0; w < nb; w++) o->gelu(be, win(e, e->ff, w, 4 * d), (size_t)n * 4 * d);
-    o->linear(be, e->ff, rows, &L->fc2, e->h);
+    for (int r0 = 0; r0 < rows; r0 += e->ff_rows) { /* the MLP in blocks of rows, fc2 over its own input */
+        const int m = rows - r0 < e->ff_rows ? rows - r0 : e->ff_rows;
+        o->linear(be, sotto__buf_f32(e->h, (size_t)r0 * d), m, &L->fc1, e->ff);
+        o->gelu(be, e->ff, (size_t)m * 4 * d);
+        o->linear(be, e->ff, m, &L->fc2, sotto__buf_f32(e->h, (size_t)r0 * d));
+    }
     for (int w = 0; w < nb; w++) o->add(be, win(e, e->x, w, d), win(e, e->h, w, d), (size_t)n * d);
 }
 

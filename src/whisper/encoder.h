@@ -10,23 +10,29 @@ typedef struct sotto__encoder {
     sotto__backend *be;
     int n_mels, n_frames, n_ctx, d, n_head, n_layer;
     int n_batch;                   /* windows one pass may hold (sotto_context_params.max_batch) */
+    int ff_rows;                   /* rows of one block of the MLP (a quarter window) */
     sotto__buf conv1_w, conv1_b;   /* [d, n_mels, 3], [d] */
     sotto__buf conv2_w, conv2_b;   /* [d, d, 3], [d] */
     sotto__buf pos;                /* [n_ctx, d] */
     sotto__blayer *blocks;         /* [n_layer] */
     sotto__bnorm ln_post;
-    /* buffers, each of n_batch windows' rows (below: one window's shape); mel, patches and
-     * conv1 (one window's) are dead once the blocks start, and live inside h .. ff */
+    /* buffers, each of n_batch windows' rows (below: one window's shape) but for kt and ff;
+     * mel, patches and conv1 (one window's) are dead once the blocks start, and live inside
+     * h .. ff */
     sotto__buf mel;                /* [n_mels, n_frames] */
-    sotto__buf patches;            /* [n_frames, 3 max(n_mels, d)] im2col rows */
+    sotto__buf patches;            /* im2col rows: [n_frames, 3 n_mels] or [n_frames / 2, 3 d] */
     sotto__buf conv1;              /* [n_frames, d] */
     sotto__buf x;                  /* [n_ctx, d] residual stream */
-    sotto__buf out;                /* [n_ctx, d] output of ln_post */
+    sotto__buf out;                /* [n_ctx, d] output of ln_post, in q's bytes (valid until
+                                      the next pass) */
     sotto__buf h, q, attn;         /* [n_ctx, d] */
     sotto__buf k, v;               /* [n_ctx, max(d, d_text)]: free after the blocks, for the
                                       decoder's cross-attention projections */
-    sotto__buf kt;                 /* [d, n_ctx] keys transposed */
-    sotto__buf ff;                 /* [n_ctx, 4d] */
+    sotto__buf kt;                 /* [d, n_ctx] keys transposed: one window's */
+    sotto__buf ff;                 /* [ff_rows, 4d]: the MLP runs in blocks of rows, whose bits
+                                      are those of one pass (the backends' rows are
+                                      independent), so its widest buffer is not the
+                                      encoder's largest (9.2 MB of 2.3 for tiny's window) */
 } sotto__encoder;
 
 /* Imports M's encoder weights through BE and declares the buffers on A, for passes of
