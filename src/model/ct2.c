@@ -360,8 +360,9 @@ static sotto_status load_vocab(sotto_model *m, const char *dir, sotto__err *err)
             if (l2) len = l2;
             if (!t2 || !l2) break;
         }
-        /* decode in place into a private copy: raw bytes are never longer */
-        char *raw = sotto__model_alloc(m, l + 1);
+        /* decode into a private copy (raw bytes are never longer), freed once the model's
+         * vocabulary holds them all in one buffer */
+        char *raw = malloc(l + 1);
         if (!raw) break;
         long b = sotto__bytelevel_decode(s, l, raw, l);
         if (b < 0) { /* not a byte-level string: keep the UTF-8 text as is */
@@ -376,6 +377,7 @@ static sotto_status load_vocab(sotto_model *m, const char *dir, sotto__err *err)
         st = sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory reading %s", path);
     if (!st && count > 1000000) st = sotto__fail(err, SOTTO_ERR_FORMAT, "%s: too many tokens", path);
     if (!st) st = sotto__model_set_vocab(m, (int32_t)count, tok, len, err);
+    for (size_t i = 0; tok && i < count; i++) free((char *)tok[i]);
     free(tok);
     free(len);
     sotto__json_free(&doc);

@@ -218,19 +218,22 @@ static sotto_status build_vocab(sotto_model *m, const sotto__json *vocab, const 
             st = sotto__fail(err, SOTTO_ERR_FORMAT, "tokenizer: malformed added token");
         else tok[id] = c->str, tlen[id] = c->len, max_id = id > max_id ? id : max_id;
     }
+    int64_t n_raw = 0; /* tok[0 .. n_raw) decoded into copies of their own, freed below */
     for (int64_t i = 0; !st && i <= max_id; i++) {
         if (!tok[i]) {
             st = sotto__fail(err, SOTTO_ERR_FORMAT, "tokenizer: no token has id %lld", (long long)i);
             break;
         }
-        char *raw = sotto__model_alloc(m, tlen[i] + 1);
+        char *raw = malloc(tlen[i] + 1);
         if (!raw) { st = sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory"); break; }
         long b = sotto__bytelevel_decode(tok[i], tlen[i], raw, tlen[i]);
         if (b < 0) memcpy(raw, tok[i], tlen[i]), b = (long)tlen[i];
         tok[i] = raw;
         len[i] = (uint32_t)b;
+        n_raw = i + 1;
     }
     if (!st) st = sotto__model_set_vocab(m, (int32_t)(max_id + 1), tok, len, err);
+    for (int64_t i = 0; i < n_raw; i++) free((char *)tok[i]);
     free(tok);
     free(tlen);
     free(len);
