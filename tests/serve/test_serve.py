@@ -170,6 +170,15 @@ with wave.open(long_wav, "wb") as w:  # 60 s at 8 kHz (every other sample): unde
     half_rate = b"".join(frames[i:i + 2] for i in range(0, len(frames), 4))
     w.writeframes(half_rate * 20)
 lctype, lbody = multipart([("response_format", "text")], open(long_wav, "rb").read())
+# three minutes of it for the drain tests' servers (no upload limit there): the minute alone
+# took 2.8 s on an idle Intel Xeon, about when a 1 s drain deadline started then passes
+with wave.open(long_wav) as w:
+    lparams, lframes = w.getparams(), w.readframes(w.getnframes())
+long3_wav = os.path.join(work, "long3.wav")
+with wave.open(long3_wav, "wb") as w:
+    w.setparams(lparams)
+    w.writeframes(lframes * 3)
+l3ctype, l3body = multipart([("response_format", "text")], open(long3_wav, "rb").read())
 busy = socket.create_connection(("127.0.0.1", srv.port))
 busy.sendall(request_bytes("/v1/audio/transcriptions", lbody, lctype, auth))
 time.sleep(1)  # it is being transcribed
@@ -355,12 +364,12 @@ if check.failed:
 
 def lifecycle(args, name):
     """A server on ARGS with the long request in flight: (server, socket)."""
-    # beam search: the minute takes several seconds even on a fast idle machine, so the
+    # beam search over three minutes: several seconds even on a fast idle machine, so the
     # drain's deadline (1 s) passes while it is still being transcribed
     lsrv = Server(sotto, model, ["--beam-size", "5", "--no-fallback", "-t", "1", "--workers", "1", *args],
                   os.path.join(work, name + ".log"))
     conn = socket.create_connection(("127.0.0.1", lsrv.port))
-    conn.sendall(request_bytes("/v1/audio/transcriptions", lbody, lctype))
+    conn.sendall(request_bytes("/v1/audio/transcriptions", l3body, l3ctype))
     time.sleep(1)  # being transcribed
     return lsrv, conn
 
