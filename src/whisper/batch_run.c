@@ -127,15 +127,18 @@ static sotto_status encode(sotto__brun *r, bwins *s, const int *ws, int k)
     return sotto__ctx_sync(ctx, "batched encode");
 }
 
-/* Every 16 steps: the inputs whose abort callback fires leave (their searches freed, the
- * input failed as cancelled). */
-static void poll_abort(sotto__brun *r, bwins *s)
+/* Before a step: the inputs that were stopped (a callback of theirs returned nonzero) and,
+ * when ASK (every 16 steps), those whose abort callback fires (failed as cancelled) leave:
+ * their searches are freed at once, not decoded to their end. */
+static void poll_abort(sotto__brun *r, bwins *s, bool ask)
 {
     for (int w = 0; w < s->n; w++) {
         sotto__bin *in = s->bw[w].in;
         if (!live(s, w) || in->failed) continue;
-        if (!in->o.abort_callback || !in->o.abort_callback(in->o.audio_s, in->o.user_data)) continue;
-        sotto__bin_fail(r, in, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
+        if (!in->res->pub.stopped) {
+            if (!ask || !in->o.abort_callback || !in->o.abort_callback(in->o.audio_s, in->o.user_data)) continue;
+            sotto__bin_fail(r, in, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
+        }
         for (int v = 0; v < s->n; v++) /* its other windows too */
             if (s->b[v] && s->bw[v].in == in) sotto__group_free(s->g[v]), s->g[v] = NULL;
     }
@@ -400,7 +403,7 @@ static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
             if (!k) break;
             continue;
         }
-        if ((++steps & 15) == 15) poll_abort(r, &s);
+        poll_abort(r, &s, (++steps & 15) == 15);
         step(r, &s, &x);
         bchunk *ended[SOTTO_MAX_BATCH];
         int ne = finish(&s, ended);
