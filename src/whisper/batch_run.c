@@ -25,16 +25,6 @@ enum {
     FLY_BATCHES = 4 /* chunks in flight: this many times the windows at most */
 };
 
-/* What a window decodes: chunk C of input IN from sample SKIP, with *O, its search's
- * result *D. */
-typedef struct bwin {
-    sotto__bin *in;
-    const sotto_batch_chunk *c;
-    int64_t skip;
-    const sotto__decode_opts *o;
-    sotto__decode_result *d;
-} bwin;
-
 /* A chunk in flight: chunk C of input IN, its N pieces decoded so far (the chunk from
  * sample SKIP[i], decoded as D[i]; SKIP[N] the next one's start unless DONE), all with
  * O: IN's options, with multilingual in the start sequence SOT of the chunk's own
@@ -87,12 +77,11 @@ static void fly_drop(bfly *f, int i)
     f->n--;
 }
 
-/* The decoder's windows in a run: window w decodes the next piece of chunk B[w] (BW[w],
- * its search G[w]: NULL once the search is freed) or is free (B[w] NULL). N windows, the
- * batch size; S cache slots each. */
+/* The decoder's windows in a run: window w decodes the next piece of chunk B[w] (its
+ * piece B[w]->n, from sample skip[n] into d[n]; its search G[w]: NULL once the search is
+ * freed) or is free (B[w] NULL). N windows, the batch size; S cache slots each. */
 typedef struct bwins {
     bchunk *b[SOTTO_MAX_BATCH];
-    bwin bw[SOTTO_MAX_BATCH];
     sotto__group *g[SOTTO_MAX_BATCH];
     int n, S;
 } bwins;
@@ -113,8 +102,8 @@ static sotto_status encode(sotto__brun *r, bwins *s, const int *ws, int k)
     sotto_context *ctx = r->ctx;
     const size_t mel = (size_t)ctx->model->info.n_mels * SOTTO_N_FRAMES;
     for (int i = 0; i < k; i++) {
-        const bwin *b = &s->bw[ws[i]];
-        sotto_status st = sotto__bin_mel(r, b->in, b->c, b->skip, r->mels + (size_t)i * mel);
+        const bchunk *b = s->b[ws[i]];
+        sotto_status st = sotto__bin_mel(r, b->in, b->c, b->skip[b->n], r->mels + (size_t)i * mel);
         if (st) return st;
     }
     ctx->encoded = ctx->have_state = ctx->have_logits = false;
@@ -133,14 +122,14 @@ static sotto_status encode(sotto__brun *r, bwins *s, const int *ws, int k)
 static void poll_abort(sotto__brun *r, bwins *s, bool ask)
 {
     for (int w = 0; w < s->n; w++) {
-        sotto__bin *in = s->bw[w].in;
-        if (!live(s, w) || in->failed) continue;
+        if (!live(s, w) || s->b[w]->in->failed) continue;
+        sotto__bin *in = s->b[w]->in;
         if (!in->res->pub.stopped) {
             if (!ask || !in->o.abort_callback || !in->o.abort_callback(in->o.audio_s, in->o.user_data)) continue;
             sotto__bin_fail(r, in, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
         }
         for (int v = 0; v < s->n; v++) /* its other windows too */
-            if (s->b[v] && s->bw[v].in == in) sotto__group_free(s->g[v]), s->g[v] = NULL;
+            if (s->b[v] && s->b[v]->in == in) sotto__group_free(s->g[v]), s->g[v] = NULL;
     }
 }
 
@@ -314,8 +303,7 @@ static int fill(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, bwins
     nb += take(r, in, n, at, n_sot, room, f, bt + nb);
     for (int i = 0; i < nb; i++) {
         const int w = ws[i] = free_w[i];
-        bchunk *b = s->b[w] = bt[i];
-        s->bw[w] = (bwin){.in = b->in, .c = b->c, .skip = b->skip[b->n], .o = &b->o, .d = &b->d[b->n]};
+        s->b[w] = bt[i];
         s->g[w] = NULL;
     }
     return nb;
@@ -331,7 +319,8 @@ static sotto_status start(sotto__brun *r, bwins *s, const int *ws, int k)
     for (int i = 0; i < k && !st; i++) {
         const int w = ws[i];
         ctx->dec.win = w;
-        st = sotto__group_begin(ctx, s->bw[w].o, w * s->S, s->bw[w].d, &s->g[w]);
+        bchunk *b = s->b[w];
+        st = sotto__group_begin(ctx, &b->o, w * s->S, &b->d[b->n], &s->g[w]);
         if (!st && !sotto__group_finished(s->g[w])) sotto__group_advance(s->g[w]);
     }
     return st;
@@ -367,7 +356,7 @@ static void fail_start(sotto__brun *r, bwins *s, const int *ws, int k, sotto_sta
 {
     for (int i = 0; i < k; i++) {
         const int w = ws[i];
-        sotto__bin_fail(r, s->bw[w].in, st);
+        sotto__bin_fail(r, s->b[w]->in, st);
         sotto__group_free(s->g[w]);
         s->g[w] = NULL, s->b[w] = NULL;
     }
