@@ -8,9 +8,9 @@ install(TARGETS sotto sotto_shared
 install(FILES include/sotto.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 install(TARGETS sotto_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
 
-# sotto.pc: static linking needs what the library links (Libs.private): FFmpeg's libraries
-# (when built with them), zlib, libm, pthreads; the Vulkan loader is opened at run time,
-# so -ldl (part of libc since glibc 2.34) stands for it.
+# sotto.pc: static linking needs what the library links (Libs.private): zlib, libm,
+# pthreads; the Vulkan loader and FFmpeg's libraries are opened at run time, so -ldl (part
+# of libc since glibc 2.34) stands for them.
 # The prefix is found from the .pc file's own place (pkg-config's pcfiledir), so the file
 # holds wherever `cmake --install --prefix P` puts it: in LIBDIR/pkgconfig, one level
 # below the prefix for pkgconfig and one for each part of LIBDIR.
@@ -30,21 +30,7 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(SOTTO_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
-# FFmpeg's libraries are named in Libs.private, not in Requires.private: there `pkg-config
-# --static` would add FFmpeg's own static dependencies too, which a static libsotto.a
-# linked with the shared FFmpeg does not need (and Debian does not ship).
-set(SOTTO_PC_LIBS_PRIVATE "")
-if(SOTTO_FFMPEG)
-  foreach(dir ${SOTTO_LIBAV_LIBRARY_DIRS})
-    if(NOT dir IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
-      string(APPEND SOTTO_PC_LIBS_PRIVATE "-L${dir} ")
-    endif()
-  endforeach()
-  foreach(lib ${SOTTO_LIBAV_LIBRARIES})
-    string(APPEND SOTTO_PC_LIBS_PRIVATE "-l${lib} ")
-  endforeach()
-endif()
-string(APPEND SOTTO_PC_LIBS_PRIVATE "-lz -lm -pthread")
+set(SOTTO_PC_LIBS_PRIVATE "-lz -lm -pthread")
 if(CMAKE_DL_LIBS)
   string(APPEND SOTTO_PC_LIBS_PRIVATE " -l${CMAKE_DL_LIBS}")
 endif()

@@ -3,7 +3,8 @@
  * samples of sotto_wav_read, or, for a malformed RIFF/WAVE file, the same refusal; reads
  * in chunks of any size give the same samples; `sotto mel` of each clip equals the log-mel
  * of sotto_wav_read's samples bit for bit; the API's edge cases (invalid arguments, end
- * of stream, a failed stream staying failed).
+ * of stream, a failed stream staying failed); FFmpeg's libraries are mapped only when a
+ * file needs them (not for a 16 kHz mono WAV file).
  * usage: test_audio SOTTO TMP_DIR FILE.wav... */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -153,6 +154,59 @@ static void check_wav(const char *path, bool is_clip)
     sotto_free(pip);
 }
 
+/* Whether FFmpeg's libavformat is mapped into this process (Linux: /proc/self/maps), or
+ * -1 when that cannot be told. */
+static int libav_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/libavformat.") != NULL;
+    fclose(f);
+    return found;
+}
+
+/* A 16 kHz mono WAV file is read without FFmpeg's libraries; a file that needs them (an
+ * 8 kHz WAV) maps them, in a build with FFmpeg. Run first, before any file could. */
+static void check_ffmpeg_on_demand(const char *clip)
+{
+    float *pcm = NULL;
+    int64_t n = 0;
+    CHECK(sotto_audio_load(clip, &pcm, &n) == SOTTO_OK && n > 0, "%s: %s", clip, sotto_last_error());
+    sotto_free(pcm);
+    if (libav_mapped() < 0) return;
+    CHECK(libav_mapped() == 0, "reading %s (16 kHz mono WAV) mapped FFmpeg's libraries", clip);
+    /* 0.5 s of a 440 Hz tone at 8 kHz, 16-bit mono */
+    enum { RATE = 8000, N = 4000 };
+    unsigned char wav[44 + 2 * N];
+    memcpy(wav, "RIFF", 4), memcpy(wav + 8, "WAVEfmt ", 8), memcpy(wav + 36, "data", 4);
+    const uint32_t u32[][2] = {{4, 36 + 2 * N}, {16, 16}, {24, RATE}, {28, 2 * RATE}, {40, 2 * N}};
+    for (size_t i = 0; i < sizeof u32 / sizeof *u32; i++)
+        for (int b = 0; b < 4; b++) wav[u32[i][0] + b] = (unsigned char)(u32[i][1] >> (8 * b));
+    const uint16_t u16[][2] = {{20, 1}, {22, 1}, {32, 2}, {34, 16}};
+    for (size_t i = 0; i < sizeof u16 / sizeof *u16; i++)
+        wav[u16[i][0]] = (unsigned char)u16[i][1], wav[u16[i][0] + 1] = (unsigned char)(u16[i][1] >> 8);
+    for (int i = 0; i < N; i++) {
+        int16_t v = (int16_t)(8000 * ((i * 440 * 4 / RATE) % 4 < 2 ? 1 : -1));
+        wav[44 + 2 * i] = (unsigned char)(v & 0xff), wav[45 + 2 * i] = (unsigned char)((uint16_t)v >> 8);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tone8k.wav", tmp);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(wav, 1, sizeof wav, f) == sizeof wav, "writing %s", path);
+    if (f) fclose(f);
+    bool ffmpeg = strstr(sotto_audio_formats(), "FFmpeg reads") != NULL;
+    sotto_status st = sotto_audio_load(path, &pcm, &n);
+    if (ffmpeg) {
+        CHECK(st == SOTTO_OK && n == 2 * N, "8 kHz WAV: %lld samples (%s)", (long long)n, sotto_last_error());
+        CHECK(libav_mapped() == 1, "8 kHz WAV read without FFmpeg's libraries mapped");
+    } else {
+        CHECK(st == SOTTO_ERR_UNSUPPORTED && libav_mapped() == 0, "8 kHz WAV without FFmpeg: %s", sotto_last_error());
+    }
+    sotto_free(pcm);
+}
+
 static void check_api(const char *clip)
 {
     sotto_audio *a = (sotto_audio *)1;
@@ -217,6 +271,7 @@ int main(int argc, char **argv)
     tmp = argv[2];
     signal(SIGPIPE, SIG_IGN);
     sotto_audio_ffmpeg_log(0);
+    check_ffmpeg_on_demand(argv[3]);
     for (int i = 3; i < argc; i++) check_wav(argv[i], strstr(argv[i], "/clips/") != NULL);
     check_api(argv[3]);
     return check_summary();

@@ -34,16 +34,15 @@
  * its checksum, when the length still adds up) is not seen.
  * The demuxer opens no other file or URL (io_open refuses): a playlist or a reference to
  * external media cannot make sotto read anything but the input it was given. */
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/avutil.h>
-#include <libavutil/channel_layout.h>
-#include <libswresample/swresample.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audio.h"
+#include "libav.h"
+
+/* FFmpeg's functions, from its libraries opened by sotto__ff_open (libav.h) */
+static const sotto__av *const av = &sotto__libav;
 
 #define IO_BUFFER_BYTES 65536
 #define TRUNC_MIN_S 0.25
@@ -100,7 +99,7 @@ static int io_open_refused(struct AVFormatContext *s, AVIOContext **pb, const ch
 
 static const char *av_err(int code, char *buf, size_t n)
 {
-    if (av_strerror(code, buf, n) < 0) snprintf(buf, n, "error %d", code);
+    if (av->av_strerror(code, buf, n) < 0) snprintf(buf, n, "error %d", code);
     return buf;
 }
 
@@ -129,9 +128,9 @@ static void describe_streams(const AVFormatContext *fmt, char *out, size_t n)
     out[0] = 0;
     for (unsigned i = 0; i < fmt->nb_streams && k + 1 < n; i++) {
         const AVCodecParameters *p = fmt->streams[i]->codecpar;
-        const char *type = av_get_media_type_string(p->codec_type);
+        const char *type = av->av_get_media_type_string(p->codec_type);
         int w = snprintf(out + k, n - k, "%s%s (%s)", i ? ", " : "", type ? type : "unknown",
-                         avcodec_get_name(p->codec_id));
+                         av->avcodec_get_name(p->codec_id));
         if (w < 0) break;
         k += (size_t)w;
     }
@@ -156,13 +155,13 @@ static sotto_status check_rate(const sotto__ff *f, int rate, sotto__err *err)
 static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
 {
     const AVCodec *codec = NULL;
-    int r = av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0);
+    int r = av->av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, &codec, 0);
     if (r == AVERROR_STREAM_NOT_FOUND) {
         for (unsigned i = 0; i < f->fmt->nb_streams; i++) { /* skipped for its parameters */
             const AVCodecParameters *p = f->fmt->streams[i]->codecpar;
             if (p->codec_type == AVMEDIA_TYPE_AUDIO)
                 return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: its %s audio stream is unusable: %d channels, %d Hz",
-                                   f->src->name, avcodec_get_name(p->codec_id), p->ch_layout.nb_channels,
+                                   f->src->name, av->avcodec_get_name(p->codec_id), p->ch_layout.nb_channels,
                                    p->sample_rate);
         }
         char what[256];
@@ -171,8 +170,8 @@ static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
                            f->fmt->iformat->name, what);
     }
     if (r == AVERROR_DECODER_NOT_FOUND || (r >= 0 && !codec)) {
-        int i = av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
-        const char *name = i >= 0 ? avcodec_get_name(f->fmt->streams[i]->codecpar->codec_id) : "?";
+        int i = av->av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+        const char *name = i >= 0 ? av->avcodec_get_name(f->fmt->streams[i]->codecpar->codec_id) : "?";
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: this FFmpeg has no decoder for its %s audio",
                            f->src->name, name);
     }
@@ -183,13 +182,13 @@ static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
     AVStream *st = f->fmt->streams[r];
     sotto_status rate_st; /* refused before a sample is decoded; 0 (not stated) waits for the frames */
     if (st->codecpar->sample_rate > 0 && (rate_st = check_rate(f, st->codecpar->sample_rate, err))) return rate_st;
-    f->dec = avcodec_alloc_context3(codec);
+    f->dec = av->avcodec_alloc_context3(codec);
     if (!f->dec) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory for the decoder", f->src->name);
-    if ((r = avcodec_parameters_to_context(f->dec, st->codecpar)) < 0)
+    if ((r = av->avcodec_parameters_to_context(f->dec, st->codecpar)) < 0)
         return ff_fail(f, err, SOTTO_ERR_FORMAT, r, "cannot set up the decoder");
     f->dec->pkt_timebase = st->time_base;
     f->dec->thread_count = 1; /* audio decoders do not thread; the output is the same */
-    if ((r = avcodec_open2(f->dec, codec, NULL)) < 0) {
+    if ((r = av->avcodec_open2(f->dec, codec, NULL)) < 0) {
         char what[96];
         snprintf(what, sizeof what, "cannot open the %s decoder", codec->name);
         return ff_fail(f, err, SOTTO_ERR_FORMAT, r, what);
@@ -210,22 +209,25 @@ sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, so
 {
     *out = NULL;
     *duration = -1;
+    sotto__err why;
+    if (sotto__av_load(&why))
+        return sotto__fail(err, why.status, "%s: not 16 kHz mono WAV, so FFmpeg reads it, but %s", s->name, why.msg);
     sotto__ff *f = calloc(1, sizeof *f);
-    uint8_t *buf = av_malloc(IO_BUFFER_BYTES);
+    uint8_t *buf = av->av_malloc(IO_BUFFER_BYTES);
     if (!f || !buf) {
         free(f);
-        av_free(buf);
+        av->av_free(buf);
         return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", s->name);
     }
     f->src = s;
     f->stream = -1;
     f->exact_s = -1;
-    f->io = avio_alloc_context(buf, IO_BUFFER_BYTES, 0, f, io_read, NULL, s->seekable ? io_seek : NULL);
-    f->fmt = avformat_alloc_context();
-    f->pkt = av_packet_alloc();
-    f->frame = av_frame_alloc();
+    f->io = av->avio_alloc_context(buf, IO_BUFFER_BYTES, 0, f, io_read, NULL, s->seekable ? io_seek : NULL);
+    f->fmt = av->avformat_alloc_context();
+    f->pkt = av->av_packet_alloc();
+    f->frame = av->av_frame_alloc();
     if (!f->io || !f->fmt || !f->pkt || !f->frame) {
-        if (!f->io) av_free(buf);
+        if (!f->io) av->av_free(buf);
         sotto__ff_close(f);
         return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", s->name);
     }
@@ -233,14 +235,14 @@ sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, so
     f->fmt->io_open = io_open_refused;
     /* the path names the input for probing by extension, as the CLI's -i does; it is
      * never opened (the AVIOContext above is the input) */
-    int r = avformat_open_input(&f->fmt, s->url, NULL, NULL);
+    int r = av->avformat_open_input(&f->fmt, s->url, NULL, NULL);
     sotto_status st = SOTTO_OK;
     if (r < 0) {
         f->fmt = NULL; /* freed by avformat_open_input */
         st = ff_fail(f, err, SOTTO_ERR_FORMAT, r,
                      r == AVERROR_EOF ? "truncated file: it ends inside its headers"
                                       : "not an audio or video file FFmpeg can read");
-    } else if ((r = avformat_find_stream_info(f->fmt, NULL)) < 0) {
+    } else if ((r = av->avformat_find_stream_info(f->fmt, NULL)) < 0) {
         st = ff_fail(f, err, SOTTO_ERR_FORMAT, r, "cannot read the stream parameters");
     } else {
         st = open_decoder(f, err);
@@ -259,16 +261,16 @@ sotto_status sotto__ff_open(sotto__src *s, sotto__ff **out, double *duration, so
 void sotto__ff_close(sotto__ff *f)
 {
     if (!f) return;
-    swr_free(&f->swr);
-    av_channel_layout_uninit(&f->in_layout);
-    avcodec_free_context(&f->dec);
-    if (f->fmt) avformat_close_input(&f->fmt);
+    av->swr_free(&f->swr);
+    av->av_channel_layout_uninit(&f->in_layout);
+    av->avcodec_free_context(&f->dec);
+    if (f->fmt) av->avformat_close_input(&f->fmt);
     if (f->io) {
-        av_freep(&f->io->buffer);
-        avio_context_free(&f->io);
+        av->av_freep(&f->io->buffer);
+        av->avio_context_free(&f->io);
     }
-    av_packet_free(&f->pkt);
-    av_frame_free(&f->frame);
+    av->av_packet_free(&f->pkt);
+    av->av_frame_free(&f->frame);
     free(f->out);
     free(f);
 }
@@ -300,7 +302,7 @@ static int pick_channel(sotto__ff *f, sotto__err *err)
     double *m = calloc((size_t)n, sizeof *m);
     if (!m) return AVERROR(ENOMEM);
     m[c - 1] = 1.0;
-    int r = swr_set_matrix(f->swr, m, n);
+    int r = av->swr_set_matrix(f->swr, m, n);
     free(m);
     return r;
 }
@@ -320,28 +322,28 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
                            f->packet_s);
     sotto_status st = check_rate(f, frame->sample_rate, err);
     if (st) return st;
-    if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&in, frame->ch_layout.nb_channels);
-    else if ((r = av_channel_layout_copy(&in, &frame->ch_layout)) < 0)
+    if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av->av_channel_layout_default(&in, frame->ch_layout.nb_channels);
+    else if ((r = av->av_channel_layout_copy(&in, &frame->ch_layout)) < 0)
         return ff_fail(f, err, SOTTO_ERR_NOMEM, r, "cannot copy a channel layout");
     if (f->swr && f->in_rate == frame->sample_rate && f->in_format == frame->format &&
-        !av_channel_layout_compare(&in, &f->in_layout)) {
-        av_channel_layout_uninit(&in);
+        !av->av_channel_layout_compare(&in, &f->in_layout)) {
+        av->av_channel_layout_uninit(&in);
         return SOTTO_OK;
     }
-    swr_free(&f->swr);
-    av_channel_layout_uninit(&f->in_layout);
+    av->swr_free(&f->swr);
+    av->av_channel_layout_uninit(&f->in_layout);
     f->in_layout = in;
     f->in_rate = frame->sample_rate;
     f->in_format = frame->format;
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
-    r = swr_alloc_set_opts2(&f->swr, &mono, AV_SAMPLE_FMT_S16, SOTTO_SAMPLE_RATE, &f->in_layout,
+    r = av->swr_alloc_set_opts2(&f->swr, &mono, AV_SAMPLE_FMT_S16, SOTTO_SAMPLE_RATE, &f->in_layout,
                             (enum AVSampleFormat)frame->format, frame->sample_rate, 0, NULL);
     if (r >= 0 && f->src->channel > 0) r = pick_channel(f, err);
     if (r == -1 && err->status) return err->status;
-    if (r >= 0) r = swr_init(f->swr);
+    if (r >= 0) r = av->swr_init(f->swr);
     if (r < 0) {
         char what[160];
-        const char *fmt_name = av_get_sample_fmt_name((enum AVSampleFormat)frame->format);
+        const char *fmt_name = av->av_get_sample_fmt_name((enum AVSampleFormat)frame->format);
         snprintf(what, sizeof what, "cannot resample %d Hz %d-channel %s audio to 16 kHz mono", frame->sample_rate,
                  frame->ch_layout.nb_channels, fmt_name ? fmt_name : "?");
         return ff_fail(f, err, SOTTO_ERR_UNSUPPORTED, r, what);
@@ -353,12 +355,12 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
 static sotto_status resample(sotto__ff *f, const AVFrame *frame, sotto__err *err)
 {
     int n_in = frame ? frame->nb_samples : 0;
-    int cap = swr_get_out_samples(f->swr, n_in);
+    int cap = av->swr_get_out_samples(f->swr, n_in);
     if (cap < 0) return ff_fail(f, err, SOTTO_ERR_FORMAT, cap, "resampling failed");
     if (cap < 256) cap = 256;
     if (!grow_out(f, cap)) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", f->src->name);
     uint8_t *o = (uint8_t *)f->out;
-    int got = swr_convert(f->swr, &o, f->out_cap, frame ? (const uint8_t **)frame->extended_data : NULL, n_in);
+    int got = av->swr_convert(f->swr, &o, f->out_cap, frame ? (const uint8_t **)frame->extended_data : NULL, n_in);
     if (got < 0) return ff_fail(f, err, SOTTO_ERR_FORMAT, got, "resampling failed");
     f->out_pos = 0;
     f->out_len = got;
@@ -379,10 +381,10 @@ static sotto_status decode_fail(sotto__ff *f, sotto__err *err, int code)
 static sotto_status feed(sotto__ff *f, sotto__err *err)
 {
     for (;;) {
-        int r = av_read_frame(f->fmt, f->pkt);
+        int r = av->av_read_frame(f->fmt, f->pkt);
         if (r == AVERROR_EOF) {
             f->demux_done = true;
-            r = avcodec_send_packet(f->dec, NULL);
+            r = av->avcodec_send_packet(f->dec, NULL);
             return r < 0 && r != AVERROR_EOF ? decode_fail(f, err, r) : SOTTO_OK;
         }
         if (r < 0) {
@@ -391,13 +393,13 @@ static sotto_status feed(sotto__ff *f, sotto__err *err)
             return ff_fail(f, err, SOTTO_ERR_FORMAT, r, what);
         }
         if (f->pkt->stream_index != f->stream) {
-            av_packet_unref(f->pkt);
+            av->av_packet_unref(f->pkt);
             continue;
         }
         AVStream *st = f->fmt->streams[f->stream];
         if (f->pkt->pts != AV_NOPTS_VALUE) f->packet_s = (double)f->pkt->pts * av_q2d(st->time_base);
-        r = avcodec_send_packet(f->dec, f->pkt);
-        av_packet_unref(f->pkt);
+        r = av->avcodec_send_packet(f->dec, f->pkt);
+        av->av_packet_unref(f->pkt);
         if (r == AVERROR_INVALIDDATA && f->warning[0]) continue; /* a cut WAV's partial last block */
         return r < 0 ? decode_fail(f, err, r) : SOTTO_OK;
     }
@@ -413,7 +415,7 @@ static sotto_status refill(sotto__ff *f, sotto__err *err)
             if (st) return st;
             continue;
         }
-        int r = avcodec_receive_frame(f->dec, f->frame);
+        int r = av->avcodec_receive_frame(f->dec, f->frame);
         if (r == AVERROR(EAGAIN)) {
             sotto_status st = feed(f, err);
             if (st) return st;
@@ -426,7 +428,7 @@ static sotto_status refill(sotto__ff *f, sotto__err *err)
         } else {
             sotto_status st = setup_swr(f, f->frame, err);
             if (!st) st = resample(f, f->frame, err);
-            av_frame_unref(f->frame);
+            av->av_frame_unref(f->frame);
             if (st) return st;
         }
     }
@@ -450,13 +452,13 @@ sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, s
     f->n_out += k;
     if (k == 0 && f->n_out == 0)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no audio samples (its %s stream decodes to nothing)",
-                           f->src->name, avcodec_get_name(f->dec->codec_id));
+                           f->src->name, av->avcodec_get_name(f->dec->codec_id));
     double got_s = (double)f->n_out / SOTTO_SAMPLE_RATE;
     if (k == 0 && !f->warning[0] && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
         return sotto__fail(err, SOTTO_ERR_FORMAT,
                            "%s: damaged or truncated file: its %s stream decodes to %.2f s but the container "
                            "says %.2f s",
-                           f->src->name, avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
+                           f->src->name, av->avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
     *n = k;
     return SOTTO_OK;
 }
@@ -480,5 +482,5 @@ const char *sotto__ff_versions(void)
 void sotto__ff_log(int verbosity)
 {
     static const int level[] = {AV_LOG_QUIET, AV_LOG_ERROR, AV_LOG_WARNING, AV_LOG_INFO};
-    av_log_set_level(level[verbosity < 0 ? 0 : verbosity > 3 ? 3 : verbosity]);
+    sotto__av_log_level(level[verbosity < 0 ? 0 : verbosity > 3 ? 3 : verbosity]);
 }

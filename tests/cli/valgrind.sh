@@ -8,7 +8,7 @@ set -u
 SOTTO=$1 SMALL=$2 CT2=$3 CLIP=$4 TMP=$5
 mkdir -p "$TMP"
 VG=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
-    --show-leak-kinds=definite,indirect)
+    --show-leak-kinds=definite,indirect --suppressions="$(dirname "$0")/valgrind.supp")
 # the CPU device: auto would open the Vulkan loader and whatever drivers are installed, whose
 # own allocations and dlopen paths are not this program's (and run ~50x slower here)
 export SOTTO_DEVICE=cpu
