@@ -204,6 +204,13 @@ static int abort_now(double audio_s, void *user)
     return *(int *)user;
 }
 
+static int count_language(const char *lang, float prob, void *user)
+{
+    (void)lang, (void)prob;
+    ++*(int *)user;
+    return 0;
+}
+
 static void test_pool(const char *model, char **clips, int n_clips)
 {
     sotto_model *m;
@@ -214,7 +221,9 @@ static void test_pool(const char *model, char **clips, int n_clips)
     sotto_context *ctx;
     CHECK(sotto_context_init(m, &cp, &ctx) == SOTTO_OK, "%s", sotto_last_error());
     sotto_transcribe_params p = sotto_transcribe_params_default(), pt, pbad;
+    int n_lang = 0; /* as sotto_transcribe: called for a detected language only, none with tiny.en */
     p.batch_size = 4, p.beam_size = 1, p.best_of = 1, p.timestamps = 0;
+    p.on_language = count_language, p.user_data = &n_lang;
     pt = p, pt.timestamps = 1;
     pbad = p, pbad.batch_size = 8; /* more than the context's max_batch */
     enum { EXTRA = 4 };
@@ -244,11 +253,14 @@ static void test_pool(const char *model, char **clips, int n_clips)
         CHECK(alone && alone->n_segments > 0 && strlen(alone->text) > 10, "clip %d: no text", i);
         sotto_result_free(alone), sotto_result_free(it[i].result);
     }
-    CHECK(it[n].status == SOTTO_ERR_CANCELLED && !it[n].result && strstr(it[n].error, "cancelled"), "%s", it[n].error);
+    /* polled while its audio is read, as sotto_transcribe polls it: it stops there */
+    CHECK(it[n].status == SOTTO_ERR_CANCELLED && !it[n].result && strstr(it[n].error, "while reading the audio"), "%s",
+          it[n].error);
     CHECK(it[n + 1].status == SOTTO_ERR_IO && !it[n + 1].result && it[n + 1].error[0], "%s %s",
           sotto_status_str(it[n + 1].status), it[n + 1].error);
     CHECK(it[n + 2].status == SOTTO_ERR_INVALID_ARG && strstr(it[n + 2].error, "max_batch"), "%s", it[n + 2].error);
     CHECK(it[n + 3].status == SOTTO_ERR_INVALID_ARG && strstr(it[n + 3].error, "without audio"), "%s", it[n + 3].error);
+    CHECK(n_lang == 0, "on_language called %d times for an English-only model", n_lang);
     CHECK(sotto_transcribe_batch(ctx, it, 0) == SOTTO_ERR_INVALID_ARG, "no items");
     sotto_context_free(ctx);
     sotto_model_free(m);

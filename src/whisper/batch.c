@@ -170,8 +170,12 @@ static sotto_status read_input(sotto__brun *r, sotto__bin *in)
     sotto_audio *audio;
     sotto_status st = sotto_audio_open_source(it->source, &audio);
     if (st) return sotto__ctx_fail(r->ctx, st, "%s", sotto_last_error());
-    st = sotto__input_read_all(audio, &in->owned, &in->n);
-    if (st) st = sotto__ctx_fail(r->ctx, st, "%s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+    st = sotto__input_read_all(audio, &in->p, &in->owned, &in->n);
+    if (st)
+        st = sotto__ctx_fail(r->ctx, st, "%s", st == SOTTO_ERR_NOMEM       ? "out of memory"
+                                               : st == SOTTO_ERR_CANCELLED ? "batched: cancelled by the caller while "
+                                                                             "reading the audio"
+                                                                           : sotto_last_error());
     const char *w = sotto_audio_warning(audio);
     if (!st && w[0] && in->p.on_warning) in->p.on_warning(w, in->p.user_data);
     sotto_audio_close(audio);
@@ -211,6 +215,8 @@ sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in)
         in->res->pub.duration = in->n / (double)SOTTO_SAMPLE_RATE;
         in->res->pub.word_timestamps = in->p.word_timestamps != 0;
         st = cut(r, in);
+        if (!st && in->p.abort_callback && in->p.abort_callback(in->res->pub.duration, in->p.user_data))
+            st = sotto__ctx_fail(ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller");
     }
     if (!st) {
         in->map.speech = in->speech, in->map.n_speech = in->clips ? 0 : in->n_speech; /* clips: times as they are */
@@ -218,8 +224,8 @@ sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in)
     }
     int32_t lang = -1;
     if (!st) st = language(r, in, &lang);
-    if (!st && in->p.on_language && in->p.on_language(in->res->lang, in->res->pub.language_probability,
-                                                      in->p.user_data))
+    if (!st && in->res->pub.language_detected && in->p.on_language && /* as sotto_transcribe: detected only */
+        in->p.on_language(in->res->lang, in->res->pub.language_probability, in->p.user_data))
         in->res->pub.stopped = 1;
     if (!st) setup(r, in, lang);
     return st;

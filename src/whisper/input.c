@@ -155,7 +155,7 @@ bool sotto__input_has_speech(const sotto__input *in, int64_t from, int64_t to, f
     return false;
 }
 
-sotto_status sotto__input_read_all(sotto_audio *audio, float **x, int64_t *n)
+sotto_status sotto__input_read_all(sotto_audio *audio, const sotto_transcribe_params *p, float **x, int64_t *n)
 {
     int64_t cap = CHUNK, got = 1;
     *n = 0;
@@ -163,12 +163,15 @@ sotto_status sotto__input_read_all(sotto_audio *audio, float **x, int64_t *n)
     sotto_status st = *x ? SOTTO_OK : SOTTO_ERR_NOMEM;
     while (!st && got > 0) {
         if (*n + CHUNK > cap) {
-            float *p = realloc(*x, (size_t)(cap *= 2) * sizeof *p);
-            if (!p) st = SOTTO_ERR_NOMEM;
-            else *x = p;
+            float *more = realloc(*x, (size_t)(cap *= 2) * sizeof *more);
+            if (!more) st = SOTTO_ERR_NOMEM;
+            else *x = more;
         }
         if (!st) st = sotto_audio_read(audio, *x + *n, CHUNK, &got);
         if (!st) *n += got;
+        if (!st && got > 0 && p && p->abort_callback &&
+            p->abort_callback((double)*n / SOTTO_SAMPLE_RATE, p->user_data))
+            st = SOTTO_ERR_CANCELLED;
     }
     return st;
 }
@@ -217,7 +220,7 @@ sotto_status sotto__input_read(const sotto_audio_source *from, const float *samp
     bool told = false;
     if (src.audio) warn(p, src.audio, &told); /* a file's truncation shows at once, a pipe's at its end */
     if (filter && src.audio && !sotto__audio_seekable(src.audio)) {
-        st = sotto__input_read_all(src.audio, &kept, &n_kept);
+        st = sotto__input_read_all(src.audio, p, &kept, &n_kept);
         warn(p, src.audio, &told);
         sotto_audio_close(src.audio);
         src = (source){kept, n_kept, 0, NULL};

@@ -28,8 +28,10 @@ void sotto__input_free(sotto__input *in);
  * silence_before); false when out of memory. */
 bool sotto__input_map(sotto__input *in);
 
-/* Every sample of AUDIO into *X (free with free), *N of them. */
-sotto_status sotto__input_read_all(sotto_audio *audio, float **x, int64_t *n);
+/* Every sample of AUDIO into *X (free with free), *N of them; P's abort callback (P may
+ * be NULL) is polled with the seconds read after each chunk, as while a signal is fed:
+ * SOTTO_ERR_CANCELLED when it asks to stop. */
+sotto_status sotto__input_read_all(sotto_audio *audio, const sotto_transcribe_params *p, float **x, int64_t *n);
 
 /* A time T (seconds) of the kept signal on the original timeline (faster-whisper's
  * SpeechTimestampsMap.get_original_time, IS_END for an end); T itself without vad_filter. */

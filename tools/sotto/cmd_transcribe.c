@@ -1,8 +1,9 @@
 /* cmd_transcribe.c — `sotto transcribe`: audio files in, transcripts out, with
  * openai-whisper's long-form decoding and its command line's defaults (beam 5, best of 5,
  * temperature fallback). Segments go to stdout as each window is decoded; files under
- * --output-dir are written whole, through a temporary name; Ctrl-C stops after the
- * current window and writes no output file for it. */
+ * --output-dir are written whole, through a temporary name; Ctrl-C stops at the next
+ * check (a chunk of audio read, a window begun, 16 decoder steps) and writes no output
+ * file for the input in progress. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
@@ -439,6 +440,15 @@ static int on_progress(double done, double total, void *user)
     return interrupted;
 }
 
+/* Polled while the audio is read, then before each window and every 16 decoder steps
+ * (the progress callback answers only after a window): Ctrl-C during a long file's
+ * reading, its VAD pass or a long window stops there. */
+static int on_abort(double audio_s, void *user)
+{
+    (void)audio_s, (void)user;
+    return interrupted;
+}
+
 /* Input read around (a truncated WAV): said on stderr, the transcription goes on. */
 static void on_warning(const char *message, void *user)
 {
@@ -518,9 +528,14 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
               .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
+    tp.abort_callback = on_abort;
     sotto_result *r = NULL;
     sotto_status st = o->channel ? transcribe_channel(ctx, path, o->channel, &tp, &r)
                                  : sotto_transcribe_file(ctx, path, &tp, &r);
+    if (st == SOTTO_ERR_CANCELLED && interrupted) { /* what was printed stays, no file */
+        if (l.progress) fputc('\n', stderr);
+        return 128 + interrupted;
+    }
     if (st) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
         return st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
