@@ -322,7 +322,8 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
                            f->packet_s);
     sotto_status st = check_rate(f, frame->sample_rate, err);
     if (st) return st;
-    if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av->av_channel_layout_default(&in, frame->ch_layout.nb_channels);
+    if (frame->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC)
+        av->av_channel_layout_default(&in, frame->ch_layout.nb_channels);
     else if ((r = av->av_channel_layout_copy(&in, &frame->ch_layout)) < 0)
         return ff_fail(f, err, SOTTO_ERR_NOMEM, r, "cannot copy a channel layout");
     if (f->swr && f->in_rate == frame->sample_rate && f->in_format == frame->format &&
@@ -337,7 +338,7 @@ static sotto_status setup_swr(sotto__ff *f, const AVFrame *frame, sotto__err *er
     f->in_format = frame->format;
     AVChannelLayout mono = AV_CHANNEL_LAYOUT_MONO;
     r = av->swr_alloc_set_opts2(&f->swr, &mono, AV_SAMPLE_FMT_S16, SOTTO_SAMPLE_RATE, &f->in_layout,
-                            (enum AVSampleFormat)frame->format, frame->sample_rate, 0, NULL);
+                                (enum AVSampleFormat)frame->format, frame->sample_rate, 0, NULL);
     if (r >= 0 && f->src->channel > 0) r = pick_channel(f, err);
     if (r == -1 && err->status) return err->status;
     if (r >= 0) r = av->swr_init(f->swr);
