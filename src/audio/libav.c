@@ -64,8 +64,8 @@ static void load(void)
     void *sym;
 #define SOTTO__AV_RESOLVE(l, name)                                                                       \
     if (!(sym = dlsym(lib[l], #name))) {                                                                \
-        sotto__fail(&failure, SOTTO_ERR_UNSUPPORTED, "its %s has no %s (not the FFmpeg sotto was built with)",  \
-                    soname[l], #name);                                                                  \
+        sotto__fail(&failure, SOTTO_ERR_UNSUPPORTED,                                                    \
+                    "its %s has no %s (not the FFmpeg sotto was built with)", soname[l], #name);        \
         return;                                                                                         \
     }                                                                                                   \
     memcpy(&sotto__libav.name, &sym, sizeof sym);
