@@ -1,5 +1,5 @@
 /* gemm_q8_body.h — the q8_0 x q8_0 kernels on 256-bit registers, included once by each
- * file that compiles them for a CPU class: gemm_q8_avx2.c (vpmaddubsw + vpmaddwd),
+ * file that compiles them for a CPU class: gemm_q8_avx2.c (vpmaddwd, vpmaddubsw),
  * gemm_q8_avxvnni.c (VEX vpdpbusd) and gemm_q8_avx512.c (EVEX vpdpbusd on ymm). The
  * includer defines Q8_NAME(x) (the suffix of the public names) and Q8_DPBUSD(acc, u, s)
  * (vpdpbusd) or leaves it undefined (AVX2).
@@ -9,18 +9,24 @@
  * at a time (no FMA), and s + bias (or + 0) last. The integer sums are exact in any
  * order, so only the float chain matters, and it runs in lanes, one output per lane.
  *
- *   GEMM (Q8_USE_GEMM: 8 rows, or 4 on fewer than 8192 outputs): panels of 16 rows of B packed per block of 32 values as
- *   [8 quads][16 rows][4 bytes], once per Q8_MC rows of A and Q8_KCB blocks of K; the 4x16
- *   micro-kernel broadcasts one quad of a row of A against 16 rows of B per step.
+ *   GEMM (Q8_USE_GEMM: from 8 rows, or 4 on small layers with VNNI): panels of 16 rows
+ *   of B packed once per Q8_MC rows of A and Q8_KCB blocks of K; the 4x16 micro-kernel
+ *   broadcasts a piece of a row of A against 16 rows of B per step.
  *   GEMV (fewer rows): groups of 8 rows of B read in place, each block's 8 dot products
  *   reduced across lanes into one vector (lane r = row r), the group kept in L1 while up
  *   to 8 rows of A pass over it and the next group prefetched (8 interleaved rows alone
  *   ran at well under half the speed of one stream from memory).
  *
- * AVX2: |b| (u8) x (a with b's sign) (s8) in pairs to s16, at most 2 * 128 * 127 (no
- * saturation: A's values are -127..127, as sotto's quantiser writes them; B's any
- * int8), then pairs of s16 to s32. VNNI: (b + 128) (u8) x a (s8) summed into s32, minus
- * 128 sum a, exact for any int8. */
+ * VNNI: (b + 128) (u8) x a (s8) summed into s32, minus 128 sum a, exact for any int8; the
+ * panel holds [8 quads][16 rows][4 bytes] a block.
+ * AVX2, GEMM: a and b widened to int16 (the panel [16 pairs][16 rows][2], A's rows beside
+ * it), vpmaddwd of a broadcast pair of a against 16 rows' pairs, vpaddd into s32: two
+ * instructions per 16 products, where vpsignb + vpmaddubsw + vpmaddwd + vpaddd took four
+ * per 32 but three of them on the two ports that multiply (an Intel Xeon, 750 x 384 x 384
+ * on one core: 111-115 -> 125-130 GFLOP/s; the FMA's f32 GEMM 105-108). Exact for any int8.
+ * AVX2, GEMV: |b| (u8) x (a with b's sign) (s8) in pairs to s16, at most 2 * 128 * 127 (no
+ * saturation: A's values are -127..127, as sotto's quantiser writes them; B's any int8),
+ * then pairs of s16 to s32 (widening B there would cost as much as it saves). */
 #include <immintrin.h>
 #include <stdbool.h>
 #include <string.h>
@@ -30,27 +36,40 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-#define Q8_MR 4
-enum { Q8_NR = 16, Q8_MC = 120, Q8_KCB = 16, Q8_QK = SOTTO__QK8_0, Q8_GV_ROWS = 8, Q8_GV_MAX_NB = 256 };
-/* The packed GEMM from 8 rows, or from 4 on layers of fewer than 8192 outputs (the
- * decoder's beams; the vocabulary's 51864 rows stream faster through the GEMV). */
-#define Q8_USE_GEMM(M, N) ((M) >= 8 || ((M) >= 4 && (N) < 8192))
-
-typedef struct q8_panel {
-    _Alignas(32) int8_t q[Q8_KCB][Q8_QK / 4][Q8_NR][4]; /* b, or b + 128 (VNNI) */
-    _Alignas(32) float d[Q8_KCB][Q8_NR];
-} q8_panel;
-
-typedef struct q8_arows {
-    int32_t corr[Q8_MC][Q8_KCB]; /* -128 sum a (VNNI) */
-    float d[Q8_MC][Q8_KCB];
-} q8_arows;
-
 #ifdef Q8_DPBUSD
 #define Q8_VNNI 1
 #else
 #define Q8_VNNI 0
 #endif
+
+#define Q8_MR 4
+enum { Q8_NR = 16, Q8_QK = SOTTO__QK8_0, Q8_GV_ROWS = 8, Q8_GV_MAX_NB = 256 };
+/* AVX2 keeps the Q8_MC rows of A widened to int16 (64 bytes a block, on the stack), so
+ * it takes 4 blocks of K at a time: 30 KB (8 blocks measured the same). */
+enum { Q8_MC = 120, Q8_KCB = Q8_VNNI ? 16 : 4 };
+/* The packed GEMM from 8 rows; with VNNI also from 4 on layers of fewer than 8192 outputs
+ * (the decoder's beams; the vocabulary's 51864 rows stream faster through the GEMV). On
+ * AVX2 the beams' layers run faster through the GEMV (5 x 1536 x 384 and 5 x 384 x 1536:
+ * 77-83 against 66-68 GFLOP/s on an Intel Xeon, one core), whose packing costs less. */
+#define Q8_USE_GEMM(M, N) ((M) >= 8 || (Q8_VNNI && (M) >= 4 && (N) < 8192))
+
+typedef struct q8_panel {
+#if Q8_VNNI
+    _Alignas(32) int8_t q[Q8_KCB][Q8_QK / 4][Q8_NR][4]; /* b + 128 */
+#else
+    _Alignas(32) int16_t q[Q8_KCB][Q8_QK / 2][Q8_NR][2]; /* b widened, in pairs */
+#endif
+    _Alignas(32) float d[Q8_KCB][Q8_NR];
+} q8_panel;
+
+typedef struct q8_arows {
+#if Q8_VNNI
+    int32_t corr[Q8_MC][Q8_KCB]; /* -128 sum a */
+#else
+    _Alignas(32) int16_t a[Q8_MC][Q8_KCB][Q8_QK]; /* a widened */
+#endif
+    float d[Q8_MC][Q8_KCB];
+} q8_arows;
 
 
 /* Mask for the first r (0..8) lanes. */
@@ -101,9 +120,10 @@ INLINE __m256i q8_u(__m256i b)
 
 /* ---- GEMM ------------------------------------------------------------------------------ */
 
+#if Q8_VNNI
 static void q8_pack_b(const sotto__block_q8_0 *B, size_t ldb, int rows, int j0, int kcb, q8_panel *p)
 {
-    const __m256i flip = _mm256_set1_epi8(Q8_VNNI ? (char)0x80 : 0);
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
     for (int jb = 0; jb < kcb; jb++) {
         for (int g = 0; g < Q8_NR; g += 8) {
             __m256 r[8];
@@ -128,10 +148,51 @@ static void q8_prep_a(const sotto__block_q8_0 *A, size_t lda, int rows, int j0, 
     for (int i = 0; i < rows; i++)
         for (int jb = 0; jb < kcb; jb++) {
             const sotto__block_q8_0 *b = A + (size_t)i * lda + j0 + jb;
-            a->corr[i][jb] = Q8_VNNI ? -128 * q8_block_sum(b) : 0;
+            a->corr[i][jb] = -128 * q8_block_sum(b);
             a->d[i][jb] = _cvtsh_ss(b->d);
         }
 }
+#else
+/* Each row's block widened to 16 pairs of int16, the 16 rows' pair s side by side. */
+static void q8_pack_b(const sotto__block_q8_0 *B, size_t ldb, int rows, int j0, int kcb, q8_panel *p)
+{
+    for (int jb = 0; jb < kcb; jb++) {
+        for (int g = 0; g < Q8_NR; g += 8) {
+            __m256 lo[8], hi[8];
+            for (int i = 0; i < 8; i++) {
+                if (g + i < rows) {
+                    const sotto__block_q8_0 *b = B + (size_t)(g + i) * ldb + j0 + jb;
+                    __m256i x = _mm256_loadu_si256((const __m256i *)b->qs);
+                    lo[i] = _mm256_castsi256_ps(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(x)));
+                    hi[i] = _mm256_castsi256_ps(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1)));
+                    p->d[jb][g + i] = _cvtsh_ss(b->d);
+                } else {
+                    lo[i] = hi[i] = _mm256_setzero_ps(); /* b = 0, d = 0 */
+                    p->d[jb][g + i] = 0.0f;
+                }
+            }
+            sotto__transpose8(lo); /* 8 rows x 8 pairs -> 8 pairs x 8 rows */
+            sotto__transpose8(hi);
+            for (int s = 0; s < 8; s++) {
+                _mm256_store_ps((float *)p->q[jb][s][g], lo[s]);
+                _mm256_store_ps((float *)p->q[jb][8 + s][g], hi[s]);
+            }
+        }
+    }
+}
+
+static void q8_prep_a(const sotto__block_q8_0 *A, size_t lda, int rows, int j0, int kcb, q8_arows *a)
+{
+    for (int i = 0; i < rows; i++)
+        for (int jb = 0; jb < kcb; jb++) {
+            const sotto__block_q8_0 *b = A + (size_t)i * lda + j0 + jb;
+            __m256i x = _mm256_loadu_si256((const __m256i *)b->qs);
+            _mm256_store_si256((__m256i *)a->a[i][jb], _mm256_cvtepi8_epi16(_mm256_castsi256_si128(x)));
+            _mm256_store_si256((__m256i *)(a->a[i][jb] + 16), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(x, 1)));
+            a->d[i][jb] = _cvtsh_ss(b->d);
+        }
+}
+#endif
 
 /* C[ROWS, cols of 16] for blocks [0, kcb) of the panel: from 0 (FIRST) or C, and + bias
  * (or + 0) when LAST. The float sums wait in T (L1) between blocks, so the 16 ymm
@@ -148,20 +209,36 @@ INLINE void q8_micro(const sotto__block_q8_0 *A, size_t lda, const q8_arows *ar,
     }
     for (int jb = 0; jb < kcb; jb++) {
         __m256i s[Q8_MR][2];
+#if Q8_VNNI
 #pragma GCC unroll 4
         for (int i = 0; i < rows; i++) s[i][0] = s[i][1] = _mm256_set1_epi32(ar->corr[i0 + i][jb]);
 #pragma GCC unroll 8
         for (int q = 0; q < Q8_QK / 4; q++) {
             __m256i b0 = _mm256_load_si256((const __m256i *)p->q[jb][q][0]);
             __m256i b1 = _mm256_load_si256((const __m256i *)p->q[jb][q][8]);
-            __m256i u0 = q8_u(b0), u1 = q8_u(b1);
 #pragma GCC unroll 4
             for (int i = 0; i < rows; i++) {
                 __m256i a = _mm256_set1_epi32(q8_quad(A + (size_t)i * lda + jb, q));
-                s[i][0] = q8_dot4(s[i][0], b0, u0, a);
-                s[i][1] = q8_dot4(s[i][1], b1, u1, a);
+                s[i][0] = q8_dot4(s[i][0], b0, b0, a);
+                s[i][1] = q8_dot4(s[i][1], b1, b1, a);
             }
         }
+#else
+        (void)A, (void)lda;
+#pragma GCC unroll 4
+        for (int i = 0; i < rows; i++) s[i][0] = s[i][1] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+        for (int q = 0; q < Q8_QK / 2; q++) {
+            __m256i b0 = _mm256_load_si256((const __m256i *)p->q[jb][q][0]);
+            __m256i b1 = _mm256_load_si256((const __m256i *)p->q[jb][q][8]);
+#pragma GCC unroll 4
+            for (int i = 0; i < rows; i++) {
+                __m256i a = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(ar->a[i0 + i][jb] + 2 * q)));
+                s[i][0] = _mm256_add_epi32(s[i][0], _mm256_madd_epi16(a, b0));
+                s[i][1] = _mm256_add_epi32(s[i][1], _mm256_madd_epi16(a, b1));
+            }
+        }
+#endif
         __m256 d0 = _mm256_load_ps(p->d[jb]), d1 = _mm256_load_ps(p->d[jb] + 8);
 #pragma GCC unroll 4
         for (int i = 0; i < rows; i++) {
