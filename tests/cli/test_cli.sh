@@ -34,6 +34,7 @@ expect 1 "--hallucination-silence-threshold takes seconds >= 0" "$SOTTO" transcr
     --hallucination-silence-threshold -1 "$CLIP"
 expect 0 "SOTTO_KERNELS=bogus is not a kernel set" env SOTTO_KERNELS=bogus "$SOTTO" run -m "$TINY" --mel "$MEL" \
     --max-new-tokens 2 -t 1
+expect 0 "SOTTO_KERNELS=avx-2 is not a kernel set" env SOTTO_KERNELS=avx-2 "$SOTTO" --version
 cores=$(nproc)
 expect 0 "$((cores + 1)) threads on $cores cores" "$SOTTO" run -m "$TINY" --mel "$MEL" --max-new-tokens 2 \
     -t $((cores + 1))

@@ -57,7 +57,8 @@ static void check_kernels_env(void)
     const char *env = getenv("SOTTO_KERNELS");
     if (env && strcmp(env, sotto_kernels_name()) != 0)
         fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s is not a kernel set this CPU runs (scalar, avx2, avx_vnni, avx512 "
-                        "on x86-64, neon on ARM, as the CPU allows); using %s\n", env, sotto_kernels_name());
+                        "on x86-64; neon, neon_dot, neon_i8mm on ARM; as the CPU allows); using %s\n", env,
+                sotto_kernels_name());
 }
 
 static int dispatch(int argc, char **argv)
@@ -67,6 +68,7 @@ static int dispatch(int argc, char **argv)
         return argc < 2 ? EXIT_INPUT : EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
+        check_kernels_env(); /* the line below then names the set in use, not the one asked for */
         printf("sotto %s (kernels: %s)\naudio input: %s\n", SOTTO_VERSION, sotto_kernels_name(),
                sotto_audio_formats());
         return EXIT_OK;
