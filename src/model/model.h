@@ -110,6 +110,10 @@ sotto_status sotto__model_check_disjoint(const sotto_model *m, const uint8_t *lo
 sotto_status sotto__model_set_vocab(sotto_model *m, int32_t n, const char *const *tok,
                                     const uint32_t *len, sotto__err *err);
 
+/* The index of the first NaN or infinity among NUMEL values of TYPE at DATA (for q8_0 the
+ * first value of a block whose scale is one), or -1. */
+int64_t sotto__first_non_finite(const void *data, int64_t numel, sotto_type type);
+
 /* Derives hyper-parameters from tensor shapes, special ids from the vocabulary,
  * validates every tensor against them and binds the engine weights. Loaders call it
  * last. */
