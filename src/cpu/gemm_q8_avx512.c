@@ -1,7 +1,7 @@
 /* gemm_q8_avx512.c — q8_0 x q8_0 GEMM with AVX-512 VNNI (vpdpbusd: 64 int8 products
  * summed into 16 int32 lanes per instruction), compiled with those flags for this file
- * only and selected at run time. Used from 8 rows of A (the encoder), or 3 on layers of
- * fewer than 8192 outputs (the decoder's beams); fewer rows take the 256-bit GEMV.
+ * only and selected at run time. Used from 8 rows of A (the encoder, the batched
+ * decoder); fewer rows (the beams) take the 256-bit GEMV, faster for them (gemm_q8_body.h).
  *
  * vpdpbusd multiplies unsigned by signed bytes. B is packed offset by 128 (b + 128 in
  * 0..255, the sign bit flipped), so a block's int32 sum is sum a (b + 128) and
@@ -161,7 +161,7 @@ void sotto__gemm_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__
 void sotto__matmul_q8_avx512(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                              const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    if (M >= 8 || (M >= 3 && N < 8192)) sotto__gemm_q8_avx512(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    if (M >= 8) sotto__gemm_q8_avx512(A, lda, B, ldb, bias, C, ldc, M, N, K);
     else sotto__gemv_q8_avx512vl(A, lda, B, ldb, bias, C, ldc, M, N, K);
 }
 

@@ -9,9 +9,9 @@
  * at a time (no FMA), and s + bias (or + 0) last. The integer sums are exact in any
  * order, so only the float chain matters, and it runs in lanes, one output per lane.
  *
- *   GEMM (Q8_USE_GEMM: from 8 rows, or 4 on small layers with VNNI): panels of 16 rows
- *   of B packed once per Q8_MC rows of A and Q8_KCB blocks of K; the 4x16 micro-kernel
- *   broadcasts a piece of a row of A against 16 rows of B per step.
+ *   GEMM (Q8_USE_GEMM: from 8 rows): panels of 16 rows of B packed once per Q8_MC rows of
+ *   A and Q8_KCB blocks of K; the 4x16 micro-kernel broadcasts a piece of a row of A
+ *   against 16 rows of B per step.
  *   GEMV (fewer rows): groups of 8 rows of B read in place, each block's 8 dot products
  *   reduced across lanes into one vector (lane r = row r), the group kept in L1 while up
  *   to 8 rows of A pass over it and the next group prefetched (8 interleaved rows alone
@@ -47,11 +47,11 @@ enum { Q8_NR = 16, Q8_QK = SOTTO__QK8_0, Q8_GV_ROWS = 8, Q8_GV_MAX_NB = 256 };
 /* AVX2 keeps the Q8_MC rows of A widened to int16 (64 bytes a block, on the stack), so
  * it takes 4 blocks of K at a time: 30 KB (8 blocks measured the same). */
 enum { Q8_MC = 120, Q8_KCB = Q8_VNNI ? 16 : 4 };
-/* The packed GEMM from 8 rows; with VNNI also from 4 on layers of fewer than 8192 outputs
- * (the decoder's beams; the vocabulary's 51864 rows stream faster through the GEMV). On
- * AVX2 the beams' layers run faster through the GEMV (5 x 1536 x 384 and 5 x 384 x 1536:
- * 77-83 against 66-68 GFLOP/s on an Intel Xeon, one core), whose packing costs less. */
-#define Q8_USE_GEMM(M, N) ((M) >= 8 || (Q8_VNNI && (M) >= 4 && (N) < 8192))
+/* The packed GEMM from 8 rows; fewer (the decoder's beams) run faster through the GEMV,
+ * whose 8 rows of B are transposed in registers, than through the GEMM's packing (an Intel
+ * Xeon, one core, 5 x 1536 x 384 and 5 x 384 x 1536: AVX2 66-68 -> 77-83 GFLOP/s, AVX-VNNI
+ * 95-100 -> 121-139, on the 256-bit GEMV of gemm_q8_avx512.c's set 99-112 -> 136-140). */
+#define Q8_USE_GEMM(M) ((M) >= 8)
 
 typedef struct q8_panel {
 #if Q8_VNNI
@@ -430,7 +430,7 @@ void Q8_NAME(sotto__gemv_q8)(const sotto__block_q8_0 *A, size_t lda, const sotto
 void Q8_NAME(sotto__matmul_q8)(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                                const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    if (Q8_USE_GEMM(M, N)) Q8_NAME(sotto__gemm_q8)(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    if (Q8_USE_GEMM(M)) Q8_NAME(sotto__gemm_q8)(A, lda, B, ldb, bias, C, ldc, M, N, K);
     else Q8_NAME(sotto__gemv_q8)(A, lda, B, ldb, bias, C, ldc, M, N, K);
 }
 
