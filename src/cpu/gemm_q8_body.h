@@ -194,6 +194,43 @@ static void q8_prep_a(const sotto__block_q8_0 *A, size_t lda, int rows, int j0, 
 }
 #endif
 
+/* The micro-kernel's steps over a block: 8 quads of int8 (VNNI) or 16 pairs of int16. */
+enum { Q8_STEPS = Q8_VNNI ? Q8_QK / 4 : Q8_QK / 2 };
+
+/* A block's int32 sums start at -128 sum a (VNNI: the offset of b + 128), else at 0. */
+INLINE __m256i q8_sum0(const q8_arows *ar, int i, int jb)
+{
+#if Q8_VNNI
+    return _mm256_set1_epi32(ar->corr[i][jb]);
+#else
+    (void)ar, (void)i, (void)jb;
+    return _mm256_setzero_si256();
+#endif
+}
+
+/* Step Q's piece of row I of A in every lane: the quad of its block A (VNNI), or the pair
+ * of its widened copy (AVX2: one 32-bit broadcast load, no shuffle). */
+INLINE __m256i q8_piece(const sotto__block_q8_0 *a, const q8_arows *ar, int i, int jb, int q)
+{
+#if Q8_VNNI
+    (void)ar, (void)i, (void)jb;
+    return _mm256_set1_epi32(q8_quad(a, q));
+#else
+    (void)a;
+    return _mm256_castps_si256(_mm256_broadcast_ss((const float *)(ar->a[i][jb] + 2 * q)));
+#endif
+}
+
+/* ACC + one step's products of A's piece and the panel's B. */
+INLINE __m256i q8_step(__m256i acc, __m256i b, __m256i a)
+{
+#if Q8_VNNI
+    return q8_dot4(acc, b, b, a);
+#else
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+#endif
+}
+
 /* C[ROWS, cols of 16] for blocks [0, kcb) of the panel: from 0 (FIRST) or C, and + bias
  * (or + 0) when LAST. The float sums wait in T (L1) between blocks, so the 16 ymm
  * registers hold the int32 sums, B and A. */
@@ -209,36 +246,19 @@ INLINE void q8_micro(const sotto__block_q8_0 *A, size_t lda, const q8_arows *ar,
     }
     for (int jb = 0; jb < kcb; jb++) {
         __m256i s[Q8_MR][2];
-#if Q8_VNNI
 #pragma GCC unroll 4
-        for (int i = 0; i < rows; i++) s[i][0] = s[i][1] = _mm256_set1_epi32(ar->corr[i0 + i][jb]);
+        for (int i = 0; i < rows; i++) s[i][0] = s[i][1] = q8_sum0(ar, i0 + i, jb);
 #pragma GCC unroll 8
-        for (int q = 0; q < Q8_QK / 4; q++) {
+        for (int q = 0; q < Q8_STEPS; q++) {
             __m256i b0 = _mm256_load_si256((const __m256i *)p->q[jb][q][0]);
             __m256i b1 = _mm256_load_si256((const __m256i *)p->q[jb][q][8]);
 #pragma GCC unroll 4
             for (int i = 0; i < rows; i++) {
-                __m256i a = _mm256_set1_epi32(q8_quad(A + (size_t)i * lda + jb, q));
-                s[i][0] = q8_dot4(s[i][0], b0, b0, a);
-                s[i][1] = q8_dot4(s[i][1], b1, b1, a);
+                __m256i a = q8_piece(A + (size_t)i * lda + jb, ar, i0 + i, jb, q);
+                s[i][0] = q8_step(s[i][0], b0, a);
+                s[i][1] = q8_step(s[i][1], b1, a);
             }
         }
-#else
-        (void)A, (void)lda;
-#pragma GCC unroll 4
-        for (int i = 0; i < rows; i++) s[i][0] = s[i][1] = _mm256_setzero_si256();
-#pragma GCC unroll 8
-        for (int q = 0; q < Q8_QK / 2; q++) {
-            __m256i b0 = _mm256_load_si256((const __m256i *)p->q[jb][q][0]);
-            __m256i b1 = _mm256_load_si256((const __m256i *)p->q[jb][q][8]);
-#pragma GCC unroll 4
-            for (int i = 0; i < rows; i++) {
-                __m256i a = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(ar->a[i0 + i][jb] + 2 * q)));
-                s[i][0] = _mm256_add_epi32(s[i][0], _mm256_madd_epi16(a, b0));
-                s[i][1] = _mm256_add_epi32(s[i][1], _mm256_madd_epi16(a, b1));
-            }
-        }
-#endif
         __m256 d0 = _mm256_load_ps(p->d[jb]), d1 = _mm256_load_ps(p->d[jb] + 8);
 #pragma GCC unroll 4
         for (int i = 0; i < rows; i++) {
