@@ -217,7 +217,7 @@ INLINE __m256i q8_piece(const sotto__block_q8_0 *a, const q8_arows *ar, int i, i
     return _mm256_set1_epi32(q8_quad(a, q));
 #else
     (void)a;
-    return _mm256_castps_si256(_mm256_broadcast_ss((const float *)(ar->a[i][jb] + 2 * q)));
+    return _mm256_broadcastd_epi32(_mm_loadu_si32(ar->a[i][jb] + 2 * q));
 #endif
 }
 
