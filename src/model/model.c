@@ -439,7 +439,8 @@ static int64_t first_all_ones(const uint8_t *p, int64_t n, int step)
 /* The first non-finite element of a f32 or f16 tensor, or -1. Eight bytes at a time: a
  * lane whose exponent bits are all set leaves (top bit - (lane's exponent ^ all set))
  * with its top bit set, no lane borrowing from the next; a chunk with a hit is searched
- * one element at a time (loading every model scans its weights once: 4x faster so). */
+ * one element at a time. Every load scans all weights: tiny.en f16 loads in 24 ms this
+ * way, 42 ms one element at a time. */
 static int64_t first_non_finite_run(const uint8_t *p, int64_t numel, int step)
 {
     const uint64_t exp = step == 4 ? 0x7f8000007f800000u : 0x7c007c007c007c00u;
