@@ -50,7 +50,8 @@ fi
 
 cmake -S . -B build-arm -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
     -DSOTTO_WERROR=ON -DZLIB_LIBRARY=$PWD/$ZLIB_A -DZLIB_INCLUDE_DIR=$PWD/$ZDIR/usr/include >/dev/null
-cmake --build build-arm -j 2 --target test_quant test_json test_bytelevel test_idlist test_pretok test_kernels test_header test_golden >/dev/null
+cmake --build build-arm -j 2 --target test_quant test_json test_bytelevel test_idlist test_pretok test_finite \
+    test_kernels test_header test_golden >/dev/null
 
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
 # one test program, its summary line shown, the whole log when it fails
@@ -59,7 +60,7 @@ quiet() {
     if run "$@" >"$log" 2>&1; then tail -1 "$log"; else cat "$log"; echo "test-arm: $1 failed" >&2; exit 1; fi
 }
 echo "== units, kernels, header (aarch64, qemu-user)"
-for unit in quant json bytelevel idlist pretok; do quiet build-arm/tests/test_$unit; done
+for unit in quant json bytelevel idlist pretok finite; do quiet build-arm/tests/test_$unit; done
 quiet build-arm/tests/test_header
 # each NEON set forced (SOTTO_KERNELS) on the CPU model with just its extensions, where
 # test_kernels --best also checks that the hwcaps choose it: an instruction of a later
