@@ -18,13 +18,6 @@
 #include "model/model.h"
 #include "quant.h"
 
-static int64_t numel(const sotto__tensor *t)
-{
-    int64_t n = 1;
-    for (int i = 0; i < t->n_dims; i++) n *= t->dims[i];
-    return n;
-}
-
 static void compare_tensors(const sotto_model *g, const sotto_model *ref)
 {
     CHECK(g->n_tensors == ref->n_tensors, "%d tensors, reference %d", g->n_tensors, ref->n_tensors);
@@ -40,7 +33,7 @@ static void compare_tensors(const sotto_model *g, const sotto_model *ref)
         CHECK(t->type == r->type || (t->type == SOTTO_TYPE_F32 && r->type == SOTTO_TYPE_F16),
               "tensor %s: type %d, reference %d", r->name, t->type, r->type);
         if (!dims) continue;
-        int64_t n = numel(r);
+        int64_t n = sotto__tensor_numel(r);
         float *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
         sotto__dequantize(t->type, t->data, a, n);
         sotto__dequantize(r->type, r->data, b, n);

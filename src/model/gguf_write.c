@@ -75,12 +75,6 @@ static sotto_type out_type(const sotto__tensor *t, const sotto_convert_params *p
     return want;
 }
 
-static int64_t numel_of(const sotto__tensor *t)
-{
-    int64_t n = 1;
-    for (int i = 0; i < t->n_dims; i++) n *= t->dims[i];
-    return n;
-}
 
 static void write_meta(writer *w, const sotto_model *m)
 {
@@ -159,7 +153,7 @@ static int64_t first_overflow(sotto_type type, const uint8_t *p, int64_t k)
 static bool write_tensor_data(writer *w, const sotto__tensor *t, sotto_type type, float *f32, void *out,
                               int64_t chunk, sotto__err *err)
 {
-    int64_t n = numel_of(t);
+    int64_t n = sotto__tensor_numel(t);
     for (int64_t i = 0; i < n && w->ok; i += chunk) { /* chunk is a multiple of 32: q8_0 blocks stay whole */
         int64_t k = n - i < chunk ? n - i : chunk;
         size_t in_off, out_bytes;
@@ -211,7 +205,7 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
         put_u32(&w, (uint32_t)type);
         put_u64(&w, off);
         size_t bytes;
-        sotto__type_bytes(type, numel_of(t), &bytes);
+        sotto__type_bytes(type, sotto__tensor_numel(t), &bytes);
         off += (bytes + SOTTO__GGUF_ALIGNMENT - 1) / SOTTO__GGUF_ALIGNMENT * SOTTO__GGUF_ALIGNMENT;
     }
     static const uint8_t zeros[SOTTO__GGUF_ALIGNMENT];
@@ -228,7 +222,7 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
         sotto_type type = out_type(t, &p);
         fits = write_tensor_data(&w, t, type, f32, out, chunk, &err);
         size_t bytes;
-        sotto__type_bytes(type, numel_of(t), &bytes);
+        sotto__type_bytes(type, sotto__tensor_numel(t), &bytes);
         put(&w, zeros, (SOTTO__GGUF_ALIGNMENT - bytes % SOTTO__GGUF_ALIGNMENT) % SOTTO__GGUF_ALIGNMENT);
     }
     free(f32);

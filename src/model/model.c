@@ -247,8 +247,7 @@ static const sotto__tensor *expect(sotto_model *m, const char *name, int n_dims,
 static const float *as_f32(sotto_model *m, const sotto__tensor *t, sotto__err *err)
 {
     if (t->type == SOTTO_TYPE_F32) return t->data;
-    int64_t numel = 1;
-    for (int i = 0; i < t->n_dims; i++) numel *= t->dims[i];
+    int64_t numel = sotto__tensor_numel(t);
     float *out = sotto__model_alloc(m, (size_t)numel * sizeof(float));
     if (!out) {
         sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory converting %s", t->name);
@@ -528,9 +527,7 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
 {
     for (int i = 0; i < m->n_tensors; i++) {
         const sotto__tensor *t = &m->tensors[i];
-        int64_t numel = 1;
-        for (int k = 0; k < t->n_dims; k++) numel *= t->dims[k];
-        int64_t at = sotto__first_non_finite(t->data, numel, t->type);
+        int64_t at = sotto__first_non_finite(t->data, sotto__tensor_numel(t), t->type);
         if (at >= 0)
             return sotto__fail(err, SOTTO_ERR_FORMAT, "tensor %s holds a NaN or infinity at element %lld",
                                m->tensors[i].name, (long long)at);

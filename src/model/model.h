@@ -23,6 +23,14 @@ typedef struct sotto__tensor {
     size_t n_bytes;
 } sotto__tensor;
 
+/* The number of values of T (the product of its dims). */
+static inline int64_t sotto__tensor_numel(const sotto__tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->n_dims; i++) n *= t->dims[i];
+    return n;
+}
+
 typedef struct sotto__layer {
     sotto__norm attn_ln;
     sotto__linear q, k, v, o;  /* self-attention; k has no bias */
