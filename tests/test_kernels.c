@@ -490,7 +490,7 @@ static void test_cross_attention(void)
     const sotto_type types[] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
     const double tol[] = {1e-5, 2e-3, 0.02};
     for (int nt = 1; nt <= 3; nt++) {
-        size_t scratch = sotto__op_attention_scratch(nt, S);
+        size_t scratch = sotto__op_attention_scratch(nt, S, DH);
         for (int ti = 0; ti < 3; ti++) {
             size_t a = sotto__op_cross_kv_scratch(S, H, DH, types[ti]);
             size_t b = sotto__op_cross_attention_scratch(nt, S, DH, types[ti]);
@@ -534,7 +534,7 @@ static void test_attention_prefix(const sotto__kernels *k)
     for (int i = 0; i < N * D; i++) Q[i] = 2 * rnd(&seed);
     for (int nt = 1; nt <= 3; nt++) {
         sotto__exec ex;
-        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, CTX)), "exec_init");
+        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, CTX, DH)), "exec_init");
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             int P = shapes[s][0], S = P + shapes[s][1], bad = 0;
             for (int r = 1; r < N; r++) /* row r's cache: the prefix of row 0's, then its own */
@@ -557,12 +557,50 @@ static void test_attention_prefix(const sotto__kernels *k)
     free(Q), free(O), free(O2);
 }
 
+/* sotto__op_attention, whose threads copy a head's values side by side when they take
+ * several blocks of its rows (ops.c), against the same products on the values in place,
+ * block by block: the same bits, with and without the copy (1-3 threads over 2 and 4
+ * blocks), every visible-key rule (all keys, causal from position 0 and from 5). */
+static void test_attention_blocks(const sotto__kernels *k)
+{
+    enum { H = 3, DH = 64, D = H * DH, S = 101, R = SOTTO__ATTN_ROWS };
+    static const int shapes[][2] = {{30, -1}, {75, -1}, {75, 0}, {70, 5}}; /* T, causal_pos */
+    unsigned seed = 31;
+    float *Q = malloc(S * D * sizeof *Q), *KT = malloc(D * S * sizeof *KT), *V = malloc(S * D * sizeof *V);
+    float *O = malloc(S * D * sizeof *O), *O2 = malloc(S * D * sizeof *O2), *P = malloc(R * S * sizeof *P);
+    for (int i = 0; i < S * D; i++) Q[i] = 2 * rnd(&seed), KT[i] = rnd(&seed), V[i] = rnd(&seed);
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+        const int T = shapes[si][0], cp = shapes[si][1], n_keys = cp < 0 ? S : cp + T;
+        for (int h = 0; h < H; h++)
+            for (int t0 = 0; t0 < T; t0 += R) {
+                int rows = T - t0 < R ? T - t0 : R, n = n_keys;
+                if (cp >= 0 && cp + t0 + rows < n) n = cp + t0 + rows;
+                k->matmul_nn(Q + (size_t)t0 * D + h * DH, D, KT + (size_t)h * DH * S, S, P, (size_t)n, rows, n, DH);
+                for (int r = 0; r < rows; r++) {
+                    int visible = cp >= 0 ? cp + t0 + r + 1 : n;
+                    k->softmax(P + (size_t)r * n, n, visible < n ? visible : n, 1.0f / sqrtf((float)DH));
+                }
+                k->matmul_nn(P, (size_t)n, V + h * DH, D, O2 + (size_t)t0 * D + h * DH, D, rows, DH, n);
+            }
+        for (int nt = 1; nt <= 3; nt++) {
+            sotto__exec ex;
+            CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, n_keys, DH)), "exec_init");
+            sotto__op_attention(&ex, Q, D, KT, S, V, D, O, D, T, n_keys, H, DH, cp);
+            CHECK(memcmp(O, O2, (size_t)T * D * sizeof *O) == 0,
+                  "%s attention T=%d causal_pos=%d, %d threads: other bits than the products block by block",
+                  k->name, T, cp, nt);
+            sotto__exec_free(&ex);
+        }
+    }
+    free(Q), free(KT), free(V), free(O), free(O2), free(P);
+}
+
 static void test_threaded(void)
 {
     const sotto__kernels *k = sotto__kernels_get();
     for (int nt = 1; nt <= 3; nt++) {
         sotto__exec ex;
-        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, 9)), "exec_init");
+        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, 9, 4)), "exec_init"); /* S and dh of the attention below */
         int M = 37, N = 301, K = 67;
         unsigned seed = 7;
         float *A = malloc(M * K * sizeof *A), *B = malloc(N * K * sizeof *B);
@@ -1126,7 +1164,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
-        if (k) test_f16_is_f32(k), test_nn_acc(k), test_attention_prefix(k);
+        if (k) test_f16_is_f32(k), test_nn_acc(k), test_attention_prefix(k), test_attention_blocks(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* the x86 sets (NEON keeps its own sums) */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

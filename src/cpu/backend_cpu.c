@@ -224,7 +224,7 @@ static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 static size_t scratch_bytes(const sotto__limits *lim, int nt)
 {
     size_t s = sotto__op_linear_scratch(lim->max_rows, lim->max_in, SOTTO_TYPE_Q8_0);
-    s = max_size(s, sotto__op_attention_scratch(nt, lim->max_keys));
+    s = max_size(s, sotto__op_attention_scratch(nt, lim->max_keys, lim->max_dh));
     s = max_size(s, sotto__op_cross_kv_scratch(lim->cross_keys, lim->max_heads, lim->max_dh, lim->cross_type));
     s = max_size(s, sotto__op_cross_attention_scratch(nt, lim->cross_keys, lim->max_dh, lim->cross_type));
     return max_size(s, sotto__op_argmax_scratch(lim->vocab_in));

@@ -34,9 +34,13 @@ size_t sotto__op_linear_scratch(int M, int n_in, sotto_type type)
     return type == SOTTO_TYPE_Q8_0 ? (size_t)M * (size_t)(n_in / SOTTO__QK8_0) * sizeof(sotto__block_q8_0) : 0;
 }
 
-size_t sotto__op_attention_scratch(int n_threads, int S)
+static size_t attn_scores_bytes(int S) { return round64((size_t)SOTTO__ATTN_ROWS * (size_t)S * sizeof(float)); }
+
+static size_t attn_values_bytes(int S, int dh) { return round64((size_t)S * (size_t)dh * sizeof(float)); }
+
+size_t sotto__op_attention_scratch(int n_threads, int S, int dh)
 {
-    return (size_t)n_threads * round64((size_t)SOTTO__ATTN_ROWS * (size_t)S * sizeof(float));
+    return (size_t)n_threads * (attn_scores_bytes(S) + attn_values_bytes(S, dh));
 }
 
 size_t sotto__op_argmax_scratch(int n_in) { return sotto__op_linear_scratch(1, n_in, SOTTO_TYPE_Q8_0); }
@@ -289,13 +293,21 @@ typedef struct attn_job {
     int T, S, n_head, dh, causal_pos;
 } attn_job;
 
+/* A thread that takes several blocks of rows of one head (the encoder: 63 a head) first
+ * copies the head's values, [S, dh] at a stride of d, side by side into its scratch: at
+ * the stride of base's d = 512 (2 KB) the 1500 rows of one head (375 KB) fall into a
+ * sixteenth of L2's sets and were read from L3 by every block (one core, AVX2, P V of two
+ * heads over 1500 query rows: 8.3 -> 6.0 ms with the copy; tiny.en's d = 384: 6.6 -> 5.8).
+ * The products read the same values in the same order, so the same bits. */
 static void attn_task(void *arg, int tid, int nt)
 {
     attn_job *j = arg;
     const sotto__kernels *k = j->ex->k;
-    /* [ATTN_ROWS, S] of this thread's share of the scratch */
-    float *P = (float *)((char *)j->ex->scratch + (size_t)tid * round64((size_t)SOTTO__ATTN_ROWS * j->S * sizeof(float)));
-    int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS;
+    /* [ATTN_ROWS, S] scores, then [S, dh] values, of this thread's share of the scratch */
+    char *mine = (char *)j->ex->scratch + (size_t)tid * (attn_scores_bytes(j->S) + attn_values_bytes(j->S, j->dh));
+    float *P = (float *)mine, *Vh = (float *)(mine + attn_scores_bytes(j->S));
+    int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS, copied = -1;
+    const bool copy = n_blocks > nt;
     float scale = 1.0f / sqrtf((float)j->dh);
     for (int item = tid; item < j->n_head * n_blocks; item += nt) {
         int h = item / n_blocks, t0 = (item % n_blocks) * SOTTO__ATTN_ROWS;
@@ -309,8 +321,15 @@ static void attn_task(void *arg, int tid, int nt)
             int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
             k->softmax(P + (size_t)r * S, S, visible < S ? visible : S, scale);
         }
+        const float *v = j->V + (size_t)h * j->dh;
+        size_t ldv = j->ldv;
+        if (copy) {
+            if (copied != h)
+                for (int s = 0; s < j->S; s++) memcpy(Vh + (size_t)s * j->dh, v + (size_t)s * ldv, (size_t)j->dh * sizeof *Vh);
+            copied = h, v = Vh, ldv = (size_t)j->dh;
+        }
         float *o = j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh;
-        k->matmul_nn(P, (size_t)S, j->V + (size_t)h * j->dh, j->ldv, o, j->ldo, rows, j->dh, S);
+        k->matmul_nn(P, (size_t)S, v, ldv, o, j->ldo, rows, j->dh, S);
     }
 }
 
@@ -319,6 +338,6 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, cons
                          int causal_pos)
 {
     attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
-    assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S) <= ex->scratch_bytes);
+    assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S, dh) <= ex->scratch_bytes);
     sotto__parallel_for(ex->pool, attn_task, &j);
 }

@@ -29,7 +29,9 @@ void sotto__exec_free(sotto__exec *ex);
 
 /* Scratch bytes each op needs for the given dimensions and thread count (0: none). */
 size_t sotto__op_linear_scratch(int M, int n_in, sotto_type type);
-size_t sotto__op_attention_scratch(int n_threads, int S);
+/* attention: per thread the scores of SOTTO__ATTN_ROWS rows, and (DH > 0) one head's S
+ * values copied side by side */
+size_t sotto__op_attention_scratch(int n_threads, int S, int dh);
 size_t sotto__op_cross_kv_scratch(int S, int n_head, int dh, sotto_type type);
 size_t sotto__op_cross_attention_scratch(int n_threads, int S, int dh, sotto_type type);
 size_t sotto__op_argmax_scratch(int n_in);

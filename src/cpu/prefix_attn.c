@@ -47,7 +47,7 @@ void sotto__op_attention_prefix(const sotto__exec *ex, const float *Q, size_t ld
                                 size_t ldv, int P, int S, int n_head, int dh, float *O, size_t ldo)
 {
     assert(n >= 1 && n <= SOTTO__ATTN_ROWS && P >= 0 && P < S);
-    assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S) <= ex->scratch_bytes);
+    assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S, 0) <= ex->scratch_bytes); /* scores only */
     prefix_job j = {ex, Q, KT0, V0, KT, V, ldq, ldkt, ldv, ldo, O, n, P, S, n_head, dh};
     sotto__parallel_for(ex->pool, prefix_task, &j);
 }
