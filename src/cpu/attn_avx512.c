@@ -14,7 +14,8 @@
  * 1.5-1.9x).
  *
  * softmax: kernels_avx2.c's on 16 lanes (the same exp polynomial, lane for lane, and the
- * same order of additions, so the same bits), 24 rows of 1500 in 13.1 us against 18.4. */
+ * same order of additions, so the same bits), 24 rows of 1500 in 13.1 us against 18.4
+ * (12.6 against 16.8 since both find the maximum in four chains). */
 #include <immintrin.h>
 #include <math.h>
 #include <stdbool.h>
@@ -102,8 +103,15 @@ static inline void add_halves(__m256 *acc, __m512 v)
 
 void sotto__softmax_avx512(float *x, int n, int visible, float scale)
 {
-    __m512 mx = _mm512_set1_ps(-INFINITY);
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    /* the maximum in four chains, as softmax_avx2 (24 rows of 1500: 13.8 -> 12.6 us) */
+    __m512 mx = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
     int i = 0;
+    for (; i + 64 <= visible; i += 64) {
+        mx = _mm512_max_ps(mx, _mm512_loadu_ps(x + i)), m1 = _mm512_max_ps(m1, _mm512_loadu_ps(x + i + 16));
+        m2 = _mm512_max_ps(m2, _mm512_loadu_ps(x + i + 32)), m3 = _mm512_max_ps(m3, _mm512_loadu_ps(x + i + 48));
+    }
+    mx = _mm512_max_ps(_mm512_max_ps(mx, m1), _mm512_max_ps(m2, m3));
     for (; i + 16 <= visible; i += 16) mx = _mm512_max_ps(mx, _mm512_loadu_ps(x + i));
     __mmask16 tail = sotto__zmm_lanes(visible - i);
     if (i < visible) mx = _mm512_mask_max_ps(mx, tail, mx, _mm512_maskz_loadu_ps(tail, x + i));

@@ -212,8 +212,15 @@ static inline __m256 exp256(__m256 x)
 void sotto__softmax_avx2(float *x, int n, int visible, float scale)
 {
     const __m256 ninf = _mm256_set1_ps(-INFINITY);
-    __m256 mx = ninf;
+    /* the maximum in four chains (exact in any order), not one, where each vmaxps waited
+     * on the last (24 rows of 1500, one core: 19.2 -> 16.8 us) */
+    __m256 mx = ninf, m1 = ninf, m2 = ninf, m3 = ninf;
     int i = 0;
+    for (; i + 32 <= visible; i += 32) {
+        mx = _mm256_max_ps(mx, _mm256_loadu_ps(x + i)), m1 = _mm256_max_ps(m1, _mm256_loadu_ps(x + i + 8));
+        m2 = _mm256_max_ps(m2, _mm256_loadu_ps(x + i + 16)), m3 = _mm256_max_ps(m3, _mm256_loadu_ps(x + i + 24));
+    }
+    mx = _mm256_max_ps(_mm256_max_ps(mx, m1), _mm256_max_ps(m2, m3));
     for (; i + 8 <= visible; i += 8) mx = _mm256_max_ps(mx, _mm256_loadu_ps(x + i));
     __m256i tail = tail_mask(visible - i);
     if (i < visible) mx = _mm256_max_ps(mx, _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, tail), _mm256_castsi256_ps(tail)));
