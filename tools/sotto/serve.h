@@ -228,8 +228,10 @@ void serve_sse_error(serve_sse *s, const serve_error *e);
 /* The content reader's part (MHD's thread): up to MAX bytes of the events into OUT, or,
  * with none waiting, 0 after SUSPEND(USER) (the next event wakes it), or -1 at the end. */
 ssize_t serve_sse_read(serve_sse *s, char *out, size_t max, void (*suspend)(void *user));
-/* The connection is gone (its completion): nothing is woken or written from now on. */
-void serve_sse_close(serve_sse *s);
+/* The connection is gone (its completion): nothing is woken or written from now on.
+ * True when the last event was not written yet: the worker's next serve_sse_gone stops
+ * its work. */
+bool serve_sse_close(serve_sse *s);
 /* Whether the client has left: the connection closed, or its side shut or reset. */
 bool serve_sse_gone(serve_sse *s);
 

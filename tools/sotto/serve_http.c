@@ -574,9 +574,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     server *s = cls;
     request *q = *con_cls;
     if (!q) return;
+    /* a stream cut before its last event: libmicrohttpd saw the client leave before the
+     * worker's own check did, which now stops the work */
+    const bool cut = q->sse && serve_sse_close(q->sse) && why != MHD_REQUEST_TERMINATED_COMPLETED_OK;
     const char *note = "";
     if (q->answered_raw) note = " (the body did not arrive within --timeout)";
-    else if (q->why_stopped == STOP_GONE) note = " (the client left: its work was stopped)";
+    else if (q->why_stopped == STOP_GONE || cut) note = " (the client left: its work was stopped)";
     else if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client silent for --timeout: closed unanswered)";
     else if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK) note = q->status ? " (connection lost)" : " (closed by the client)";
     char audio[32] = "-", status[8] = "-"; /* "-": nothing was answered */
@@ -590,7 +593,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     q->reserved = false;
     if (q->live_slot) serve_live_cancel(s->live); /* answered 101 but never upgraded */
     q->live_slot = false;
-    if (q->sse) serve_sse_close(q->sse); /* a worker still writing wakes nothing now */
     *con_cls = NULL;
     release(q);
 }

@@ -135,13 +135,15 @@ ssize_t serve_sse_read(serve_sse *s, char *out, size_t max, void (*suspend)(void
     return r;
 }
 
-void serve_sse_close(serve_sse *s)
+bool serve_sse_close(serve_sse *s)
 {
     pthread_mutex_lock(&s->mu);
     s->closed = true;
     s->waiting = false;
     s->fd = -1;
+    bool cut = !s->finished;
     pthread_mutex_unlock(&s->mu);
+    return cut;
 }
 
 bool serve_sse_gone(serve_sse *s)
