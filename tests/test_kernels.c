@@ -600,7 +600,8 @@ static void test_threaded(void)
     const sotto__kernels *k = sotto__kernels_get();
     for (int nt = 1; nt <= 3; nt++) {
         sotto__exec ex;
-        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, 9, 4)), "exec_init"); /* S and dh of the attention below */
+        /* S and dh of the attention below */
+        CHECK(sotto__exec_init(&ex, k, nt, sotto__op_attention_scratch(nt, 9, 4)), "exec_init");
         int M = 37, N = 301, K = 67;
         unsigned seed = 7;
         float *A = malloc(M * K * sizeof *A), *B = malloc(N * K * sizeof *B);

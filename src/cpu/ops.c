@@ -325,7 +325,8 @@ static void attn_task(void *arg, int tid, int nt)
         size_t ldv = j->ldv;
         if (copy) {
             if (copied != h)
-                for (int s = 0; s < j->S; s++) memcpy(Vh + (size_t)s * j->dh, v + (size_t)s * ldv, (size_t)j->dh * sizeof *Vh);
+                for (int s = 0; s < j->S; s++)
+                    memcpy(Vh + (size_t)s * j->dh, v + (size_t)s * ldv, (size_t)j->dh * sizeof *Vh);
             copied = h, v = Vh, ldv = (size_t)j->dh;
         }
         float *o = j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh;
