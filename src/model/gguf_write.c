@@ -75,7 +75,6 @@ static sotto_type out_type(const sotto__tensor *t, const sotto_convert_params *p
     return want;
 }
 
-
 static void write_meta(writer *w, const sotto_model *m)
 {
     const sotto_model_info *h = &m->info;
