@@ -897,12 +897,13 @@ static float chain_alone(const float *a, const float *b, int K)
 static void test_row_chains(const sotto__kernels *k)
 {
     static const int ks[] = {8, 13, 64, 96, 389};
+    static const int ns[] = {1, 3, 5, 6, 13}; /* the avx512 set's blocks of 4 B rows: none, one, several, a pair left */
     unsigned seed = 57;
     int bad = 0, runs = 0;
     for (int M = 1; M < SOTTO__GEMM_MIN_M; M++)
-        for (int N = 1; N <= 5; N += 2)
+        for (size_t t = 0; t < sizeof ns / sizeof *ns; t++)
             for (size_t c = 0; c < sizeof ks / sizeof *ks; c++, runs++) {
-                int K = ks[c];
+                int N = ns[t], K = ks[c];
                 size_t lda = (size_t)K + 1, ldb = (size_t)K + 3, ldc = (size_t)N + 1;
                 float *A = malloc(M * lda * 4), *B = malloc(N * ldb * 4), *bias = malloc(N * 4), *C = malloc(M * ldc * 4);
                 uint16_t *Bh = malloc(N * ldb * 2);

@@ -7,8 +7,11 @@
  * P V, whose B rows are 64 floats of a strided value matrix, waits less on the cache: on
  * the development EPYC (Zen 4, one core) one head of the tiny encoder's attention went
  * from 3.17 to 2.80 ms for Q K^T and 3.52 to 2.61 ms for P V. Each output is summed as in
- * the AVX2 kernel (k = 0, 1, ... one FMA each), so both sets give the same bits; fewer
- * rows than one tile (the decoder) go to the AVX2 kernel.
+ * the AVX2 kernel (k = 0, 1, ... one FMA each), so both sets give the same bits. Fewer
+ * rows than one tile (the decoder's beams: P V over a window's values, [5, 1500] x [1500,
+ * 64]) take up to 6 rows by 64 columns in one pass down B (one core, a head in L2: 17.1 us
+ * on the AVX2 kernel's streamed rows, 5.7 here; from memory 21-24 -> 13.2); a single row
+ * goes to the AVX2 kernel.
  * The linear layers' GEMM is gemm_avx512.c's (on Zen 4 it measured no faster than the
  * AVX2 one, 95-104 against 101-105 GFLOP/s; on an Intel Xeon with two 512-bit FMA units
  * 1.5-1.9x).
@@ -42,11 +45,69 @@ static void micro_any(const float *A, size_t lda, const float *B, size_t ldb, fl
 #undef CASE
 }
 
+/* C[ROWS, COLS] (+)= A[ROWS, K] B[K, COLS] for ROWS <= 6 and COLS <= 64: the decoder's few
+ * rows over one head's 64 values (P V) in one pass down B, 24 accumulators at most; each
+ * output one chain in k order from C (ACC) or 0, as every matmul_nn. */
+INLINE void rows_x64(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, const int rows,
+                     int cols, int K, bool acc)
+{
+    __mmask16 m[4];
+    for (int j = 0; j < 4; j++) m[j] = sotto__zmm_lanes(cols - 16 * j);
+    __m512 c[6][4];
+#pragma GCC unroll 6
+    for (int i = 0; i < rows; i++)
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) c[i][j] = acc ? _mm512_maskz_loadu_ps(m[j], C + i * ldc + 16 * j) : _mm512_setzero_ps();
+    for (int k = 0; k < K; k++) {
+        const float *b = B + (size_t)k * ldb;
+        if (k + 8 < K) /* 8 rows on (one head of a window's values from memory: 14.6 -> 13.2 us) */
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++) _mm_prefetch((const char *)(b + 8 * ldb + 16 * j), _MM_HINT_T0);
+        __m512 x[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) x[j] = _mm512_maskz_loadu_ps(m[j], b + 16 * j);
+#pragma GCC unroll 6
+        for (int i = 0; i < rows; i++) {
+            const __m512 a = _mm512_set1_ps(A[i * lda + k]);
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++) c[i][j] = _mm512_fmadd_ps(a, x[j], c[i][j]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int i = 0; i < rows; i++)
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) _mm512_mask_storeu_ps(C + i * ldc + 16 * j, m[j], c[i][j]);
+}
+
+/* 2 ..< MR rows: groups of up to 6 rows, 64 columns at a time. */
+static void rows_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N, int K,
+                    bool acc)
+{
+    for (int m = 0; m < M; m += 6)
+        for (int n = 0; n < N; n += 64) {
+            const float *a = A + (size_t)m * lda;
+            float *c = C + (size_t)m * ldc + n;
+            int rows = M - m < 6 ? M - m : 6, cols = N - n < 64 ? N - n : 64;
+            switch (rows) {
+            case 6: rows_x64(a, lda, B + n, ldb, c, ldc, 6, cols, K, acc); break;
+            case 5: rows_x64(a, lda, B + n, ldb, c, ldc, 5, cols, K, acc); break;
+            case 4: rows_x64(a, lda, B + n, ldb, c, ldc, 4, cols, K, acc); break;
+            case 3: rows_x64(a, lda, B + n, ldb, c, ldc, 3, cols, K, acc); break;
+            case 2: rows_x64(a, lda, B + n, ldb, c, ldc, 2, cols, K, acc); break;
+            default: rows_x64(a, lda, B + n, ldb, c, ldc, 1, cols, K, acc); break;
+            }
+        }
+}
+
 static void nn_any(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N, int K,
                    bool acc)
 {
-    if (M < MR) {
+    if (M == 1) {
         (acc ? sotto__matmul_nn_acc_avx2 : sotto__matmul_nn_avx2)(A, lda, B, ldb, C, ldc, M, N, K);
+        return;
+    }
+    if (M < MR) {
+        rows_nn(A, lda, B, ldb, C, ldc, M, N, K, acc);
         return;
     }
     for (int n = 0; n < N; n += NR) {

@@ -49,14 +49,14 @@ void sotto__matmul_avx512(const float *A, size_t lda, const float *B, size_t ldb
                           size_t ldc, int M, int N, int K)
 {
     if (M >= SOTTO__GEMM_MIN_M) gemm_packed(A, lda, B, false, ldb, bias, C, ldc, M, N, K);
-    else sotto__matmul_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else sotto__gemv_avx512(A, lda, B, false, ldb, bias, C, ldc, M, N, K);
 }
 
 void sotto__matmul_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                               size_t ldc, int M, int N, int K)
 {
     if (M >= SOTTO__GEMM_MIN_M) gemm_packed(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
-    else sotto__matmul_f16_avx2(A, lda, B, ldb, bias, C, ldc, M, N, K);
+    else sotto__gemv_avx512(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
 }
 
 void sotto__gemm_f32_avx512(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,

@@ -52,6 +52,7 @@
 #ifndef SOTTO_KERNELS_H
 #define SOTTO_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -155,6 +156,16 @@ void sotto__matmul_q8_avx2(const sotto__block_q8_0 *A, size_t lda, const sotto__
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                         size_t ldc, int M, int N, int K);
 
+/* Rows of A each alone (kernels_avx2.c's chains for a row alone: four 8-lane chains over
+ * steps of 32) against B rows [n0, n1), f32 or f16 (F16); the avx512 set's decoder rows
+ * take it for the rows past their blocks (gemv_avx512.c). */
+void sotto__gemv_alone_avx2(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
+                            float *C, size_t ldc, int M, int n0, int n1, int K);
+/* The avx512 set's decoder rows (M < SOTTO__GEMM_MIN_M, gemv_avx512.c): kernels_avx2.c's
+ * chains, two B rows to a 512-bit register. */
+void sotto__gemv_avx512(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
+                        size_t ldc, int M, int N, int K);
+
 /* Register-blocked GEMM on packed B^T panels (gemm_avx2.c), the matmul/matmul_f16 of the
  * avx2 set for M >= SOTTO__GEMM_MIN_M rows (the row-dot kernels below that). */
 enum { SOTTO__GEMM_MIN_M = 24 };
@@ -168,7 +179,7 @@ void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, f
 void sotto__row_1x64_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int K);
 /* The matmul and matmul_f16 of the avx512 set (gemm_avx512.c): a 12x32 packed GEMM on
  * 512-bit registers for M >= SOTTO__GEMM_MIN_M (the reference's bits, as the AVX2 GEMM),
- * the avx2 row kernels below that. */
+ * sotto__gemv_avx512 (the avx2 row kernels' bits) below that. */
 void sotto__matmul_avx512(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                           size_t ldc, int M, int N, int K);
 void sotto__matmul_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
