@@ -80,7 +80,8 @@ static void test_q8_extremes(const sotto__kernels *k)
 /* The packed GEMM behind matmul for many rows: blocks of rows and of K, every tail. */
 static void test_matmul_large(const sotto__kernels *k)
 {
-    static const int sizes[][3] = {{24, 1, 1}, {25, 17, 7}, {121, 33, 385}, {300, 64, 1000}, {37, 130, 769}};
+    static const int sizes[][3] = {{24, 1, 1},      {25, 17, 7},    {121, 33, 385},
+                                   {300, 64, 1000}, {37, 130, 769}, {800, 40, 70}};
     unsigned seed = 5;
     for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
         int M = sizes[t][0], N = sizes[t][1], K = sizes[t][2];
@@ -897,7 +898,8 @@ static float chain_alone(const float *a, const float *b, int K)
 static void test_row_chains(const sotto__kernels *k)
 {
     static const int ks[] = {8, 13, 64, 96, 389};
-    static const int ns[] = {1, 3, 5, 6, 13}; /* the avx512 set's blocks of 4 B rows: none, one, several, a pair left */
+    /* the avx512 set's blocks of 4 B rows: none, one, several, a pair left */
+    static const int ns[] = {1, 3, 5, 6, 13};
     unsigned seed = 57;
     int bad = 0, runs = 0;
     for (int M = 1; M < SOTTO__GEMM_MIN_M; M++)

@@ -57,7 +57,8 @@ INLINE void rows_x64(const float *A, size_t lda, const float *B, size_t ldb, flo
 #pragma GCC unroll 6
     for (int i = 0; i < rows; i++)
 #pragma GCC unroll 4
-        for (int j = 0; j < 4; j++) c[i][j] = acc ? _mm512_maskz_loadu_ps(m[j], C + i * ldc + 16 * j) : _mm512_setzero_ps();
+        for (int j = 0; j < 4; j++)
+            c[i][j] = acc ? _mm512_maskz_loadu_ps(m[j], C + i * ldc + 16 * j) : _mm512_setzero_ps();
     for (int k = 0; k < K; k++) {
         const float *b = B + (size_t)k * ldb;
         if (k + 8 < K) /* 8 rows on (one head of a window's values from memory: 14.6 -> 13.2 us) */
