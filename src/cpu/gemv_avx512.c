@@ -56,9 +56,8 @@ INLINE void tree_store(__m512 x, __m512 y, const float *bias, float *c, const in
     __m512 e = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, 0x88), _mm512_shuffle_f32x4(x, y, 0xDD));
     __m512 f = _mm512_add_ps(e, _mm512_permute_ps(e, 0x4E)); /* lane 0: e0 + e2, lane 1: e1 + e3 */
     __m512 g = _mm512_add_ps(f, _mm512_permute_ps(f, 0xB1)); /* lane 0 of each quarter */
-    __m128 v = _mm512_castps512_ps128(_mm512_permutexvar_ps(_mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12,
-                                                                             8, 4, 0),
-                                                            g));
+    const __m512i lane0s = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m128 v = _mm512_castps512_ps128(_mm512_permutexvar_ps(lane0s, g));
     const __mmask8 m = count == 4 ? 0xF : 0x3;
     if (bias) v = _mm_add_ps(v, _mm_maskz_loadu_ps(m, bias));
     _mm_mask_storeu_ps(c, m, v);
@@ -117,7 +116,7 @@ static void block_any(const float *A, size_t lda, const void *B, bool f16, size_
 {
 #define CASE(F, R, P)                                                                                 \
     if (f16 == F && rows == R && np == P) {                                                           \
-        block(A, lda, B, F, ldb, bias, C, ldc, K, pf, R, P);                                               \
+        block(A, lda, B, F, ldb, bias, C, ldc, K, pf, R, P);                                          \
         return;                                                                                       \
     }
     CASE(true, 5, 2) CASE(true, 4, 2) CASE(true, 5, 1) CASE(true, 4, 1)
