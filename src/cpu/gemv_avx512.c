@@ -134,13 +134,13 @@ void sotto__gemv_avx512(const float *A, size_t lda, const void *B, bool f16, siz
         return;
     }
     const size_t row_bytes = ldb * (f16 ? sizeof(uint16_t) : sizeof(float)), step = 2 * PAIRS * row_bytes;
-    const size_t ahead = row_bytes <= 2048 ? 2 * step : 0, total = (size_t)N * row_bytes;
+    const size_t ahead = 2 * step, total = (size_t)N * row_bytes;
     const int paired = N & ~1;
     for (int n = 0; n < paired; n += 2 * PAIRS) {
         const int np = (paired - n) / 2 < PAIRS ? (paired - n) / 2 : PAIRS;
         const size_t at = (size_t)n * row_bytes;
         const char *b = (const char *)B + at;
-        /* short rows: the hardware's stream prefetch leaves them undone (kernels_avx2.c) */
+        /* the hardware's stream prefetch leaves these rows undone (kernels_avx2.c) */
         const char *pf = ahead && at + ahead + step <= total ? b + ahead : NULL;
         for (int m = 0, r; m < in_blocks; m += r, pf = NULL) {
             r = in_blocks - m == 5 ? 5 : 4;

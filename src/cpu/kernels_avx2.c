@@ -1,7 +1,7 @@
 /* kernels_avx2.c — AVX2 + FMA + F16C kernels (compiled with -mavx2 -mfma -mf16c for this
  * file only, selected at run time). matmul with few rows of A (the decoder) makes one
  * pass over B, a pair of rows at a time, computing 4x2 (5x2) blocks of C as 8-wide dot products
- * and prefetching short rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16
+ * and prefetching the rows ahead; many rows go to the packed GEMM of gemm_avx2.c. The f16
  * variant reads B in its stored type (halves widened in registers; q8_0 is in
  * gemm_q8_avx2.c). Also softmax, GELU, the q8_0 quantiser and f16 conversion. */
 #include <immintrin.h>
@@ -144,13 +144,14 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
  * of B (a pair within 4 KB: Whisper's d_model of 384-1024 in f16) are prefetched 4 KB
  * ahead, which the hardware's stream prefetch leaves undone across so many short rows
  * (5 x 51864 x 384 in f16 on one core: 7.5 ms with panels kept in L2 and no prefetch,
- * 4.7 ms; longer rows gained nothing or lost: docs/BENCHMARKS.md). f32 and f16 B run
- * the same chains. */
+ * 4.7 ms), longer rows two pairs ahead (the MLP's second layer, 5 x 384 x 1536 f16 from
+ * memory: 59-72 -> 99-102 GFLOP/s; a burst of lines per pair had gained nothing:
+ * docs/BENCHMARKS.md). f32 and f16 B run the same chains. */
 ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
                             float *C, size_t ldc, int M, int N, int K)
 {
     const size_t eb = f16 ? sizeof(uint16_t) : sizeof(float), row_bytes = ldb * eb;
-    const size_t ahead = 2 * row_bytes <= 4096 ? 4096 : 0;
+    const size_t ahead = 2 * row_bytes <= 4096 ? 4096 : 4 * row_bytes;
     const size_t total = (size_t)N * row_bytes;
     int n = 0;
     for (; n + 2 <= N; n += 2) {
