@@ -796,7 +796,7 @@ static void test_ref_bits(const sotto__kernels *k)
                 free(A), free(B), free(C0), free(C1), free(Bh);
             }
     /* few rows over a long K (the decoder's P V: B streamed row after row), column tails */
-    static const int fm[] = {2, 3, 5, 8, 9}, fn[] = {7, 16, 24, 33, 64, 65}, fk[] = {128, 131, 1500};
+    static const int fm[] = {2, 3, 5, 6, 7, 8, 9}, fn[] = {7, 16, 24, 33, 64, 65}, fk[] = {128, 131, 1500};
     for (size_t a = 0; a < sizeof fm / sizeof *fm; a++)
         for (size_t b = 0; b < sizeof fn / sizeof *fn; b++)
             for (size_t c = 0; c < sizeof fk / sizeof *fk; c++) {
