@@ -23,12 +23,14 @@ static void mask_list(float *logits, const sotto__i32list *l, int n_vocab)
         if (l->v[i] >= 0 && l->v[i] < n_vocab) logits[l->v[i]] = -INFINITY;
 }
 
-double sotto__logsumexp(sotto__backend *be, const float *x, int n)
+double sotto__logsumexp_max(sotto__backend *be, const float *x, int n, float m)
 {
-    float m = be->ops->row_max(be, x, n);
+    if (isnan(m)) m = be->ops->row_max(be, x, n);
     if (m == -INFINITY) return -INFINITY;
     return m + log(be->ops->row_exp_sum(be, x, n, m, 1.0f, NULL));
 }
+
+double sotto__logsumexp(sotto__backend *be, const float *x, int n) { return sotto__logsumexp_max(be, x, n, NAN); }
 
 double sotto__exp_weights(sotto__backend *be, const float *x, int n, float scale, float *w)
 {
@@ -40,22 +42,24 @@ double sotto__exp_weights(sotto__backend *be, const float *x, int n, float scale
     return be->ops->row_exp_sum(be, x, n, m, scale, w);
 }
 
-int sotto__argmax(sotto__backend *be, const float *x, int n)
+int sotto__argmax_max(sotto__backend *be, const float *x, int n, float m)
 {
     if (n <= 0 || isnan(x[0])) return 0; /* the scalar loop keeps index 0 then */
-    float m = be->ops->row_max(be, x, n);
+    if (isnan(m)) m = be->ops->row_max(be, x, n);
     for (int i = 0; i < n; i++)
         if (x[i] == m) return i;
     return 0;
 }
+
+int sotto__argmax(sotto__backend *be, const float *x, int n) { return sotto__argmax_max(be, x, n, NAN); }
 
 double sotto__softmax_at(sotto__backend *be, const float *x, int n, int i)
 {
     return exp((double)x[i] - sotto__logsumexp(be, x, n));
 }
 
-/* ApplyTimestampRules.apply for one sequence. */
-static void timestamp_rules(sotto__backend *be, const sotto__rules *r, const int32_t *seq, int n, float *logits)
+/* ApplyTimestampRules.apply for one sequence; returns the largest of the filtered row. */
+static float timestamp_rules(sotto__backend *be, const sotto__rules *r, const int32_t *seq, int n, float *logits)
 {
     const int V = r->n_vocab, tb = r->ts_begin;
     if (r->no_timestamps >= 0) logits[r->no_timestamps] = -INFINITY;
@@ -79,15 +83,19 @@ static void timestamp_rules(sotto__backend *be, const sotto__rules *r, const int
     }
     /* the log-softmax's normaliser cancels: compare log-sum-exp of the timestamps with the
      * best text-or-special logit */
-    double ts_mass = sotto__logsumexp(be, logits + tb, V - tb);
-    if (ts_mass > be->ops->row_max(be, logits, tb)) mask(logits, 0, tb);
+    float ts_max = be->ops->row_max(be, logits + tb, V - tb), text_max = be->ops->row_max(be, logits, tb);
+    if (sotto__logsumexp_max(be, logits + tb, V - tb, ts_max) > text_max) {
+        mask(logits, 0, tb);
+        return ts_max;
+    }
+    return ts_max > text_max ? ts_max : text_max; /* row_max's: the first of equal maxima */
 }
 
-void sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits)
+float sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits)
 {
     if (r->suppress_blank && n == 0) mask_list(logits, &r->blank, r->n_vocab);
     mask_list(logits, &r->suppress, r->n_vocab);
-    if (r->timestamps) timestamp_rules(be, r, sampled, n, logits);
+    return r->timestamps ? timestamp_rules(be, r, sampled, n, logits) : NAN;
 }
 
 void sotto__penalties_apply(const sotto__rules *r, const int32_t *gen, int n, float *logits)

@@ -26,8 +26,11 @@ typedef struct sotto__rules {
 } sotto__rules;
 
 /* Applies the filters in the reference's order to LOGITS [n_vocab] of a sequence whose
- * sampled tokens so far (after the prompt and start sequence) are SAMPLED[0 .. n). */
-void sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits);
+ * sampled tokens so far (after the prompt and start sequence) are SAMPLED[0 .. n).
+ * Returns the largest of the filtered row, as row_max gives it, where the timestamp rules
+ * found it on their way (the maxima of the text and of the timestamps), else NAN: the
+ * search then need not pass over the row again for it. */
+float sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits);
 
 /* CTranslate2 4.8's RepetitionPenalty and NoRepeatNgram (decoding_utils.cc), which run
  * before every other filter, on LOGITS [n_vocab] of a sequence whose generated tokens
@@ -40,6 +43,9 @@ void sotto__penalties_apply(const sotto__rules *r, const int32_t *gen, int n, fl
 /* log(sum exp X[i]) over N values, in double; -inf when all are -inf. */
 double sotto__logsumexp(sotto__backend *be, const float *x, int n);
 
+/* The same for a row whose row_max M is known (NAN: not known, found here). */
+double sotto__logsumexp_max(sotto__backend *be, const float *x, int n, float m);
+
 /* W[i] = e^((X[i] - max X) SCALE) (float, about 2 ulp; 0 below e^-87) for i < N, and
  * their sum in double (sampling at temperature 1 / SCALE > 0); all 0 when every X is -inf. */
 double sotto__exp_weights(sotto__backend *be, const float *x, int n, float scale, float *w);
@@ -47,6 +53,9 @@ double sotto__exp_weights(sotto__backend *be, const float *x, int n, float scale
 /* The index of the largest of X[0 .. n), the first of equal maxima (0 when all are -inf
  * or N is 0). */
 int sotto__argmax(sotto__backend *be, const float *x, int n);
+
+/* The same for a row whose row_max M is known (NAN: not known, found here). */
+int sotto__argmax_max(sotto__backend *be, const float *x, int n, float m);
 
 /* softmax(X)[i] in double. */
 double sotto__softmax_at(sotto__backend *be, const float *x, int n, int i);

@@ -131,6 +131,7 @@ struct sotto__group {
     int sample_len;            /* the most tokens sampled (prompt.h sotto__sample_len) */
     sotto__decode_result *res;
     float *logits;             /* [G][V] host copies, filtered in place */
+    float row_max[SOTTO_MAX_SEQUENCES]; /* each filtered row's largest, when the rules found it, else NAN */
     float *weights;            /* [V] sampling's scratch */
     seq *s;                    /* [G] live sequences */
     seq *fin;                  /* beam search: finished candidates */
@@ -191,9 +192,9 @@ static bool greedy_update(group *g)
         seq *q = &g->s[r];
         if (q->done) continue;
         const float *L = g->logits + (size_t)r * g->V;
-        int t = g->o->temperature == 0 ? sotto__argmax(be, L, g->V)
+        int t = g->o->temperature == 0 ? sotto__argmax_max(be, L, g->V, g->row_max[r])
                                        : sample(be, L, g->V, g->o->temperature, g->o->rng, g->weights);
-        q->sum += logprob(L, sotto__logsumexp(be, L, g->V), t);
+        q->sum += logprob(L, sotto__logsumexp_max(be, L, g->V, g->row_max[r]), t);
         q->tok[q->n++] = t;
         q->done = t == g->o->rules->eot;
         if (!q->done && ratio_exceeded(g, q)) q->done = true; /* stopped: it cannot pass */
@@ -213,12 +214,25 @@ static bool same_tokens(const seq *a, const seq *b)
     return a->n == b->n && memcmp(a->tok, b->tok, (size_t)a->n * sizeof *a->tok) == 0;
 }
 
-/* The K largest of X[0 .. n) in descending order, the lower index first among equals. */
+/* The K largest of X[0 .. n) in descending order, the lower index first among equals.
+ * Once K are held, runs of 16 values none of which beats the K-th are passed over with
+ * one test (a branch-free comparison the compiler vectorises; a row of logits has few
+ * values that enter the K largest). */
 static void topk(const float *x, int n, int k, int *out)
 {
+    enum { RUN = 16 };
     int m = 0;
     for (int i = 0; i < n; i++) {
-        if (m == k && !(x[i] > x[out[k - 1]])) continue;
+        if (m == k) {
+            const float t = x[out[k - 1]];
+            for (; i + RUN <= n; i += RUN) {
+                int any = 0;
+                for (int j = 0; j < RUN; j++) any |= x[i + j] > t;
+                if (any) break;
+            }
+            if (i == n) break;
+            if (!(x[i] > t)) continue;
+        }
         int j = m < k ? m++ : k - 1;
         while (j > 0 && x[i] > x[out[j - 1]]) out[j] = out[j - 1], j--;
         out[j] = i;
@@ -272,7 +286,7 @@ static bool beam_update(group *g, int n_pos, int max_candidates)
     int n = 0;
     for (int j = 0; j < G; j++) {
         const float *L = g->logits + (size_t)j * V;
-        double lse = sotto__logsumexp(g->ctx->be, L, V);
+        double lse = sotto__logsumexp_max(g->ctx->be, L, V, g->row_max[j]);
         int top[SOTTO_MAX_SEQUENCES + 1];
         topk(L, V, G + 1, top);
         for (int k = 0; k < G + 1; k++) {
@@ -476,7 +490,7 @@ void sotto__group_advance(sotto__group *g)
         if (q->done) continue;
         float *L = g->logits + (size_t)r * g->V;
         sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
-        sotto__rules_apply(g->ctx->be, o->rules, q->tok, q->n, L);
+        g->row_max[r] = sotto__rules_apply(g->ctx->be, o->rules, q->tok, q->n, L);
     }
     bool completed = g->beam ? beam_update(g, n_pos, g->max_candidates) : greedy_update(g);
     g->i++;
