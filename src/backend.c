@@ -85,3 +85,9 @@ sotto_status sotto__import_norm(sotto__backend *be, const sotto__norm *nrm, int 
     if (!st) st = sotto__import_f32(be, nrm->b, (size_t)n, &out->b, err);
     return st;
 }
+
+void sotto__host_for(sotto__backend *be, void (*fn)(void *arg, int i), void *arg, int n)
+{
+    (void)be;
+    for (int i = 0; i < n; i++) fn(arg, i);
+}

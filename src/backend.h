@@ -155,8 +155,14 @@ typedef struct sotto__backend_ops {
      * e^-87), by index mod 4 in order, then the tail; W[i] gets each term as float when W
      * is not NULL */
     double (*row_exp_sum)(sotto__backend *be, const float *x, int n, float m, float scale, float *w);
+    /* host work: FN(ARG, i) once for each i < N, on the backend's host threads where it has
+     * several (the caller's thread among them; items at once and in any order), returning
+     * when all are done: a search step's rows of logits, each on its own. FN touches only
+     * its own item's data and calls no slot but the row math above (which every backend
+     * makes safe to call from several threads at once). */
+    void (*host_for)(sotto__backend *be, void (*fn)(void *arg, int i), void *arg, int n);
 } sotto__backend_ops;
-enum { SOTTO__N_BACKEND_SLOTS = 24 };
+enum { SOTTO__N_BACKEND_SLOTS = 25 };
 _Static_assert(sizeof(sotto__backend_ops) == sizeof(const char *) + SOTTO__N_BACKEND_SLOTS * sizeof(void (*)(void)),
                "a backend table is its name and SOTTO__N_BACKEND_SLOTS function pointers");
 

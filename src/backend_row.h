@@ -97,4 +97,7 @@ double sotto__row_exp_sum_from(const float *x, int i, int n, float m, float scal
 float sotto__row_max(sotto__backend *be, const float *x, int n);
 double sotto__row_exp_sum(sotto__backend *be, const float *x, int n, float m, float scale, float *w);
 
+/* The host_for slot on the caller's thread alone, items in order (BE unused). */
+void sotto__host_for(sotto__backend *be, void (*fn)(void *arg, int i), void *arg, int n);
+
 #endif

@@ -1143,6 +1143,31 @@ static void test_tables(void)
     fflush(stdout); /* an empty slot crashes a later test: its message must be out first */
 }
 
+/* host_for runs each item exactly once, on 1 to 5 threads, for 0 to 9 items. */
+static void count_item(void *arg, int i) { __atomic_fetch_add((int *)arg + i, 1, __ATOMIC_RELAXED); }
+
+static void test_host_for(void)
+{
+    sotto__limits lim = {.max_rows = 8, .max_in = 64, .max_keys = 8, .max_heads = 1, .max_dh = 32,
+                         .cross_type = SOTTO_TYPE_F32, .cross_keys = 8, .vocab_in = 32};
+    for (int nt = 1; nt <= 5; nt++) {
+        sotto__backend *be = NULL;
+        sotto__err err = {0};
+        CHECK(sotto__cpu_backend_create(nt, &lim, &be, &err) == SOTTO_OK, "cpu backend: %s", err.msg);
+        if (!be) continue;
+        for (int n = 0; n < 10; n++)
+            for (int round = 0; round < 50; round++) {
+                int seen[10] = {0};
+                be->ops->host_for(be, count_item, seen, n);
+                bool once = true;
+                for (int i = 0; i < 10; i++) once &= seen[i] == (i < n);
+                CHECK(once, "host_for on %d threads, %d items: an item run other than once", nt, n);
+                if (!once) break;
+            }
+        be->ops->free(be);
+    }
+}
+
 /* test_kernels [--best SET]: SET is the set this CPU must choose (test-arm.sh, per qemu
  * CPU model). SOTTO_KERNELS=NAME checks that set without the scalar reference's tests. */
 int main(int argc, char **argv)
@@ -1157,6 +1182,7 @@ int main(int argc, char **argv)
     const char *only = getenv("SOTTO_KERNELS");
     const sotto__kernels *ref = only && strcmp(only, "scalar") != 0 ? NULL : sotto__kernels_by_name("scalar");
     test_tables();
+    test_host_for();
     test_cpu_detection();
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set this CPU runs, the scalar one included */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

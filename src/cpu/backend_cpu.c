@@ -190,6 +190,27 @@ static double cpu_row_exp_sum(sotto__backend *be, const float *x, int n, float m
     return cpu(be)->ex.k->row_exp_sum(x, n, m, scale, w);
 }
 
+typedef struct host_job {
+    void (*fn)(void *arg, int i);
+    void *arg;
+    int n;
+} host_job;
+
+static void host_task(void *arg, int tid, int nt)
+{
+    host_job *j = arg;
+    for (int i = tid; i < j->n; i += nt) j->fn(j->arg, i);
+}
+
+/* The items spread over the pool's threads, item i on share i mod threads (a step's 5
+ * beams: 3 and 2); one item runs on the caller. */
+static void cpu_host_for(sotto__backend *be, void (*fn)(void *arg, int i), void *arg, int n)
+{
+    host_job j = {fn, arg, n};
+    if (n <= 1) host_task(&j, 0, 1);
+    else sotto__parallel_for(cpu(be)->ex.pool, host_task, &j);
+}
+
 static const sotto__backend_ops cpu_ops = {
     .name = "cpu",
     .free = cpu_free,
@@ -216,6 +237,7 @@ static const sotto__backend_ops cpu_ops = {
     .argmax = cpu_argmax,
     .row_max = cpu_row_max,
     .row_exp_sum = cpu_row_exp_sum,
+    .host_for = cpu_host_for,
 };
 
 static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }

@@ -241,6 +241,7 @@ static const sotto__backend_ops vk_ops = {
     .argmax = vk_argmax,
     .row_max = sotto__row_max,         /* the logits are read back: the host's 4 lanes */
     .row_exp_sum = sotto__row_exp_sum,
+    .host_for = sotto__host_for,       /* the host's rows one after the other */
 };
 
 static const char *type_word(sotto_device_type t)

@@ -131,7 +131,10 @@ struct sotto__group {
     int sample_len;            /* the most tokens sampled (prompt.h sotto__sample_len) */
     sotto__decode_result *res;
     float *logits;             /* [G][V] host copies, filtered in place */
-    float row_max[SOTTO_MAX_SEQUENCES]; /* each filtered row's largest, when the rules found it, else NAN */
+    /* each live row's own work of a step (prep_row, on the backend's host threads): */
+    double lse[SOTTO_MAX_SEQUENCES];   /* its log-sum-exp, after the filters */
+    int32_t best[SOTTO_MAX_SEQUENCES]; /* greedy at temperature 0: its argmax */
+    int top[SOTTO_MAX_SEQUENCES][SOTTO_MAX_SEQUENCES + 1]; /* beam search: its G + 1 best */
     float *weights;            /* [V] sampling's scratch */
     seq *s;                    /* [G] live sequences */
     seq *fin;                  /* beam search: finished candidates */
@@ -192,9 +195,8 @@ static bool greedy_update(group *g)
         seq *q = &g->s[r];
         if (q->done) continue;
         const float *L = g->logits + (size_t)r * g->V;
-        int t = g->o->temperature == 0 ? sotto__argmax_max(be, L, g->V, g->row_max[r])
-                                       : sample(be, L, g->V, g->o->temperature, g->o->rng, g->weights);
-        q->sum += logprob(L, sotto__logsumexp_max(be, L, g->V, g->row_max[r]), t);
+        int t = g->o->temperature == 0 ? g->best[r] : sample(be, L, g->V, g->o->temperature, g->o->rng, g->weights);
+        q->sum += logprob(L, g->lse[r], t);
         q->tok[q->n++] = t;
         q->done = t == g->o->rules->eot;
         if (!q->done && ratio_exceeded(g, q)) q->done = true; /* stopped: it cannot pass */
@@ -286,11 +288,9 @@ static bool beam_update(group *g, int n_pos, int max_candidates)
     int n = 0;
     for (int j = 0; j < G; j++) {
         const float *L = g->logits + (size_t)j * V;
-        double lse = sotto__logsumexp_max(g->ctx->be, L, V, g->row_max[j]);
-        int top[SOTTO_MAX_SEQUENCES + 1];
-        topk(L, V, G + 1, top);
+        const int *top = g->top[j];
         for (int k = 0; k < G + 1; k++) {
-            cand x = {j, top[k], g->s[j].sum + logprob(L, lse, top[k])};
+            cand x = {j, top[k], g->s[j].sum + logprob(L, g->lse[j], top[k])};
             int dup = -1; /* the same sequence from an identical beam: the reference's dict keeps
                              the first place, the last score and source */
             for (int e = 0; e < n && dup < 0; e++)
@@ -481,17 +481,29 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     return SOTTO_OK;
 }
 
+/* Row R's own work of a step: the filters on its logits, then their log-sum-exp, and the
+ * argmax (greedy at temperature 0) or the G + 1 best (beam search). Rows do not share
+ * data, so the backend runs them at once (host_for); sampling's draws stay in the
+ * update, in row order. */
+static void prep_row(void *arg, int r)
+{
+    group *g = arg;
+    const sotto__decode_opts *o = g->o;
+    const seq *q = &g->s[r];
+    if (q->done) return;
+    sotto__backend *be = g->ctx->be;
+    float *L = g->logits + (size_t)r * g->V;
+    sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
+    float m = sotto__rules_apply(be, o->rules, q->tok, q->n, L);
+    g->lse[r] = sotto__logsumexp_max(be, L, g->V, m);
+    if (g->beam) topk(L, g->V, g->G + 1, g->top[r]);
+    else if (o->temperature == 0) g->best[r] = sotto__argmax_max(be, L, g->V, m);
+}
+
 void sotto__group_advance(sotto__group *g)
 {
-    const sotto__decode_opts *o = g->o;
     int n_pos = g->n_init + g->i; /* tokens so far: their K/V are in the caches */
-    for (int r = 0; r < g->G; r++) {
-        const seq *q = &g->s[r];
-        if (q->done) continue;
-        float *L = g->logits + (size_t)r * g->V;
-        sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
-        g->row_max[r] = sotto__rules_apply(g->ctx->be, o->rules, q->tok, q->n, L);
-    }
+    g->ctx->be->ops->host_for(g->ctx->be, prep_row, g, g->G);
     bool completed = g->beam ? beam_update(g, n_pos, g->max_candidates) : greedy_update(g);
     g->i++;
     if (completed || n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i >= g->sample_len) g->finished = true;

@@ -151,6 +151,7 @@ static const sotto__backend_ops null_ops = {
     .argmax = null_argmax,
     .row_max = sotto__row_max,         /* the shared 4 lanes, as a device backend's */
     .row_exp_sum = sotto__row_exp_sum,
+    .host_for = sotto__host_for,       /* the host's rows one after the other */
 };
 
 /* Never a GPU (auto passes it by); otherwise the host backend on CFG, wrapped. */
