@@ -87,17 +87,26 @@ INLINE void micro(const float *A, size_t lda, const float *B, size_t ldb, float 
 }
 
 /* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place, from C (ACC)
- * or from 0, prefetching PF lines of the B row PF_AHEAD on (micro_pf). */
+ * or from 0; with PF > 0 (the first strip of rows_strips) prefetching PF lines of the B
+ * row PF_AHEAD on (micro_pf). The encoder's attention calls it with PF 0, a constant: a
+ * test of PF at each step cost its Q K^T and P V 5 % (`sotto bench` avx2 tiny.en f16,
+ * encoder 233-243 -> 252-257 ms). */
 static void micro_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
                      int cols, int K, bool acc, int pf)
 {
-#define NN_CASE(R)                                                                                    \
+#define NN_CASE(R, PF)                                                                                \
     case R:                                                                                           \
-        if (cols == NR) micro_pf(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, acc, pf);        \
-        else micro_pf(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, acc, pf);               \
+        if (cols == NR) micro_pf(A, lda, B, ldb, C, ldc, R, true, true, NR, K, NULL, acc, PF);        \
+        else micro_pf(A, lda, B, ldb, C, ldc, R, false, false, cols, K, NULL, acc, PF);               \
         break;
+    if (pf > 0) {
+        switch (rows) {
+            NN_CASE(6, pf) NN_CASE(5, pf) NN_CASE(4, pf) NN_CASE(3, pf) NN_CASE(2, pf) NN_CASE(1, pf)
+        }
+        return;
+    }
     switch (rows) {
-        NN_CASE(6) NN_CASE(5) NN_CASE(4) NN_CASE(3) NN_CASE(2) NN_CASE(1)
+        NN_CASE(6, 0) NN_CASE(5, 0) NN_CASE(4, 0) NN_CASE(3, 0) NN_CASE(2, 0) NN_CASE(1, 0)
     }
 #undef NN_CASE
 }
@@ -198,8 +207,8 @@ void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, f
  * rows, each 16-column strip in one pass down B with its sums in registers; the first
  * strip's pass prefetches the whole B row PF_AHEAD rows on, so the later strips find the
  * head's values in cache. Each output is one fused chain in k order from C or 0, the
- * reference's bits. (One core, 5 x 1500 x 64 f32: in L2 12.2-13.8 -> 10.9-11.3 us, from
- * L3 33-34 -> 25-26 us, against rows of B streamed four at a time through C in L1.) */
+ * reference's bits. (One core, 5 x 1500 x 64 f32: in L2 12.5-13.3 -> 10.1-10.4 us, from
+ * L3 38-45 -> 24-26 us, against rows of B streamed four at a time through C in L1.) */
 enum { NN_STREAM_M = 9, NN_STREAM_K = 128, NN_STREAM_N = 64, NN_KC = 256 };
 static void rows_strips(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M, int N,
                         int K, bool acc)
