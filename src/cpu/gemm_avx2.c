@@ -89,8 +89,8 @@ INLINE void micro(const float *A, size_t lda, const float *B, size_t ldb, float 
 /* The micro-kernel for any ROWS (1..6) and COLS (1..16) on B used in place, from C (ACC)
  * or from 0; with PF > 0 (the first strip of rows_strips) prefetching PF lines of the B
  * row PF_AHEAD on (micro_pf). The encoder's attention calls it with PF 0, a constant: a
- * test of PF at each step cost its Q K^T and P V 5 % (`sotto bench` avx2 tiny.en f16,
- * encoder 233-243 -> 252-257 ms). */
+ * test of PF at each step cost its Q K^T and P V 4 % (`sotto bench` avx2 tiny.en f16,
+ * encoder medians of four alternations 237 -> 247 ms). */
 static void micro_nn(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int rows,
                      int cols, int K, bool acc, int pf)
 {
