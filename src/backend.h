@@ -189,7 +189,7 @@ typedef struct sotto__weights_cache {
     void (*release_pages)(const void *owner, const void *p, size_t n);
     const void *owner;
 } sotto__weights_cache;
-enum { SOTTO__SLOT_VOCAB_PROXY = 0 }; /* the slots of sotto__weights_cache.derived */
+enum { SOTTO__SLOT_VOCAB_PROXY = 0, SOTTO__SLOT_F16_PANELS = 1 }; /* the slots of sotto__weights_cache.derived */
 
 /* What a backend is created for. */
 typedef struct sotto__backend_config {

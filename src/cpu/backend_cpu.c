@@ -11,6 +11,7 @@
 
 #include "../quant.h"
 #include "ops.h"
+#include "panels.h"
 #include "threadpool.h"
 
 _Static_assert((int)SOTTO__POOL_MAX == (int)SOTTO__THREADS_MAX, "the pool runs the threads backend.h promises");
@@ -22,6 +23,7 @@ typedef struct cpu_backend {
     int n_blocks, cap_blocks;
     const void *proxy_w;       /* the matrix the proxy was made of */
     const sotto__proxy *proxy;
+    sotto__panel_store *panels; /* the model's f16 weights in panels for linear_rows, or NULL */
 } cpu_backend;
 
 static cpu_backend *cpu(sotto__backend *be) { return (cpu_backend *)be; }
@@ -111,8 +113,12 @@ static void cpu_linear(sotto__backend *be, sotto__buf X, int M, const sotto__bli
 
 static void cpu_linear_rows(sotto__backend *be, sotto__buf X, int M, const sotto__blinear *l, sotto__buf Y)
 {
+    cpu_backend *c = cpu(be);
     sotto__linear h = host_linear(l);
-    sotto__op_linear_rows(&cpu(be)->ex, at(X), M, &h, at(Y));
+    const uint16_t *panels = NULL;
+    if (c->panels && h.type == SOTTO_TYPE_F16 && c->ex.k->gemm_f16p)
+        panels = sotto__panels_of(c->panels, &c->ex, h.w, h.n_out, h.n_in);
+    sotto__op_linear_rows(&c->ex, at(X), M, &h, panels, at(Y));
 }
 
 static void cpu_layernorm(sotto__backend *be, sotto__buf X, int M, int d, const sotto__bnorm *n, sotto__buf Y)
@@ -336,6 +342,9 @@ static sotto_status cpu_create(const sotto__backend_config *cfg, sotto__backend 
     if (st) return st;
     snprintf(desc, desc_len, "cpu (%s kernels, %d thread%s)", cpu(*out)->ex.k->name, n_threads,
              n_threads == 1 ? "" : "s");
+    if (cfg->cache.derived && cfg->cache.owner) /* the batched decoder's f16 weights, made on first use */
+        cpu(*out)->panels = cfg->cache.derived(cfg->cache.owner, SOTTO__SLOT_F16_PANELS, sotto__panel_store_make,
+                                               sotto__panel_store_free, NULL);
     const char *env = getenv("SOTTO_VOCAB_PROXY");
     if (!cfg->vocab || !cfg->cache.derived || (env && strcmp(env, "0") == 0)) return SOTTO_OK;
     proxy_arg a = {*out, cfg};

@@ -270,7 +270,7 @@ static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, siz
                         size_t ldc, int M, int N, int K)
 {
     _Alignas(32) float P[KC * NR];
-    sotto__gemm_panels(A, lda, B, f16, ldb, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
+    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
 }
 
 void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -283,4 +283,13 @@ void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t 
                           size_t ldc, int M, int N, int K)
 {
     gemm_packed(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
+}
+
+/* B in f16 panels: each 16 columns half a panel, widened in order (one core, 40 x 51864 x
+ * 384: 17.9-18.7 -> 14.3-15.3 ms against packing B's rows at every call) */
+void sotto__gemm_f16p_avx2(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
+                           int M, int N, int K)
+{
+    _Alignas(32) float W[KC * NR];
+    sotto__gemm_panels(A, lda, NULL, true, 0, P, bias, C, ldc, M, N, K, W, MR, NR, MC, KC, micro_packed);
 }

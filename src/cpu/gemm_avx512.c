@@ -44,7 +44,7 @@ static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, siz
                         size_t ldc, int M, int N, int K)
 {
     _Alignas(64) float P[KC * NR];
-    sotto__gemm_panels(A, lda, B, f16, ldb, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
+    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
 }
 
 void sotto__matmul_avx512(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -71,4 +71,13 @@ void sotto__gemm_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_
                             size_t ldc, int M, int N, int K)
 {
     gemm_packed(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
+}
+
+/* B in f16 panels, a panel widened in order per block of K (one core, 40 x 51864 x 384:
+ * 15.2-16.7 -> 12.8-13.9 ms against packing B's rows at every call) */
+void sotto__gemm_f16p_avx512(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
+                             int M, int N, int K)
+{
+    _Alignas(64) float W[KC * NR];
+    sotto__gemm_panels(A, lda, NULL, true, 0, P, bias, C, ldc, M, N, K, W, MR, NR, MC, KC, micro_packed);
 }

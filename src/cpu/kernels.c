@@ -65,7 +65,7 @@ static const sotto__kernels scalar = {
     .quantize_q8 = sotto__quantize_q8_ref, .matmul_f16 = sotto__matmul_f16_ref, .matmul_q8 = sotto__matmul_q8_ref,
     .to_f16 = sotto__to_f16_ref, .from_f16 = sotto__from_f16_ref, .scores_p5 = sotto__scores_p5_ref,
     .quantize_p5 = sotto__quantize_p5_ref, .row_max = sotto__row_max_ref, .row_exp_sum = sotto__row_exp_sum_ref,
-    .gemm = sotto__matmul_ref, .gemm_f16 = sotto__matmul_f16_ref,
+    .gemm = sotto__matmul_ref, .gemm_f16 = sotto__matmul_f16_ref, .gemm_f16p = sotto__gemm_f16p_ref,
 };
 #if defined(__x86_64__) || defined(__i386__)
 static const sotto__kernels avx2 = {
@@ -75,6 +75,7 @@ static const sotto__kernels avx2 = {
     .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2, .scores_p5 = sotto__scores_p5_avx2,
     .quantize_p5 = sotto__quantize_p5_avx2, .row_max = sotto__row_max_avx2, .row_exp_sum = sotto__row_exp_sum_avx2,
     .gemm = sotto__gemm_f32_avx2, .gemm_f16 = sotto__gemm_f16_avx2,
+    .gemm_f16p = sotto__gemm_f16p_avx2,
 };
 static const sotto__kernels avx_vnni = {
     .name = "avx_vnni", .matmul = sotto__matmul_avx2, .matmul_nn = sotto__matmul_nn_avx2, .matmul_nn_acc = sotto__matmul_nn_acc_avx2,
@@ -83,6 +84,7 @@ static const sotto__kernels avx_vnni = {
     .matmul_q8 = sotto__matmul_q8_avxvnni, .to_f16 = sotto__to_f16_avx2, .from_f16 = sotto__from_f16_avx2,
     .scores_p5 = sotto__scores_p5_avx2, .quantize_p5 = sotto__quantize_p5_avx2, .row_max = sotto__row_max_avx2,
     .row_exp_sum = sotto__row_exp_sum_avx2, .gemm = sotto__gemm_f32_avx2, .gemm_f16 = sotto__gemm_f16_avx2,
+    .gemm_f16p = sotto__gemm_f16p_avx2,
 };
 static const sotto__kernels avx512 = {
     .name = "avx512", .matmul = sotto__matmul_avx512, .matmul_nn = sotto__matmul_nn_avx512, .matmul_nn_acc = sotto__matmul_nn_acc_avx512,
@@ -92,6 +94,7 @@ static const sotto__kernels avx512 = {
     .scores_p5 = sotto__scores_p5_avx512, .quantize_p5 = sotto__quantize_p5_avx2,
     .row_max = sotto__row_max_avx512, .row_exp_sum = sotto__row_exp_sum_avx512,
     .gemm = sotto__gemm_f32_avx512, .gemm_f16 = sotto__gemm_f16_avx512,
+    .gemm_f16p = sotto__gemm_f16p_avx512,
 };
 #endif
 

@@ -63,6 +63,21 @@ typedef void (*sotto__matmul_fn)(const float *A, size_t lda, const float *B, siz
 
 typedef void (*sotto__matmul_f16_fn)(const float *A, size_t lda, const uint16_t *B, size_t ldb,
                                      const float *bias, float *C, size_t ldc, int M, int N, int K);
+/* f16 panels (sotto__f16_panels): B [N, K] in halves as ceil(N / SOTTO__PANEL_W) panels of
+ * SOTTO__PANEL_W rows, each [K][SOTTO__PANEL_W] (row n's k-th value at panel n / W, offset
+ * k W + n % W), the last zero-padded: B as the x86 GEMMs read it, widened in order where
+ * its rows would be transposed at every call (the batched decoder's few rows of A over
+ * the whole vocabulary, a step at a time). */
+enum { SOTTO__PANEL_W = 32 };
+static inline const uint16_t *sotto__panel_at(const uint16_t *P, int K, int n)
+{
+    return P + (size_t)(n / SOTTO__PANEL_W) * (size_t)K * SOTTO__PANEL_W + n % SOTTO__PANEL_W;
+}
+size_t sotto__f16_panels_bytes(int N, int K);
+/* P (sotto__f16_panels_bytes(N, K) bytes) = B [N, K] (row stride LDB halves) in panels */
+void sotto__f16_panels(const uint16_t *B, size_t ldb, int N, int K, uint16_t *P);
+typedef void (*sotto__gemm_f16p_fn)(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C,
+                                    size_t ldc, int M, int N, int K);
 typedef void (*sotto__matmul_q8_fn)(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B,
                                     size_t ldb, const float *bias, float *C, size_t ldc, int M, int N, int K);
 
@@ -85,7 +100,7 @@ typedef double (*sotto__row_exp_sum_fn)(const float *x, int n, float m, float sc
 
 /* A kernel set: its name, then SOTTO__N_KERNEL_SLOTS function pointers and nothing
  * else (test_kernels walks the slots to check none is empty). */
-enum { SOTTO__N_KERNEL_SLOTS = 17 };
+enum { SOTTO__N_KERNEL_SLOTS = 18 };
 typedef struct sotto__kernels {
     const char *name; /* "scalar", "avx2", "avx_vnni" (avx2 + VEX vpdpbusd q8_0), "avx512" (avx2 + AVX-512 VNNI
                        * q8_0, zmm GEMM and attention), "neon", "neon_dot" (neon + sdot int8), "neon_i8mm"
@@ -109,12 +124,18 @@ typedef struct sotto__kernels {
      * each row, at any M (the batched decoder's few rows, unpadded) */
     sotto__matmul_fn gemm;
     sotto__matmul_f16_fn gemm_f16;
+    /* gemm_f16 with B in f16 panels P (sotto__f16_panels, from its column 0), the same
+     * bits; NULL in the neon sets, whose gemm keeps chains of its own (the one slot that
+     * may be empty: the CPU backend then reads B in place) */
+    sotto__gemm_f16p_fn gemm_f16p;
 } sotto__kernels;
 _Static_assert(sizeof(sotto__kernels) == sizeof(const char *) + SOTTO__N_KERNEL_SLOTS * sizeof(void (*)(void)),
                "a kernel set is its name and SOTTO__N_KERNEL_SLOTS function pointers");
 
 void sotto__matmul_ref(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
                        size_t ldc, int M, int N, int K);
+void sotto__gemm_f16p_ref(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
+                          int M, int N, int K);
 void sotto__matmul_nn_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
                           int N, int K);
 void sotto__matmul_nn_acc_ref(const float *A, size_t lda, const float *B, size_t ldb, float *C, size_t ldc, int M,
@@ -173,6 +194,8 @@ void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb
                           size_t ldc, int M, int N, int K);
 void sotto__gemm_f16_avx2(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                           size_t ldc, int M, int N, int K);
+void sotto__gemm_f16p_avx2(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
+                           int M, int N, int K);
 /* c[n] = sum_k a[k] B[k][n] for one row a over N >= 256 columns of f16 B (gemm_avx2.c). */
 void sotto__row_stream_f16_avx2(const float *a, const uint16_t *B, size_t ldb, float *c, int N, int K);
 /* c[0..64) = sum_k a[k] B[k][0..64) for one row a of f16 B (gemm_avx2.c). */
@@ -189,6 +212,8 @@ void sotto__gemm_f32_avx512(const float *A, size_t lda, const float *B, size_t l
                             size_t ldc, int M, int N, int K);
 void sotto__gemm_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_t ldb, const float *bias, float *C,
                             size_t ldc, int M, int N, int K);
+void sotto__gemm_f16p_avx512(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
+                             int M, int N, int K);
 /* matmul_nn and softmax of the avx512 set (attn_avx512.c): 12x32 tiles on 512-bit
  * registers, the same sums as the AVX2 kernel (which takes fewer rows than a tile). */
 void sotto__softmax_avx512(float *x, int n, int visible, float scale);

@@ -33,6 +33,34 @@ void sotto__matmul_f16_ref(const float *A, size_t lda, const uint16_t *B, size_t
     }
 }
 
+void sotto__gemm_f16p_ref(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
+                          int M, int N, int K)
+{
+    for (int m = 0; m < M; m++) {
+        for (int n = 0; n < N; n++) {
+            const uint16_t *b = sotto__panel_at(P, K, n);
+            float s = bias ? bias[n] : 0.0f; /* matmul_ref's chain */
+            for (int k = 0; k < K; k++) s = fmaf(A[m * lda + k], sotto__f16_to_f32(b[(size_t)k * SOTTO__PANEL_W]), s);
+            C[m * ldc + n] = s;
+        }
+    }
+}
+
+size_t sotto__f16_panels_bytes(int N, int K)
+{
+    return (size_t)(N + SOTTO__PANEL_W - 1) / SOTTO__PANEL_W * SOTTO__PANEL_W * (size_t)K * sizeof(uint16_t);
+}
+
+void sotto__f16_panels(const uint16_t *B, size_t ldb, int N, int K, uint16_t *P)
+{
+    for (int n0 = 0; n0 < N; n0 += SOTTO__PANEL_W) {
+        uint16_t *p = P + (size_t)n0 * K;
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < SOTTO__PANEL_W; j++)
+                p[(size_t)k * SOTTO__PANEL_W + j] = n0 + j < N ? B[(size_t)(n0 + j) * ldb + k] : 0;
+    }
+}
+
 void sotto__matmul_q8_ref(const sotto__block_q8_0 *A, size_t lda, const sotto__block_q8_0 *B, size_t ldb,
                           const float *bias, float *C, size_t ldc, int M, int N, int K)
 {

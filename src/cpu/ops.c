@@ -55,6 +55,7 @@ typedef struct mm_job {
     int M, N, K;
     bool split_n;
     bool rows;                 /* f32/f16: the kernels' gemm (a GEMM's bits at any M) */
+    const uint16_t *panels;    /* f16 rows: B in panels (gemm_f16p), or NULL */
 } mm_job;
 
 static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
@@ -69,6 +70,11 @@ static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
                                         n1 - n0, j->K);
         break;
     case SOTTO_TYPE_F16:
+        if (j->panels) { /* n0 is a multiple of SOTTO__PANEL_W (mm_task) */
+            k->gemm_f16p((const float *)j->A + (size_t)m0 * j->lda, j->lda, sotto__panel_at(j->panels, j->K, n0), bias,
+                         C, j->ldc, m1 - m0, n1 - n0, j->K);
+            break;
+        }
         (j->rows ? k->gemm_f16 : k->matmul_f16)((const float *)j->A + (size_t)m0 * j->lda, j->lda,
                                                 (const uint16_t *)j->B + (size_t)n0 * j->ldb, j->ldb, bias, C, j->ldc,
                                                 m1 - m0, n1 - n0, j->K);
@@ -85,7 +91,7 @@ static void mm_task(void *arg, int tid, int nt)
 {
     mm_job *j = arg;
     int total = j->split_n ? j->N : j->M;
-    int align = j->split_n ? 8 : 4;
+    int align = !j->split_n ? 4 : j->panels ? SOTTO__PANEL_W : 8;
     int per = (total + nt - 1) / nt;
     per = (per + align - 1) / align * align;
     int b = tid * per, e = b + per < total ? b + per : total;
@@ -108,7 +114,7 @@ static void mm_run(mm_job *j)
 void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
                       const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false, false};
+    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false, false, NULL};
     mm_run(&j);
 }
 
@@ -133,10 +139,11 @@ void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K
     else quant_task(&q, 0, 1);
 }
 
-static void linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y, bool rows)
+static void linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y, bool rows,
+                   const uint16_t *panels)
 {
     mm_job j = {ex, l->type, X, l->w, l->b, (size_t)l->n_in, (size_t)l->n_in, (size_t)l->n_out, Y, M, l->n_out,
-                l->n_in, false, rows};
+                l->n_in, false, rows, rows && l->type == SOTTO_TYPE_F16 && ex->k->gemm_f16p ? panels : NULL};
     if (l->type == SOTTO_TYPE_Q8_0) {
         size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
         assert(sotto__op_linear_scratch(M, l->n_in, l->type) <= ex->scratch_bytes);
@@ -149,13 +156,14 @@ static void linear(const sotto__exec *ex, const float *X, int M, const sotto__li
 
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
 {
-    linear(ex, X, M, l, Y, false);
+    linear(ex, X, M, l, Y, false, NULL);
 }
 
 /* q8_0: matmul_q8 gives every row the reference's bits at any M already */
-void sotto__op_linear_rows(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y)
+void sotto__op_linear_rows(const sotto__exec *ex, const float *X, int M, const sotto__linear *l,
+                           const uint16_t *panels, float *Y)
 {
-    linear(ex, X, M, l, Y, true);
+    linear(ex, X, M, l, Y, true, panels);
 }
 
 typedef double v8d __attribute__((vector_size(64)));

@@ -44,8 +44,10 @@ void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const f
  * q8_0 blocks first and the products are integer). */
 void sotto__op_linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y);
 /* The same with each row's bits those of a product of SOTTO__GEMM_MIN_M rows or more, at
- * any M (the backend's linear_rows). */
-void sotto__op_linear_rows(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y);
+ * any M (the backend's linear_rows); PANELS, when not NULL, are L's f16 weights in panels
+ * (kernels.h sotto__f16_panels), read through the set's gemm_f16p: the same bits. */
+void sotto__op_linear_rows(const sotto__exec *ex, const float *X, int M, const sotto__linear *l,
+                           const uint16_t *panels, float *Y);
 
 /* OUT[m] = X[m] (M rows of K values, K a multiple of 32) in q8_0 blocks, split by rows. */
 void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K, sotto__block_q8_0 *out);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels.h"
+
 /* Transposes the 8x8 block of 32-bit lanes in R (rows become columns). */
 static inline __attribute__((always_inline)) void sotto__transpose8(__m256 r[8])
 {
@@ -54,6 +56,20 @@ static inline __attribute__((always_inline)) void sotto__pack_bt(const void *B, 
     }
 }
 
+/* The packed panel from f16 panels (kernels.h sotto__f16_panels: SOTTO__PANEL_W rows of
+ * B a panel, [K][SOTTO__PANEL_W] halves, zero-padded): P[k][j] = SRC[(k0 + k) W + j] for
+ * j < NR, k < KC, SRC the panel's first column of these NR. A widening in order: no
+ * transpose. */
+static inline __attribute__((always_inline)) void sotto__widen_panel(const uint16_t *src, int k0, int kc, float *P,
+                                                                     const int nr)
+{
+    for (int k = 0; k < kc; k++) {
+        const uint16_t *s = src + (size_t)(k0 + k) * SOTTO__PANEL_W;
+        for (int g = 0; g < nr; g += 8)
+            _mm256_store_ps(P + (size_t)k * nr + g, _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(s + g))));
+    }
+}
+
 /* Share C of CALLS of ROWS rows of SPAN bytes each, STRIDE bytes apart from BASE, into L2.
  * The GEMMs fetch the next panel of B this way, a share before each micro-kernel call:
  * a product of few rows of A (the batched decoder's 40) over many rows of B (the
@@ -77,12 +93,15 @@ typedef void (*sotto__gemm_micro_fn)(const float *A, size_t lda, const float *P,
 /* C = A B^T + bias, B [N, K] in f32 or f16 (F16): blocks of MC rows of A and KC steps of K;
  * in each, panels of NR rows of B packed into P (KC x NR floats, aligned) and MICRO run on
  * MR rows at a time. An output's chain runs on through C from one block of K to the next.
+ * With PANELS (B in f16 panels, sotto__f16_panels; B and LDB unused) P is widened from
+ * them in order instead of transposed from B's rows: the same P, so the same bits.
  * Inlined into each GEMM, whose constants and micro-kernel it takes. */
 static inline __attribute__((always_inline)) void sotto__gemm_panels(const float *A, size_t lda, const void *B,
-                                                                     bool f16, size_t ldb, const float *bias, float *C,
-                                                                     size_t ldc, int M, int N, int K, float *P,
-                                                                     const int mr, const int nr, const int mc,
-                                                                     const int kcmax, sotto__gemm_micro_fn micro)
+                                                                     bool f16, size_t ldb, const uint16_t *panels,
+                                                                     const float *bias, float *C, size_t ldc, int M,
+                                                                     int N, int K, float *P, const int mr,
+                                                                     const int nr, const int mc, const int kcmax,
+                                                                     sotto__gemm_micro_fn micro)
 {
     for (int m0 = 0; m0 < M; m0 += mc) {
         int m1 = m0 + mc < M ? m0 + mc : M;
@@ -90,17 +109,30 @@ static inline __attribute__((always_inline)) void sotto__gemm_panels(const float
             int kc = K - k0 < kcmax ? K - k0 : kcmax;
             for (int n0 = 0; n0 < N; n0 += nr) {
                 int cols = N - n0 < nr ? N - n0 : nr;
-                const void *Bn = f16 ? (const void *)((const uint16_t *)B + (size_t)n0 * ldb)
-                                     : (const void *)((const float *)B + (size_t)n0 * ldb);
-                sotto__pack_bt(Bn, f16, ldb, cols, k0, kc, P, nr);
-                const float *init = k0 == 0 && bias ? bias + n0 : NULL;
-                /* the next panel of B, a share before each micro-kernel call (sotto__prefetch_share) */
                 const int next = N - n0 - nr <= 0 ? 0 : N - n0 - nr < nr ? N - n0 - nr : nr;
                 const int calls = (m1 - m0 + mr - 1) / mr;
                 const size_t esz = f16 ? 2 : 4;
-                const char *Bnext = next ? (const char *)B + ((size_t)(n0 + nr) * ldb + (size_t)k0) * esz : NULL;
+                /* the next panel of B, a share before each micro-kernel call
+                 * (sotto__prefetch_share): NEXT rows of B, or KC rows of the next f16 panel */
+                const char *Bnext;
+                size_t stride, span;
+                int pf_rows;
+                if (panels) {
+                    const uint16_t *src = sotto__panel_at(panels, K, n0);
+                    sotto__widen_panel(src, k0, kc, P, nr);
+                    Bnext = next ? (const char *)(sotto__panel_at(panels, K, n0 + nr) + (size_t)k0 * SOTTO__PANEL_W)
+                                 : NULL;
+                    stride = SOTTO__PANEL_W * sizeof(uint16_t), span = (size_t)nr * sizeof(uint16_t), pf_rows = kc;
+                } else {
+                    const void *Bn = f16 ? (const void *)((const uint16_t *)B + (size_t)n0 * ldb)
+                                         : (const void *)((const float *)B + (size_t)n0 * ldb);
+                    sotto__pack_bt(Bn, f16, ldb, cols, k0, kc, P, nr);
+                    Bnext = next ? (const char *)B + ((size_t)(n0 + nr) * ldb + (size_t)k0) * esz : NULL;
+                    stride = ldb * esz, span = (size_t)kc * esz, pf_rows = next;
+                }
+                const float *init = k0 == 0 && bias ? bias + n0 : NULL;
                 for (int m = m0, c = 0; m < m1; m += mr, c++) {
-                    sotto__prefetch_share(Bnext, ldb * esz, next, (size_t)kc * esz, c, calls);
+                    sotto__prefetch_share(Bnext, stride, pf_rows, span, c, calls);
                     micro(A + (size_t)m * lda + k0, lda, P, C + (size_t)m * ldc + n0, ldc, m1 - m < mr ? m1 - m : mr,
                           cols, kc, init, k0 > 0);
                 }
