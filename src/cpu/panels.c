@@ -4,13 +4,15 @@
 #include "panels.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "threadpool.h"
 
 typedef struct entry {
     const uint16_t *w;         /* NULL: a free slot */
-    uint16_t *p;
+    uint16_t *p;               /* NULL: W is read in place (memory was short) */
 } entry;
 
 struct sotto__panel_store {
@@ -80,21 +82,29 @@ static void make_task(void *arg, int tid, int nt)
     sotto__f16_panels(j->w + (size_t)n0 * j->K, (size_t)j->K, n1 - n0, j->K, j->p + (size_t)n0 * j->K);
 }
 
+/* Whether the machine has twice BYTES free (as the context's batch check measures it):
+ * the copy is a speed-up, not worth pushing the process toward the OOM killer. */
+static bool spare(size_t bytes)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages <= 0 || page <= 0 || (double)pages * (double)page >= 2.0 * (double)bytes;
+}
+
 const uint16_t *sotto__panels_of(sotto__panel_store *s, const sotto__exec *ex, const uint16_t *W, int N, int K)
 {
     pthread_mutex_lock(&s->mu);
     size_t i = slot_of(s->tab, s->cap, W);
     uint16_t *p = s->tab[i].p;
-    if (!p && ((s->n + 1) * 2 <= s->cap || grow(s) == 0)) {
+    if (!s->tab[i].w && ((s->n + 1) * 2 <= s->cap || grow(s) == 0)) {
         i = slot_of(s->tab, s->cap, W);
-        size_t bytes = sotto__f16_panels_bytes(N, K);
-        p = aligned_alloc(64, (bytes + 63) & ~(size_t)63); /* the kernels load whole lines */
+        size_t bytes = (sotto__f16_panels_bytes(N, K) + 63) & ~(size_t)63; /* the kernels load whole lines */
+        p = spare(bytes) ? aligned_alloc(64, bytes) : NULL;
         if (p) {
             make_job j = {W, p, N, K};
             sotto__parallel_for(ex->pool, make_task, &j);
-            s->tab[i] = (entry){W, p};
-            s->n++;
         }
+        s->tab[i] = (entry){W, p}; /* once: a matrix refused stays in place */
+        s->n++;
     }
     pthread_mutex_unlock(&s->mu);
     return p;

@@ -18,8 +18,9 @@ void *sotto__panel_store_make(void *arg);
 void sotto__panel_store_free(void *store);
 
 /* The panels of W ([N, K] halves, row stride K), made on the first call for W on EX's
- * threads; NULL when memory is short (the caller reads W in place: the same bits). Safe
- * to call from several threads. */
+ * threads; NULL, for good, when the machine had less than twice their size free then or
+ * the allocation failed (the caller reads W in place: the same bits). Safe to call from
+ * several threads. */
 const uint16_t *sotto__panels_of(sotto__panel_store *s, const sotto__exec *ex, const uint16_t *W, int N, int K);
 
 #endif
