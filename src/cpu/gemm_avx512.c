@@ -92,8 +92,8 @@ static inline __attribute__((always_inline)) void micro_half(const float *A, siz
     for (int k = 0; k < K; k++) {
         const uint16_t *b = P + (size_t)k * SOTTO__PANEL_W;
         if (pf && !(k & 1) && k / 2 < pf_lines) _mm_prefetch(pf + (size_t)(k / 2) * 64, _MM_HINT_T0);
-        const __m512 b0 = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)b));
-        const __m512 b1 = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(b + 16)));
+        const __m512 b0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)b));
+        const __m512 b1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(b + 16)));
 #pragma GCC unroll 12
         for (int i = 0; i < rows; i++) {
             const __m512 a = _mm512_set1_ps(A[i * lda + k]);

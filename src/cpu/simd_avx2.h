@@ -66,7 +66,7 @@ static inline __attribute__((always_inline)) void sotto__widen_panel(const uint1
     for (int k = 0; k < kc; k++) {
         const uint16_t *s = src + (size_t)(k0 + k) * SOTTO__PANEL_W;
         for (int g = 0; g < nr; g += 8)
-            _mm256_store_ps(P + (size_t)k * nr + g, _mm256_cvtph_ps(_mm_load_si128((const __m128i *)(s + g))));
+            _mm256_store_ps(P + (size_t)k * nr + g, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + g))));
     }
 }
 
