@@ -73,53 +73,20 @@ void sotto__gemm_f16_avx512(const float *A, size_t lda, const uint16_t *B, size_
     gemm_packed(A, lda, B, true, ldb, bias, C, ldc, M, N, K);
 }
 
-/* C[ROWS, COLS] = INIT (a bias row, or 0) + A[ROWS, K] P[K, 32], P a panel of f16
- * halves (sotto__f16_panels) widened in registers at each step of K: the micro-kernel's
- * chains (sotto__micro_12x32) over the whole of K at once. PF: the next panel's share,
- * PF_LINES lines of it prefetched one every other step. */
-static inline __attribute__((always_inline)) void micro_half(const float *A, size_t lda, const uint16_t *P, float *C,
-                                                             size_t ldc, const int rows, const bool cfull, int cols,
-                                                             int K, const float *init, const char *pf, int pf_lines)
-{
-    const __mmask16 m0 = sotto__zmm_lanes(cols), m1 = sotto__zmm_lanes(cols - 16);
-    __m512 c[MR][2];
-#pragma GCC unroll 12
-    for (int i = 0; i < rows; i++) {
-        if (!init) c[i][0] = c[i][1] = _mm512_setzero_ps();
-        else if (cfull) c[i][0] = _mm512_loadu_ps(init), c[i][1] = _mm512_loadu_ps(init + 16);
-        else c[i][0] = _mm512_maskz_loadu_ps(m0, init), c[i][1] = _mm512_maskz_loadu_ps(m1, init + 16);
-    }
-    for (int k = 0; k < K; k++) {
-        const uint16_t *b = P + (size_t)k * SOTTO__PANEL_W;
-        if (pf && !(k & 1) && k / 2 < pf_lines) _mm_prefetch(pf + (size_t)(k / 2) * 64, _MM_HINT_T0);
-        const __m512 b0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)b));
-        const __m512 b1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(b + 16)));
-#pragma GCC unroll 12
-        for (int i = 0; i < rows; i++) {
-            const __m512 a = _mm512_set1_ps(A[i * lda + k]);
-            c[i][0] = _mm512_fmadd_ps(a, b0, c[i][0]);
-            c[i][1] = _mm512_fmadd_ps(a, b1, c[i][1]);
-        }
-    }
-#pragma GCC unroll 12
-    for (int i = 0; i < rows; i++) {
-        if (cfull) {
-            _mm512_storeu_ps(C + i * ldc, c[i][0]);
-            _mm512_storeu_ps(C + i * ldc + 16, c[i][1]);
-        } else {
-            _mm512_mask_storeu_ps(C + i * ldc, m0, c[i][0]);
-            _mm512_mask_storeu_ps(C + i * ldc + 16, m1, c[i][1]);
-        }
-    }
-}
-
+/* The micro-kernel on an f16 panel (its halves widened in registers) for any ROWS (1..12)
+ * and COLS (1..32), from INIT (a bias row) or 0 over the whole of K, prefetching PF_LINES
+ * lines at PF (the next panel's share). */
 static void micro_panel(const float *A, size_t lda, const uint16_t *P, float *C, size_t ldc, int rows, int cols, int K,
                         const float *init, const char *pf, int pf_lines)
 {
 #define CASE(R)                                                                                       \
     case R:                                                                                           \
-        if (cols == NR) micro_half(A, lda, P, C, ldc, R, true, NR, K, init, pf, pf_lines);            \
-        else micro_half(A, lda, P, C, ldc, R, false, cols, K, init, pf, pf_lines);                    \
+        if (cols == NR)                                                                               \
+            sotto__micro_12x32_any(A, lda, P, SOTTO__PANEL_W, true, C, ldc, R, true, true, NR, K, init, false, pf, \
+                                   pf_lines);                                                         \
+        else                                                                                          \
+            sotto__micro_12x32_any(A, lda, P, SOTTO__PANEL_W, true, C, ldc, R, true, false, cols, K, init, false, pf, \
+                                   pf_lines);                                                         \
         break;
     switch (rows) {
         CASE(12) CASE(11) CASE(10) CASE(9) CASE(8) CASE(7) CASE(6) CASE(5) CASE(4) CASE(3) CASE(2) CASE(1)

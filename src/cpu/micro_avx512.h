@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum { SOTTO__ZMM_MR = 12, SOTTO__ZMM_NR = 32 };
 
@@ -19,13 +20,18 @@ static inline __attribute__((always_inline)) __mmask16 sotto__zmm_lanes(int r)
 }
 
 /* C[ROWS, 32] (+)= A[ROWS, K] B[K, 32]: BFULL reads 32 values of each B row (else COLS),
- * CFULL reads and writes 32 columns of C (else COLS). The start is C itself when ACC, else
- * the values at INIT (a bias row) or zero. ROWS and the flags are constants at every call,
- * so the row loop unrolls and the accumulators stay in registers. */
-static inline __attribute__((always_inline)) void sotto__micro_12x32(const float *A, size_t lda, const float *B,
-                                                                     size_t ldb, float *C, size_t ldc, const int rows,
-                                                                     const bool bfull, const bool cfull, int cols,
-                                                                     int K, const float *init, const bool acc)
+ * CFULL reads and writes 32 columns of C (else COLS). B holds floats, or halves when HALF
+ * (an f16 panel, gemm_avx512.c: widened in registers, exact). The start is C itself when
+ * ACC, else the values at INIT (a bias row) or zero. PF, when not NULL, is prefetched a line
+ * every other step of K for PF_LINES lines (the next panel of B). ROWS, HALF and the flags
+ * are constants at every call, so the row loop unrolls and the accumulators stay in
+ * registers. */
+static inline __attribute__((always_inline)) void sotto__micro_12x32_any(const float *A, size_t lda, const void *B,
+                                                                         size_t ldb, const bool half, float *C,
+                                                                         size_t ldc, const int rows, const bool bfull,
+                                                                         const bool cfull, int cols, int K,
+                                                                         const float *init, const bool acc,
+                                                                         const char *pf, int pf_lines)
 {
     const __mmask16 m0 = sotto__zmm_lanes(cols), m1 = sotto__zmm_lanes(cols - 16);
     __m512 c[SOTTO__ZMM_MR][2];
@@ -37,9 +43,17 @@ static inline __attribute__((always_inline)) void sotto__micro_12x32(const float
         else c[i][0] = _mm512_maskz_loadu_ps(m0, s), c[i][1] = _mm512_maskz_loadu_ps(m1, s + 16);
     }
     for (int k = 0; k < K; k++) {
-        const float *b = B + (size_t)k * ldb;
-        const __m512 b0 = bfull ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(m0, b);
-        const __m512 b1 = bfull ? _mm512_loadu_ps(b + 16) : _mm512_maskz_loadu_ps(m1, b + 16);
+        if (pf && !(k & 1) && k / 2 < pf_lines) _mm_prefetch(pf + (size_t)(k / 2) * 64, _MM_HINT_T0);
+        __m512 b0, b1;
+        if (half) { /* a panel's halves: full rows, zero-padded past COLS */
+            const uint16_t *b = (const uint16_t *)B + (size_t)k * ldb;
+            b0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)b));
+            b1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(b + 16)));
+        } else {
+            const float *b = (const float *)B + (size_t)k * ldb;
+            b0 = bfull ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(m0, b);
+            b1 = bfull ? _mm512_loadu_ps(b + 16) : _mm512_maskz_loadu_ps(m1, b + 16);
+        }
 #pragma GCC unroll 12
         for (int i = 0; i < rows; i++) {
             const __m512 a = _mm512_set1_ps(A[i * lda + k]);
@@ -57,6 +71,15 @@ static inline __attribute__((always_inline)) void sotto__micro_12x32(const float
             _mm512_mask_storeu_ps(C + i * ldc + 16, m1, c[i][1]);
         }
     }
+}
+
+/* The micro-kernel on B in floats (the attention's B in place, the GEMM's packed block). */
+static inline __attribute__((always_inline)) void sotto__micro_12x32(const float *A, size_t lda, const float *B,
+                                                                     size_t ldb, float *C, size_t ldc, const int rows,
+                                                                     const bool bfull, const bool cfull, int cols,
+                                                                     int K, const float *init, const bool acc)
+{
+    sotto__micro_12x32_any(A, lda, B, ldb, false, C, ldc, rows, bfull, cfull, cols, K, init, acc, NULL, 0);
 }
 
 #endif
