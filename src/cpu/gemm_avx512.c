@@ -96,8 +96,9 @@ static void micro_panel(const float *A, size_t lda, const uint16_t *P, float *C,
 
 /* B in f16 panels (NR = SOTTO__PANEL_W: a panel a column block), each panel's halves
  * widened in the micro-kernel's registers over the whole of K, the next panel prefetched
- * a share per call (one core, 40 x 51864 x 384: 15.2-16.7 ms packing B's rows at every
- * call, 12.8-13.9 widening a panel into a block, 10.1-12.9 this way) */
+ * a share per call (one core, 40 x 51864 x 384, best of 5 on a quiet machine: 12.85-12.95
+ * ms packing B's rows at every call, 11.0-11.25 widening a panel into a block as the avx2
+ * set does, 9.2-9.3 this way) */
 _Static_assert((int)NR == (int)SOTTO__PANEL_W, "a panel is one column block of the micro-kernel");
 void sotto__gemm_f16p_avx512(const float *A, size_t lda, const uint16_t *P, const float *bias, float *C, size_t ldc,
                              int M, int N, int K)
