@@ -38,11 +38,10 @@ test-long: setup
 # by hand, minutes each).
 # Without the Vulkan backend: Mesa's lavapipe leaks a block of its own at exit, which
 # LeakSanitizer cannot attribute (the driver is unloaded by then); `make test-vulkan`
-# runs the Vulkan tests. serve_batched: in the sanitized RelWithDebInfo build the answers of
-# requests pooled 4 to a batch carry an avg_logprob 4e-5 off the CLI's (tokens and text
-# equal; byte-equal in the Release build, and batch_pool's pooled = alone holds under the
-# sanitizers): not yet explained, see issue 25.
-ASAN_SKIP := python_|valgrind|quality_weight_types|serve_(load|http|openai|realtime|batched)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt|libri5)|longform_base_|language_detection|silence_and_noise|words_tiny_en_long2|words_tiny_en_gaps10_hallucination|words_base_|words_tiny_en_espeak-ng-0[57]
+# runs the Vulkan tests. serve_batched runs sanitized (skipped from 2026-12-02, when pooled
+# answers were once 4e-5 off the CLI's avg_logprob there; on 2026-12-05 it passed sanitized
+# on every x86 kernel set, and valgrind's memcheck found nothing in a batched -j 2 run).
+ASAN_SKIP := python_|valgrind|quality_weight_types|serve_(load|http|openai|realtime)|golden_tiny_en_ggml_f16|longform_tiny_en_(default|nocond|prompt|libri5)|longform_base_|language_detection|silence_and_noise|words_tiny_en_long2|words_tiny_en_gaps10_hallucination|words_base_|words_tiny_en_espeak-ng-0[57]
 test-asan: setup-nopython
 	cmake -S . -B build-asan -DSOTTO_SANITIZE=ON -DSOTTO_VULKAN=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-asan -j 2 >/dev/null

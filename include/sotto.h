@@ -436,6 +436,7 @@ typedef int (*sotto_abort_callback)(double audio_s, void *user_data);
 #define SOTTO_MAX_TEMPERATURES 16
 
 typedef struct sotto_vad sotto_vad; /* the Silero VAD (below) */
+typedef struct sotto_vad_params sotto_vad_params; /* its parameters (below) */
 
 typedef struct sotto_transcribe_params {
     const char *language;      /* "en", "de", ... or openai's name ("German": sotto_language_code);
@@ -530,7 +531,11 @@ typedef struct sotto_transcribe_params {
                                   faster-whisper's own, silero-vad-fw.gguf; without one only
                                   audio of at most 30 s, as one chunk) into chunks of at most
                                   30 s of speech, each decoded on its own: no conditioning on
-                                  previous text nor initial prompt, max_initial_timestamp 0,
+                                  previous text, max_initial_timestamp 0, the pipeline's prompt
+                                  in every chunk's (<|startofprev|>, hotwords as above, then
+                                  initial_prompt's tokens as written: no space added, the last
+                                  n_text_ctx / 2 - 1 of them; prefix is not used, as the
+                                  pipeline passes none), batch_vad's cut (below),
                                   only temperatures[0] (no fallback, no skip as silence),
                                   timestamps and word_timestamps as set (faster-whisper's
                                   default is without timestamps: set timestamps 0). N chunks
@@ -554,6 +559,15 @@ typedef struct sotto_transcribe_params {
                                   chunks stay faster-whisper's;
                                   each chunk's pieces depend on that chunk alone. 0 (default):
                                   faster-whisper's, one decode a chunk */
+    const sotto_vad_params *batch_vad; /* batched, cut by VAD: the speech found with these,
+                                  merged into chunks of at most 30 s as always: the pipeline's
+                                  vad_parameters (it takes a dict's keys over VadOptions'
+                                  defaults, so min_silence_duration_ms 2000 unless given, and
+                                  max_speech_duration_s 30 whatever the dict says:
+                                  sotto_vad_params_batched(30) with min_silence_duration_ms 2000
+                                  and the dict's keys set). NULL (default): the pipeline's own
+                                  cut, sotto_vad_params_batched(30). Checked as
+                                  sotto_vad_intervals checks its parameters */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
@@ -836,7 +850,7 @@ sotto_status sotto_vad_probs(const sotto_vad *vad, const float *samples, int64_t
                              float **probs, int64_t *n_probs);
 
 /* The parameters of silero-vad's get_speech_timestamps (utils_vad.py), at 16 kHz. */
-typedef struct sotto_vad_params {
+struct sotto_vad_params {
     double threshold;              /* speech when a probability is >= this (0.5) */
     int use_neg_threshold;         /* 0 (default): the end threshold is max(threshold - 0.15, 0.01) */
     double neg_threshold;          /* 1: this instead; speech ends below it */
@@ -847,7 +861,7 @@ typedef struct sotto_vad_params {
     int min_silence_at_max_speech_ms; /* a split point needs this much silence (98) */
     int use_max_poss_sil_at_max_speech; /* 1 (default): split at the longest such silence;
                                        0: at the last one */
-} sotto_vad_params;
+};
 
 /* The package's defaults (0.5, neg_threshold unset, 250 ms, INFINITY, 100 ms, 30 ms, 98 ms, 1). */
 sotto_vad_params sotto_vad_params_default(void);

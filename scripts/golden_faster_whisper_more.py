@@ -2,14 +2,17 @@
 """More goldens of faster-whisper 1.2.1 (ctranslate2 4.8.5, float32), beside
 scripts/golden_faster_whisper.py's (whose files stay as they are): BatchedInferencePipeline
 without the VAD (vad_filter=False, clip_timestamps), with multilingual=True, and
-repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, on the
-CTranslate2 weights sotto reads too. Writes tests/golden/faster-whisper/more-MODEL.json:
+repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, and the
+pipeline's initial_prompt, hotwords, prefix, vad_parameters and max_new_tokens, on the
+CTranslate2 weights sotto reads too. Writes tests/golden/faster-whisper/more-SET.json:
 each case's class ("model" or "pipeline"), transcribe() keyword arguments, segments and
 info; a case faster-whisper refuses holds its exception's type and message instead.
 python/tests/test_fw_golden_more.py runs the same cases through sotto.
 
-usage: .cache/fw-venv/bin/python scripts/golden_faster_whisper_more.py MODELS_DIR CLIPS_DIR OUT_DIR [MODEL,...]
-(MODEL: tiny.en, base; default both)"""
+usage: .cache/fw-venv/bin/python scripts/golden_faster_whisper_more.py MODELS_DIR CLIPS_DIR OUT_DIR [SET,...]
+(SET: tiny.en, base, options-tiny.en (the pipeline's prompt and cut options, on tiny.en);
+default tiny.en and base)"""
+import copy
 import json
 import os
 import sys
@@ -43,6 +46,24 @@ TINY = [
     ("pipeline", "long", dict(repetition_penalty=1.2, no_repeat_ngram_size=3)),
     ("model", "long", dict(beam_size=1, repetition_penalty=1.2, no_repeat_ngram_size=4)),
 ]
+# the pipeline's prompt and cut options (tests/golden/faster-whisper/more-options-tiny.en.json):
+# initial_prompt (encoded as written) and hotwords in every chunk's prompt, prefix (which the
+# pipeline does not pass on), vad_parameters (a dict's keys over VadOptions' defaults, its
+# max_speech_duration_s replaced by 30) and max_new_tokens
+OPTIONS = [
+    ("pipeline", "long", dict(initial_prompt="Sense and Sensibility, by Jane Austen. Mr. Dashwood.")),
+    ("pipeline", "long", dict(hotwords="Dashwood Norland", beam_size=1, without_timestamps=False)),
+    ("pipeline", "long", dict(initial_prompt=" Marianne and Elinor", hotwords="Barton", word_timestamps=True)),
+    ("pipeline", SHORT, dict(prefix="And Mister", without_timestamps=False)),
+    ("pipeline", "long", dict(vad_parameters={"min_silence_duration_ms": 500})),
+    ("pipeline", "long", dict(vad_parameters={"threshold": 0.6, "speech_pad_ms": 100, "max_speech_duration_s": 5},
+                              without_timestamps=False, beam_size=1)),
+    ("pipeline", "long", dict(vad_parameters={"min_silence_duration_ms": 100, "speech_pad_ms": 30,
+                                              "min_speech_duration_ms": 250, "neg_threshold": 0.2},
+                              initial_prompt="Austen.")),
+    ("pipeline", "long", dict(max_new_tokens=12, without_timestamps=False)),
+    ("pipeline", "long", dict(max_new_tokens=20, initial_prompt="Jane Austen wrote this.", beam_size=1)),
+]
 BASE = [
     ("pipeline", "en_de", dict(multilingual=True)),
     ("pipeline", "en_de", dict(multilingual=True, language="en", without_timestamps=False, beam_size=1)),
@@ -67,7 +88,8 @@ def run(model, pipeline, cases, clips, tmp):
         case = dict(kind=kind, audio=audio, kwargs=kw)
         engine = pipeline if kind == "pipeline" else model
         try:
-            segments, info = engine.transcribe(audio_of(audio, clips, tmp), **kw)
+            # a copy: the pipeline pops max_speech_duration_s from a vad_parameters dict
+            segments, info = engine.transcribe(audio_of(audio, clips, tmp), **copy.deepcopy(kw))
             case.update(segments=segments_of(segments), language=info.language,
                         language_probability=info.language_probability, duration=info.duration,
                         duration_after_vad=info.duration_after_vad)
@@ -85,15 +107,16 @@ def main():
     only = sys.argv[4].split(",") if len(sys.argv) > 4 else ["tiny.en", "base"]
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, cases in [(n, c) for n, c in (("tiny.en", TINY), ("base", BASE)) if n in only]:
+        sets = (("tiny.en", "tiny.en", TINY), ("base", "base", BASE), ("options-tiny.en", "tiny.en", OPTIONS))
+        for out, name, cases in [(o, n, c) for o, n, c in sets if o in only]:
             model = WhisperModel(os.path.join(models, name + "-ct2"), device="cpu", compute_type="float32",
                                  cpu_threads=2)
             golden = dict(generator="faster-whisper " + faster_whisper.__version__ + ", compute_type float32",
                           model=name + "-ct2", cases=run(model, BatchedInferencePipeline(model), cases, clips, tmp))
-            with open(os.path.join(out_dir, "more-" + name + ".json"), "w") as f:
+            with open(os.path.join(out_dir, "more-" + out + ".json"), "w") as f:
                 json.dump(golden, f, indent=1, ensure_ascii=False)
                 f.write("\n")
-            print(f"{name}: {len(cases)} cases", file=sys.stderr)
+            print(f"{out}: {len(cases)} cases", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -227,7 +227,7 @@ static void test_pool(const char *model, char **clips, int n_clips)
     pt = p, pt.timestamps = 1;
     pbad = p, pbad.batch_size = 8; /* more than the context's max_batch */
     enum { EXTRA = 4 };
-    sotto_batch_item it[16 + EXTRA];
+    sotto_batch_item it[16 + EXTRA]; /* 12 in the prompts' pool below */
     sotto_audio_source src[16];
     int n = n_clips < 16 ? n_clips : 16, yes = 1;
     memset(it, 0, sizeof it);
@@ -262,6 +262,35 @@ static void test_pool(const char *model, char **clips, int n_clips)
     CHECK(it[n + 3].status == SOTTO_ERR_INVALID_ARG && strstr(it[n + 3].error, "without audio"), "%s", it[n + 3].error);
     CHECK(n_lang == 0, "on_language called %d times for an English-only model", n_lang);
     CHECK(sotto_transcribe_batch(ctx, it, 0) == SOTTO_ERR_INVALID_ARG, "no items");
+
+    /* the pipeline's prompts: twelve items, each with a prompt of another length (twelve
+     * groups of one prompt length; hotwords on the first), pooled: each equals itself alone,
+     * and its prompt changed the decoding of at least one */
+    enum { NP = 12 };
+    sotto_transcribe_params pp[NP];
+    char prompts[NP][128]; /* "Norland" and up to 11 " Dashwood" */
+    memset(it, 0, sizeof it);
+    for (int i = 0; i < NP; i++) {
+        prompts[i][0] = 0;
+        for (int w = 0; w <= i; w++) strcat(prompts[i], w ? " Dashwood" : "Norland");
+        pp[i] = p, pp[i].on_language = NULL, pp[i].initial_prompt = prompts[i];
+        if (i == 0) pp[i].hotwords = "Marianne";
+        it[i] = (sotto_batch_item){.source = &src[i % n], .params = &pp[i]};
+    }
+    st = ctx ? sotto_transcribe_batch(ctx, it, NP) : SOTTO_ERR_INVALID_ARG;
+    CHECK(st == SOTTO_OK, "prompted pool: %s", sotto_status_str(st));
+    int changed = 0;
+    for (int i = 0; ctx && i < NP; i++) {
+        sotto_result *alone = NULL, *plain = NULL;
+        CHECK(it[i].status == SOTTO_OK && it[i].result, "prompted item %d: %s", i, it[i].error);
+        CHECK(sotto_transcribe_source(ctx, it[i].source, &pp[i], &alone) == SOTTO_OK, "%s", sotto_context_error(ctx));
+        CHECK(sotto_transcribe_source(ctx, it[i].source, &p, &plain) == SOTTO_OK, "%s", sotto_context_error(ctx));
+        CHECK(same_segments(it[i].result, alone), "prompted item %d pooled differs from alone:\n%s\n---\n%s", i,
+              it[i].result ? it[i].result->text : "", alone ? alone->text : "");
+        changed += !same_segments(alone, plain);
+        sotto_result_free(alone), sotto_result_free(plain), sotto_result_free(it[i].result);
+    }
+    CHECK(changed > 0, "no prompt changed a decoding");
     sotto_context_free(ctx);
     sotto_model_free(m);
 }

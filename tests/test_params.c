@@ -71,7 +71,17 @@ static void test_check(void)
     double bad_clip[] = {3, 2};
     p = d, p.batch_size = 2, p.clip_timestamps = bad_clip, p.n_clip_timestamps = 2;
     refused(&p, "batched clip 3 .. 2", "start before its end");
-    p = d, p.batch_size = 2, p.hotwords = "x", refused(&p, "batched hotwords", "takes no hotwords");
+    p = d, p.batch_size = 2, p.prefix = "x", refused(&p, "batched prefix", "takes no prefix");
+    p = d, p.batch_size = 2, p.initial_prompt = "x", p.carry_initial_prompt = 1;
+    refused(&p, "batched carry_initial_prompt", "takes no carry_initial_prompt");
+    sotto_vad_params v = sotto_vad_params_batched(30);
+    p = d, p.batch_size = 2, p.hotwords = "x", p.initial_prompt = "y", p.batch_vad = &v;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "batched prompt, hotwords, VAD: %s", sotto_last_error());
+    v.threshold = NAN, refused(&p, "batched VAD threshold NaN", "batched VAD parameters");
+    v = sotto_vad_params_batched(30), v.max_speech_duration_s = 0, refused(&p, "batched max speech 0", "above 0");
+    v = sotto_vad_params_batched(30), v.speech_pad_ms = -1, refused(&p, "batched pad -1", ">= 0");
+    v = sotto_vad_params_batched(30), v.use_neg_threshold = 1, v.neg_threshold = INFINITY;
+    refused(&p, "batched neg threshold inf", "finite");
     p = d, p.batch_size = 2, p.multilingual = 1, bad_clip[0] = 1;
     p.clip_timestamps = bad_clip, p.n_clip_timestamps = 2;
     CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "batched clips and multilingual: %s", sotto_last_error());

@@ -151,9 +151,9 @@ def test_openai_clip_timestamps_short(models_dir, clips_dir):
 
 
 def test_cli_batched_refuses_what_it_cannot_do_short(cli, models_dir, clips_dir):
-    # the batched engine takes no hotwords or prefix yet: refused, not ignored (clips and
-    # multilingual it takes: test_fw_golden_more.py)
-    for flags in (["--hotwords", "x"], ["--prefix", "x"]):
+    # the batched engine takes no prefix (the pipeline passes none on): refused, not ignored
+    # (clips, multilingual, prompts, hotwords and the VAD's options it takes: test_fw_golden_more.py)
+    for flags in (["--prefix", "x"],):
         r = subprocess.run([cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), "--batch-size", "2",
                             *flags, os.path.join(clips_dir, "librivox-0870.wav")], capture_output=True, text=True)
         assert r.returncode == 1 and "batched decoding (batch size 2) takes no" in r.stderr, (flags, r.stderr)

@@ -1,7 +1,9 @@
 """sotto against faster-whisper 1.2.1's goldens of tests/golden/faster-whisper/more-MODEL.json
 (scripts/golden_faster_whisper_more.py): BatchedInferencePipeline without the VAD
-(vad_filter=False, clip_timestamps), with multilingual=True (each chunk's language), and
-repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline: the same
+(vad_filter=False, clip_timestamps), with multilingual=True (each chunk's language),
+repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, and
+(more-options-tiny.en.json) the pipeline's initial_prompt, hotwords, prefix (which it does
+not pass on), vad_parameters and max_new_tokens, all on the batched engine: the same
 segments (text, tokens, seek, times; scores within float noise), or the same refusal
 (faster-whisper's RuntimeError for 30 s or more without VAD or clips). The CLI's
 --repetition-penalty, --no-repeat-ngram-size and --batch-size with --clip-timestamps give
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import wave
 from typing import Any, Dict
 
 import pytest
@@ -27,9 +30,11 @@ def load(name: str) -> Dict[str, Any]:
 
 def _cases():
     out = []
-    for name in ("tiny.en", "base"):
+    for name in ("tiny.en", "base", "options-tiny.en"):
         for i, case in enumerate(load(name)["cases"]):
-            kind = "long" if name == "base" or case["audio"] in ("long", "en_de") else "short"
+            # the prompt and cut options on the 52 s audio run in CI too (short): four chunks a case
+            kind = "long" if name == "base" or (case["audio"] in ("long", "en_de") and "options" not in name) \
+                else "short"
             out.append(pytest.param(name, i, id=f"{kind}-{name}-{i}-{case['kind']}-{case['audio']}"))
     return out
 
@@ -40,9 +45,10 @@ _models: Dict[str, WhisperModel] = {}
 @pytest.mark.parametrize("name,index", _cases())
 def test_equals_faster_whispers(name, index, models_dir, clips_dir, tmp_path):
     case = load(name)["cases"][index]
-    if name not in _models:
-        _models[name] = model_of(name, models_dir)
-    model = _models[name]
+    model_name = load(name)["model"][:-len("-ct2")]
+    if model_name not in _models:
+        _models[model_name] = model_of(model_name, models_dir)
+    model = _models[model_name]
     engine = BatchedInferencePipeline(model) if case["kind"] == "pipeline" else model
     audio = audio_of(case["audio"], clips_dir, str(tmp_path))
     if "error" in case:
@@ -100,6 +106,52 @@ def test_cli_batched_clips_equal_faster_whispers_pipeline_short(cli, models_dir,
     assert [(s["text"], s["tokens"], s["seek"]) for s in got] == [(s["text"], s["tokens"], s["seek"]) for s in want]
     times = [t for s in got for t in (s["start"], s["end"])]
     assert times == pytest.approx([t for s in want for t in (s["start"], s["end"])], abs=1e-6)
+
+
+def _long_wav(clips_dir: str, tmp_path) -> str:
+    """The golden's "long" audio as a 16-bit WAV (its samples are 16-bit values: exact)."""
+    path = os.path.join(str(tmp_path), "long.wav")
+    x = audio_of("long", clips_dir, str(tmp_path))
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+        w.writeframes((x * 32768).astype("<i2").tobytes())
+    return path
+
+
+@pytest.mark.parametrize("kwargs,flags", [
+    (dict(initial_prompt="Sense and Sensibility, by Jane Austen. Mr. Dashwood."),
+     ["--prompt", "Sense and Sensibility, by Jane Austen. Mr. Dashwood."]),
+    (dict(hotwords="Dashwood Norland", beam_size=1, without_timestamps=False),
+     ["--hotwords", "Dashwood Norland", "--beam-size", "1", "--timestamps"]),
+    (dict(vad_parameters={"min_silence_duration_ms": 500}), ["--vad-min-silence-ms", "500"]),
+    (dict(vad_parameters={"threshold": 0.6, "speech_pad_ms": 100, "max_speech_duration_s": 5},
+          without_timestamps=False, beam_size=1),
+     ["--vad-threshold", "0.6", "--vad-speech-pad-ms", "100", "--timestamps", "--beam-size", "1"]),
+], ids=["short-cli-batched-prompt", "short-cli-batched-hotwords", "short-cli-batched-vad", "short-cli-batched-vad2"])
+def test_cli_batched_options_equal_faster_whispers(kwargs, flags, cli, models_dir, clips_dir, tmp_path):
+    # --batch-size with --prompt, --hotwords and --vad-*: the pipeline's initial_prompt,
+    # hotwords and vad_parameters
+    want = [c for c in load("options-tiny.en")["cases"] if c["kwargs"] == kwargs]
+    assert len(want) == 1, kwargs
+    want = want[0]["segments"]
+    cmd = [cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), "--device", "cpu", "-t", "2",
+           "-f", "json", "--quiet", "--batch-size", "4", "--vad-model", os.path.join(models_dir, "silero-vad-fw.gguf"),
+           *flags, _long_wav(clips_dir, tmp_path)]
+    got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["segments"]
+    assert [(s["text"], s["tokens"], s["seek"]) for s in got] == [(s["text"], s["tokens"], s["seek"]) for s in want]
+    times = [t for s in got for t in (s["start"], s["end"])]
+    assert times == pytest.approx([t for s in want for t in (s["start"], s["end"])], abs=1e-6)
+
+
+def test_cli_batched_refusals_short(cli, models_dir, clips_dir):
+    clip = os.path.join(clips_dir, "librivox-0870.wav")
+    for flags, says in ((["--batch-size", "2", "--prefix", "And"], "no prefix"),
+                        (["--batch-size", "2", "--vad"], "no --vad"),
+                        (["--batch-size", "2", "--prompt", "x", "--carry-initial-prompt"], "carry"),
+                        (["--vad-threshold", "0.3"], "go with --vad or --batch-size")):
+        r = subprocess.run([cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), *flags, clip],
+                           capture_output=True, text=True)
+        assert r.returncode == 1 and says in r.stderr, (flags, r.stderr)
 
 
 def test_penalties_refuse_bad_values_short(cli, models_dir, clips_dir):

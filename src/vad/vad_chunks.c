@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../common.h"
+#include "vad_chunks.h"
 
 sotto_vad_params sotto_vad_params_batched(double chunk_length_s)
 {
@@ -70,9 +70,10 @@ static sotto_status probs_padded(const sotto_vad *vad, const float *x, int64_t n
     return SOTTO_OK;
 }
 
-sotto_status sotto_batch_chunks(const sotto_vad *vad, const float *samples, int64_t n_samples, double chunk_length_s,
-                                int n_threads, sotto_vad_interval **speech, int64_t *n_speech,
-                                sotto_batch_chunk **chunks, int64_t *n_chunks)
+sotto_status sotto__batch_chunks(const sotto_vad *vad, const float *samples, int64_t n_samples,
+                                 const sotto_vad_params *params, double chunk_length_s, int n_threads,
+                                 sotto_vad_interval **speech, int64_t *n_speech, sotto_batch_chunk **chunks,
+                                 int64_t *n_chunks)
 {
     if (!vad || !speech || !n_speech || !chunks || !n_chunks || n_samples < 0 || (n_samples && !samples))
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "sotto_batch_chunks: bad arguments"});
@@ -80,10 +81,10 @@ sotto_status sotto_batch_chunks(const sotto_vad *vad, const float *samples, int6
     if (!(chunk_length_s > 0 && chunk_length_s <= 30))
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "sotto_batch_chunks: the chunk length must be "
                                                                    "in (0, 30] seconds"});
+    sotto_vad_params p = params ? *params : sotto_vad_params_batched(chunk_length_s);
     float *probs = NULL;
     int64_t n_probs = 0;
     sotto_status st = probs_padded(vad, samples, n_samples, n_threads, &probs, &n_probs);
-    sotto_vad_params p = sotto_vad_params_batched(chunk_length_s);
     if (!st) st = sotto_vad_intervals(probs, n_probs, n_samples, &p, speech, n_speech);
     free(probs);
     if (st || *n_speech == 0) return st; /* no speech: no chunk (the pipeline decodes none) */
@@ -94,4 +95,12 @@ sotto_status sotto_batch_chunks(const sotto_vad *vad, const float *samples, int6
     }
     *n_chunks = collect(*speech, *n_speech, chunk_length_s * SOTTO_SAMPLE_RATE, *chunks);
     return SOTTO_OK;
+}
+
+sotto_status sotto_batch_chunks(const sotto_vad *vad, const float *samples, int64_t n_samples, double chunk_length_s,
+                                int n_threads, sotto_vad_interval **speech, int64_t *n_speech,
+                                sotto_batch_chunk **chunks, int64_t *n_chunks)
+{
+    return sotto__batch_chunks(vad, samples, n_samples, NULL, chunk_length_s, n_threads, speech, n_speech, chunks,
+                               n_chunks);
 }

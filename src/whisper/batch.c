@@ -13,10 +13,12 @@
 #include <string.h>
 
 #include "../audio/audio.h"
+#include "../vad/vad_chunks.h"
 #include "batch.h"
 #include "hallucination.h"
 #include "lang.h"
 #include "params.h"
+#include "prompt.h"
 #include "text.h"
 
 enum { FRAME = 160 };
@@ -51,8 +53,8 @@ static sotto_status cut(sotto__brun *r, sotto__bin *in)
     const int64_t n = in->n;
     if (p->n_clip_timestamps > 0) return cut_clips(r, in);
     if (p->vad) {
-        sotto_status st = sotto_batch_chunks(p->vad, in->x, n, 30.0, 1, &in->speech, &in->n_speech, &in->chunks,
-                                             &in->n_chunks);
+        sotto_status st = sotto__batch_chunks(p->vad, in->x, n, p->batch_vad, 30.0, 1, &in->speech, &in->n_speech,
+                                              &in->chunks, &in->n_chunks);
         return st ? sotto__ctx_fail(r->ctx, st, "batched: %s", sotto_last_error()) : SOTTO_OK;
     }
     if (n > SOTTO_N_SAMPLES)
@@ -111,16 +113,45 @@ static void setup(sotto__brun *r, sotto__bin *in, int32_t lang)
         in->sot_seq[in->n_sot++] = p->translate ? h->token_translate : h->token_transcribe;
     }
     if (!p->timestamps) in->sot_seq[in->n_sot++] = h->token_notimestamps;
-    in->o = (sotto__decode_opts){.rules = &in->rules, .sot_seq = in->sot_seq, .n_sot = in->n_sot,
+    in->o = (sotto__decode_opts){.rules = &in->rules, .prompt = in->prompt, .n_prompt = in->n_prompt,
+                                 .hotwords = in->hotwords, .n_hotwords = in->n_hotwords,
+                                 .sot_seq = in->sot_seq, .n_sot = in->n_sot,
                                  .temperature = p->temperatures[0], .beam_size = p->beam_size, .best_of = p->best_of,
                                  .patience = p->patience, .use_length_penalty = p->use_length_penalty,
                                  .length_penalty = p->length_penalty,
                                  .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                    ? p->sample_len
                                                    : h->n_text_ctx / 2,
+                                 .max_new_tokens = p->max_new_tokens,
                                  .rng = &in->rng, .skip_above = INFINITY, .stop_ratio_above = INFINITY,
                                  .abort_callback = p->abort_callback, .user_data = p->user_data,
                                  .audio_s = in->res->pub.duration};
+    const int most = h->n_text_ctx / 2 - 1; /* sotto__group_begin keeps the prompt's last MOST */
+    const int n_prev = in->n_prompt < most ? in->n_prompt : most;
+    in->key = in->n_sot + (n_prev || in->n_hotwords ? 1 + in->n_hotwords + n_prev : 0);
+}
+
+/* The pipeline's prompt (generate_segment_batched's get_prompt): hotwords as the long-form
+ * loop encodes them (" " + the text stripped, at most n_text_ctx / 2 - 1 tokens) and
+ * initial_prompt's tokens as written (tokenizer.encode(initial_prompt): no space added);
+ * an empty text adds nothing, as an empty string is false there. */
+static sotto_status pipeline_prompt(sotto__brun *r, sotto__bin *in)
+{
+    const sotto_transcribe_params *p = &in->p;
+    const int most = r->ctx->model->info.n_text_ctx / 2 - 1;
+    sotto_status st = SOTTO_OK;
+    if (p->hotwords && p->hotwords[0])
+        st = sotto__prompt_tokens(r->ctx, p->hotwords, most, "hotwords", &in->hotwords, &in->n_hotwords);
+    if (st || !p->initial_prompt || !p->initial_prompt[0]) return st;
+    int need = 0;
+    st = sotto_tokenize(r->ctx->model, p->initial_prompt, NULL, 0, &need);
+    if (!st && !(in->prompt = malloc((size_t)(need ? need : 1) * sizeof *in->prompt))) st = SOTTO_ERR_NOMEM;
+    if (!st) st = sotto_tokenize(r->ctx->model, p->initial_prompt, in->prompt, need, &need);
+    if (st)
+        return sotto__ctx_fail(r->ctx, st, "initial prompt: %s",
+                               st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
+    in->n_prompt = need;
+    return SOTTO_OK;
 }
 
 /* The language: given, English for an English-only model, else detected from the first
@@ -227,6 +258,7 @@ sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in)
     if (!st && in->res->pub.language_detected && in->p.on_language && /* as sotto_transcribe: detected only */
         in->p.on_language(in->res->lang, in->res->pub.language_probability, in->p.user_data))
         in->res->pub.stopped = 1;
+    if (!st) st = pipeline_prompt(r, in);
     if (!st) setup(r, in, lang);
     return st;
 }
@@ -371,6 +403,6 @@ void sotto__bin_finish(sotto__brun *r, sotto__bin *in)
     in->map.speech = NULL; /* freed below, with the chunks */
     sotto__input_free(&in->map);
     sotto_free(in->speech), sotto_free(in->chunks);
-    free(in->owned);
+    free(in->owned), free(in->prompt), free(in->hotwords);
     *in = (sotto__bin){.item = in->item, .failed = true};
 }

@@ -26,6 +26,10 @@ typedef struct sotto__bin {
     sotto__rules rules;
     int32_t sot_seq[4];
     int n_sot;
+    int32_t *prompt, *hotwords; /* the pipeline's prompt: initial_prompt's tokens, hotwords' */
+    int n_prompt, n_hotwords;
+    int key;                   /* the tokens before the first sampled one: inputs of one length
+                                  are batched together; 0 until prepared */
     sotto__decode_opts o;      /* the pipeline's decoding of each chunk */
     sotto__result *res;
     uint64_t rng;

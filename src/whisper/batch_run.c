@@ -165,20 +165,20 @@ static void step(sotto__brun *r, bwins *s, const bscratch *x)
 }
 
 /* Whether IN has chunks left to take into a batch. */
-static bool takes_more(sotto__bin *in, int n_sot)
+static bool takes_more(sotto__bin *in, int key)
 {
-    return !in->failed && in->n_sot == n_sot && !in->res->pub.stopped && in->next < in->n_chunks;
+    return !in->failed && in->key == key && !in->res->pub.stopped && in->next < in->n_chunks;
 }
 
 /* Up to ROOM chunks, in order, of the inputs IN [N] from *AT on, taken into flight and
  * into BT: the number taken. An input is asked its abort callback before its first chunk
  * is taken each time. */
-static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, int room, bfly *f, bchunk **bt)
+static int take(sotto__brun *r, sotto__bin *in, int n, int *at, int key, int room, bfly *f, bchunk **bt)
 {
     int nb = 0;
     for (; *at < n && nb < room; ++*at) {
         sotto__bin *x = &in[*at];
-        if (!takes_more(x, n_sot)) continue;
+        if (!takes_more(x, key)) continue;
         const sotto_transcribe_params *p = &x->p;
         if (p->abort_callback && p->abort_callback(x->res->pub.duration, p->user_data)) {
             sotto__bin_fail(r, x, sotto__ctx_fail(r->ctx, SOTTO_ERR_CANCELLED, "batched: cancelled by the caller"));
@@ -286,7 +286,7 @@ static bool window_free(const bwins *s, const bfly *f, int w)
  * (batch_continue: the rest of a chunk whose last piece ended a second or more before its
  * speech did, from its last timestamp), then new chunks while there is room in flight, so
  * the windows stay full while chunks or pieces are left. The number filled. */
-static int fill(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, bwins *s, bfly *f, int *ws)
+static int fill(sotto__brun *r, sotto__bin *in, int n, int *at, int key, bwins *s, bfly *f, int *ws)
 {
     int free_w[SOTTO_MAX_BATCH], n_free = 0;
     for (int w = 0; w < s->n; w++)
@@ -300,7 +300,7 @@ static int fill(sotto__brun *r, sotto__bin *in, int n, int *at, int n_sot, bwins
         if (!busy && !b->done && !b->in->failed && !b->in->res->pub.stopped) bt[nb++] = b;
     }
     int room = n_free - nb < f->cap - f->n ? n_free - nb : f->cap - f->n;
-    nb += take(r, in, n, at, n_sot, room, f, bt + nb);
+    nb += take(r, in, n, at, key, room, f, bt + nb);
     for (int i = 0; i < nb; i++) {
         const int w = ws[i] = free_w[i];
         s->b[w] = bt[i];
@@ -362,16 +362,16 @@ static void fail_start(sotto__brun *r, bwins *s, const int *ws, int k, sotto_sta
     }
 }
 
-/* The chunks of the inputs with start sequences of N_SOT tokens, through batch_size
+/* The chunks of the inputs whose prompts are KEY tokens long, through batch_size
  * windows: every step decodes the live searches of all windows together, and a window
  * whose search ends takes the next piece or chunk at once (encoded alone, or with the
  * others freed in the same step), so the windows stay full until the chunks run out. */
-static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
+static void run_batches(sotto__brun *r, sotto__bin *in, int n, int key)
 {
     sotto_context *ctx = r->ctx;
     int B = 0;
     for (int i = 0; i < n; i++)
-        if (!in[i].failed && in[i].n_sot == n_sot && in[i].p.batch_size > B) B = in[i].p.batch_size;
+        if (!in[i].failed && in[i].key == key && in[i].p.batch_size > B) B = in[i].p.batch_size;
     if (B < 1) return;
     bfly f;
     bwins s = {.n = B, .S = ctx->dec.n_slots / ctx->max_batch};
@@ -381,11 +381,11 @@ static void run_batches(sotto__brun *r, sotto__bin *in, int n, int n_sot)
     bool ok = fly_init(&f, FLY_BATCHES * B) && x.toks && x.slots && x.wins && x.past && x.pslots && x.npre;
     if (!ok)
         for (int i = 0; i < n; i++)
-            if (!in[i].failed && in[i].n_sot == n_sot)
+            if (!in[i].failed && in[i].key == key)
                 sotto__bin_fail(r, &in[i], sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory"));
     for (int at = 0, steps = 0; ok;) {
         emit(r, &f, !any_taken(&s));
-        int ws[SOTTO_MAX_BATCH], k = fill(r, in, n, &at, n_sot, &s, &f, ws);
+        int ws[SOTTO_MAX_BATCH], k = fill(r, in, n, &at, key, &s, &f, ws);
         sotto_status st = k ? start(r, &s, ws, k) : SOTTO_OK;
         if (st) fail_start(r, &s, ws, k, st);
         if (!any_taken(&s)) {
@@ -426,13 +426,13 @@ sotto_status sotto_transcribe_batch(sotto_context *ctx, sotto_batch_item *items,
         sotto_status s = sotto__bin_prepare(&r, &in[i]);
         if (s) sotto__bin_fail(&r, &in[i], s);
     }
-    int keys[8], n_keys = 0; /* the lengths of the start sequences, in order of first use */
+    /* the inputs by the length of their prompts (start sequence and the pipeline's prompt),
+     * in order of first use; KEY 0: an input that failed to prepare */
     for (int i = 0; i < n && !st; i++) {
-        bool seen = in[i].failed;
-        for (int k = 0; k < n_keys && !seen; k++) seen = keys[k] == in[i].n_sot;
-        if (!seen && n_keys < 8) keys[n_keys++] = in[i].n_sot;
+        bool seen = in[i].key <= 0;
+        for (int j = 0; j < i && !seen; j++) seen = in[j].key == in[i].key;
+        if (!seen) run_batches(&r, in, n, in[i].key);
     }
-    for (int k = 0; k < n_keys; k++) run_batches(&r, in, n, keys[k]);
     for (int i = 0; i < n && !st; i++) sotto__bin_finish(&r, &in[i]);
     free(in), free(r.mels), free(r.audio), free(r.cur);
     for (int i = 0; i < n && !st; i++)

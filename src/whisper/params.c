@@ -2,8 +2,8 @@
  * temperature schedule, and the one check of every value, which sotto_transcribe runs and
  * the tool, the server and the Python package run before they load or decode anything. */
 #include <math.h>
-#include <string.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../common.h"
 
@@ -107,9 +107,16 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->batch_size < 0 || p->batch_size > SOTTO_MAX_BATCH)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batch size %d (0: no batching, else 1 .. %d)", p->batch_size,
                            SOTTO_MAX_BATCH);
-    if (p->batch_size > 0 && (p->hotwords || p->prefix))
-        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched decoding (batch size %d) takes no %s yet",
-                           p->batch_size, p->hotwords ? "hotwords" : "prefix");
+    if (p->batch_size > 0 && (p->prefix || p->carry_initial_prompt))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched decoding (batch size %d) takes no %s: every chunk "
+                           "gets the pipeline's one prompt", p->batch_size,
+                           p->prefix ? "prefix" : "carry_initial_prompt");
+    const sotto_vad_params *v = p->batch_size > 0 ? p->batch_vad : NULL;
+    if (v && !(isfinite(v->threshold) && (!v->use_neg_threshold || isfinite(v->neg_threshold)) &&
+               v->max_speech_duration_s > 0 && v->min_speech_duration_ms >= 0 && v->min_silence_duration_ms >= 0 &&
+               v->speech_pad_ms >= 0 && v->min_silence_at_max_speech_ms >= 0))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched VAD parameters: thresholds must be finite, "
+                           "max_speech_duration_s above 0 and the durations >= 0");
     for (int i = 0; p->batch_size > 0 && i + 1 < p->n_clip_timestamps; i += 2)
         if (!(p->clip_timestamps[i] < p->clip_timestamps[i + 1]))
             return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched clip %g .. %g s: each chunk's start before its end",

@@ -2,7 +2,8 @@
 up to N waiting requests and runs them as one sotto_transcribe_batch), and every answer
 equal to `sotto transcribe --batch-size N` for the same file (verbose_json as -f json, text
 as -f txt, word timestamps as --word-timestamps); the server's log says requests were
-pooled; a prompt gets 400; --batch-window-ms without --batch-size is refused.
+pooled; a prompt is every chunk's (sotto transcribe --batch-size N --prompt); --batch-window-ms
+without --batch-size is refused.
 
 usage: test_batched.py SOTTO MODEL VAD_FW CLIPS WORKDIR"""
 import concurrent.futures
@@ -65,8 +66,15 @@ for k, (status, body) in enumerate(answers):
     if fmt == "json" and status == 200:
         check(json.loads(body)["text"].strip() != "", names[k] + " has text")
 
-status, body = post([("prompt", "a prompt")], paths[0])
-check(status == 400 and json.loads(body)["error"]["param"] == "prompt", "a prompt gets 400", body[:200])
+# a prompt: every chunk's (the pipeline's initial_prompt), as sotto transcribe --batch-size --prompt
+status, body = post([("prompt", "Dashwood, Norland."), ("response_format", "verbose_json")], paths[5])
+want = cli(sotto, model, "json", paths[5], [*DECODE, "--batch-size", str(N), "--prompt", "Dashwood, Norland."])
+check(status == 200 and body == want, "a prompt equals sotto transcribe --batch-size %d --prompt" % N,
+      "(status %d)\n  server: %r\n  cli:    %r" % (status, body[:300], want[:300]))
+plain = cli(sotto, model, "json", paths[5], [*DECODE, "--batch-size", str(N)])
+check(json.loads(want)["segments"][0]["tokens"] != json.loads(plain)["segments"][0]["tokens"] or
+      json.loads(want)["segments"][0]["avg_logprob"] != json.loads(plain)["segments"][0]["avg_logprob"],
+      "the prompt changes the decoding", want[:200])
 
 rc = srv.stop()
 check(rc == 0, "SIGTERM: exit 0", str(rc))

@@ -84,8 +84,9 @@ static const cli_opt options[] = {
      .help = "batched transcription (sotto transcribe --batch-size N, faster-\n"
              "whisper's BatchedInferencePipeline): each request cut by faster-\n"
              "whisper's Silero VAD into chunks, each chunk decoded on its own\n"
-             "(no prompt: a request with one gets 400; the first temperature\n"
-             "only; no timestamp tokens, a segment a chunk), and a worker runs\n"
+             "(a request's prompt begins every chunk's, as the pipeline's\n"
+             "initial_prompt; the first temperature only; no timestamp tokens,\n"
+             "a segment a chunk), and a worker runs\n"
              "the chunks of up to N waiting requests together, N at a time.\n"
              "Each answer is `sotto transcribe --batch-size N`'s for that\n"
              "file. The VAD as sotto transcribe --batch-size finds it"},

@@ -32,6 +32,8 @@ typedef struct opts {
     unsigned formats;          /* bits over out_writers */
     int n_formats;
     int quiet, temps_given, overwrite, batch_timestamps, batch_continue;
+    int vad_given;             /* a --vad-* option was given */
+    sotto_vad_params batch_vad; /* --batch-size's cut when one was */
     double t0, t_inc;
     sotto_transcribe_params tp;
     out_lines lines;           /* --max-line-len, --split-on-word */
@@ -157,13 +159,19 @@ static const cli_opt options[] = {
      .help = "transcribe only the speech Silero VAD finds (faster-whisper's\n"
              "vad_filter; times stay on the file's timeline)"},
     {"--vad-threshold", 0, OPT_FLOAT, TP(vad_threshold), 0, 1, "X", "a probability in (0, 1)",
-     .help = "with --vad: speech above it (faster-whisper's default: 0.5)", .flags = CLI_LO_OPEN | CLI_HI_OPEN},
+     .help = "with --vad or --batch-size: speech above it (faster-whisper's\n"
+             "default: 0.5)",
+     .flags = CLI_LO_OPEN | CLI_HI_OPEN | CLI_ON, .on = OFF(vad_given)},
     {"--vad-min-speech-ms", 0, OPT_INT, TP(vad_min_speech_ms), 0, 3600000, "N", "milliseconds in 0..3600000",
-     .help = "with --vad: shorter speech is dropped (default 0)"},
+     .help = "with --vad or --batch-size: shorter speech is dropped (default 0)", .flags = CLI_ON,
+     .on = OFF(vad_given)},
     {"--vad-min-silence-ms", 0, OPT_INT, TP(vad_min_silence_ms), 0, 3600000, "N", "milliseconds in 0..3600000",
-     .help = "with --vad: the silence that ends speech (default 2000)"},
+     .help = "with --vad or --batch-size: the silence that ends speech\n"
+             "(default 2000; --batch-size alone cuts at 160)",
+     .flags = CLI_ON, .on = OFF(vad_given)},
     {"--vad-speech-pad-ms", 0, OPT_INT, TP(vad_speech_pad_ms), 0, 3600000, "N", "milliseconds in 0..3600000",
-     .help = "with --vad: padding on each side of speech (default 400)"},
+     .help = "with --vad or --batch-size: padding on each side of speech\n(default 400)", .flags = CLI_ON,
+     .on = OFF(vad_given)},
     {.kind = OPT_INCLUDE, .sub = cli_opt_vad_model, .offset = OFF(c),
      .help = "the Silero VAD (default: $SOTTO_VAD_MODEL, else the one setup\n"
              "installs); with it, a window the model calls silence where the\n"
@@ -180,10 +188,13 @@ static const cli_opt options[] = {
     {.kind = OPT_TEXT,
      .help = "\n"
              "Batched (faster-whisper's BatchedInferencePipeline): the speech cut by faster-whisper's\n"
-             "Silero VAD into chunks of at most 30 s, each decoded on its own (no previous text, no\n"
-             "--prompt, the first temperature only), N chunks encoded and decoded together;\n"
-             "with --clip-timestamps each start,end pair is a chunk instead (the pipeline's\n"
-             "clip_timestamps), with --multilingual each chunk's language is its own.\n"},
+             "Silero VAD into chunks of at most 30 s, each decoded on its own (no previous text, the\n"
+             "first temperature only), N chunks encoded and decoded together; --vad-* cut as the\n"
+             "pipeline's vad_parameters do (the others at faster-whisper's VadOptions defaults then);\n"
+             "--prompt and --hotwords begin every chunk's prompt (the pipeline's initial_prompt,\n"
+             "encoded as written: no space is added before it); with --clip-timestamps each\n"
+             "start,end pair is a chunk instead (the pipeline's clip_timestamps), with\n"
+             "--multilingual each chunk's language is its own.\n"},
     {"--batch-size", 0, OPT_INT, TP(batch_size), 1, SOTTO_MAX_BATCH, "N", "a chunk count in 1..64",
      .help = "decode N chunks at once (more throughput; memory grows with N:\n"
              "a batch too large for it is refused, naming what fits). The VAD:\n"
@@ -316,8 +327,20 @@ static int parse(int argc, char **argv, opts *o)
     if (o->batch_continue && (!o->tp.batch_size || !o->batch_timestamps || o->tp.word_timestamps))
         return refuse("--batch-continue goes with --batch-size and --timestamps, without --word-timestamps");
     o->tp.batch_continue = o->batch_continue;
-    if (o->tp.batch_size && (o->tp.vad_filter || o->tp.initial_prompt))
-        return refuse("--batch-size cuts by VAD itself and decodes each chunk on its own: no --vad, no --prompt");
+    if (o->tp.batch_size && (o->tp.vad_filter || o->tp.prefix || o->tp.carry_initial_prompt))
+        return refuse("--batch-size cuts by VAD itself (--vad-* set how) and gives every chunk one prompt: "
+                      "no --vad, --prefix or --carry-initial-prompt");
+    if (o->vad_given && !o->tp.vad_filter && !o->tp.batch_size)
+        return refuse("--vad-threshold, --vad-min-speech-ms, --vad-min-silence-ms and --vad-speech-pad-ms go with "
+                      "--vad or --batch-size");
+    if (o->tp.batch_size && o->vad_given) { /* the pipeline's vad_parameters: VadOptions' defaults, these set */
+        o->batch_vad = sotto_vad_params_batched(30);
+        o->batch_vad.threshold = o->tp.vad_threshold;
+        o->batch_vad.min_speech_duration_ms = o->tp.vad_min_speech_ms;
+        o->batch_vad.min_silence_duration_ms = o->tp.vad_min_silence_ms;
+        o->batch_vad.speech_pad_ms = o->tp.vad_speech_pad_ms;
+        o->tp.batch_vad = &o->batch_vad;
+    }
     if (o->lines.max_len && !o->tp.word_timestamps)
         return refuse("--max-line-len needs --word-timestamps (cues are cut at word times)");
     if (o->lines.split_on_word && !o->lines.max_len) return refuse("--split-on-word needs --max-line-len");

@@ -139,8 +139,7 @@ const char *serve_format_names(void);
  * (timestamp_granularities[]=word turns word timestamps on): false with E filled (400) for
  * a field given twice, a NUL byte in a value, a temperature that is not a plain decimal
  * from 0 to 1, a value out of range, an unknown format, a model that is not the one served, a language
- * the model lacks, translation on an English-only model, a prompt when the server batches (--batch-size),
- * or timestamp granularities with
+ * the model lacks, translation on an English-only model, or timestamp granularities with
  * another format than verbose_json, stream neither true nor false, or stream=true with a
  * translation or a format other than json and text. TP's string pointers point into F. */
 bool serve_form_check(const serve_form *f, const serve_config *cfg, bool translate, sotto_transcribe_params *tp,

@@ -203,12 +203,7 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         }
         tp->language = f->language;
     }
-    if (f->n_prompt && cfg->batch_size) {
-        serve_error_set(e, 400, "invalid_request_error", "prompt", "unsupported_value",
-                        "this server batches (--batch-size): each chunk is decoded on its own, without a prompt");
-        return false;
-    }
-    if (f->n_prompt) tp->initial_prompt = f->prompt;
+    if (f->n_prompt) tp->initial_prompt = f->prompt; /* batched: every chunk's, as the pipeline's initial_prompt */
     if (sotto_transcribe_params_check(tp)) { /* the library's rules, over what the request set */
         serve_error_set(e, 400, "invalid_request_error", NULL, "invalid_value", "%s", sotto_last_error());
         return false;

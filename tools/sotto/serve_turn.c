@@ -198,7 +198,7 @@ static void commit_samples(serve_rt *rt, size_t n_samples, const char *item)
                                      .name = "the committed audio"};
     j->tp = rt->cfg->tp;
     j->tp.language = rt->conf.language[0] ? rt->conf.language : NULL;
-    j->tp.initial_prompt = rt->conf.prompt[0] && !rt->cfg->batch_size ? rt->conf.prompt : NULL; /* batched: none */
+    j->tp.initial_prompt = rt->conf.prompt[0] ? rt->conf.prompt : NULL; /* batched: every chunk's */
     j->tp.on_segment = turn_segment;
     j->tp.abort_callback = turn_abort;
     j->tp.user_data = t;

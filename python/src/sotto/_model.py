@@ -336,7 +336,11 @@ class Model:
                 without word timestamps, as openai's and faster-whisper's.
             vad_filter: transcribe only the speech Silero VAD finds (needs a VAD model).
             vad_parameters: {"threshold", "min_speech_duration_ms",
-                "min_silence_duration_ms", "speech_pad_ms"} (faster-whisper's names).
+                "min_silence_duration_ms", "speech_pad_ms"} (faster-whisper's names). With
+                batch_size, the cut's (the pipeline's vad_parameters; also "neg_threshold"
+                and "max_speech_duration_s", default 30): the keys not given at
+                faster-whisper's VadOptions defaults (0.5, 0 ms, 2000 ms, 400 ms); None:
+                the pipeline's own cut (min_silence_duration_ms 160).
             silence_check: with a VAD, skip windows the decoder and the VAD both call
                 silence.
             seed: of the sampling at temperature > 0.
@@ -350,7 +354,9 @@ class Model:
                 (:func:`default_batch_vad_path`) into chunks of at most 30 s, each decoded on
                 its own (no previous text, max_initial_timestamp 0, the first temperature
                 only), N chunks encoded and decoded together; the same segments as
-                ``sotto transcribe --batch-size N``.
+                ``sotto transcribe --batch-size N``. initial_prompt (its tokens as
+                written, no space added) and hotwords begin every chunk's prompt, as the
+                pipeline's.
             hotwords, prefix, multilingual, clip_timestamps, max_new_tokens:
                 faster-whisper 1.2.1's options with its meaning (sotto.h
                 sotto_transcribe_params): hint text in every window's prompt; the text
@@ -398,9 +404,9 @@ class Model:
                 raise ValueError(f"{name} must be an int in 1..{_sotto.MAX_SEQUENCES}, not {n!r}")
         if not isinstance(batch_size, int) or not 0 <= batch_size <= 64:
             raise ValueError(f"batch_size must be an int in 0..64 (0: no batching), not {batch_size!r}")
-        if batch_size and (vad_filter or initial_prompt is not None):
-            raise ValueError("batch_size cuts by VAD itself and decodes each chunk on its own: "
-                             "no vad_filter, no initial_prompt")
+        if batch_size and (vad_filter or prefix is not None or carry_initial_prompt):
+            raise ValueError("batch_size cuts by VAD itself (vad_parameters set how) and gives every chunk one "
+                             "prompt: no vad_filter, prefix or carry_initial_prompt")
         if vad_filter and self._vad is None:
             raise ValueError(
                 f"vad_filter needs a Silero VAD model: pass Model(vad_model=PATH) or install one at {default_vad_path()}"
@@ -414,9 +420,17 @@ class Model:
             temps = None  # the library's own six, bit for bit the tool's
         vp = dict(vad_parameters or {})
         known = {"threshold", "min_speech_duration_ms", "min_silence_duration_ms", "speech_pad_ms"}
+        if batch_size:  # the pipeline's vad_parameters: max_speech_duration_s is its own (30 s)
+            known |= {"neg_threshold", "max_speech_duration_s"}
         unknown = set(vp) - known
         if unknown:
             raise ValueError(f"vad_parameters: unknown {sorted(unknown)} (known: {sorted(known)})")
+        batch_vad_params = None
+        if batch_size and vad_parameters is not None:  # VadOptions' defaults, the dict's keys over them
+            neg = vp.get("neg_threshold")
+            batch_vad_params = (float(vp.get("threshold", 0.5)), None if neg is None else float(neg),
+                                int(vp.get("min_speech_duration_ms", 0)), float(vp.get("max_speech_duration_s", 30.0)),
+                                int(vp.get("min_silence_duration_ms", 2000)), int(vp.get("speech_pad_ms", 400)))
         options = dict(
             language=None if language in (None, "auto") else language,
             translate=task == "translate",
@@ -455,6 +469,7 @@ class Model:
             repetition_penalty=float(repetition_penalty),
             no_repeat_ngram_size=int(no_repeat_ngram_size),
             carry_initial_prompt=bool(carry_initial_prompt),
+            batch_vad_params=batch_vad_params,
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)

@@ -306,13 +306,13 @@ class WhisperModel:
         language = max(votes, key=lambda k: len(votes[k]))
         return language, max(votes[language]), ranked
 
-    def _speech(self, samples: Any, vo: VadOptions, vad: Any = None) -> List[Tuple[int, int]]:
+    def _speech(self, samples: Any, vo: VadOptions, vad: Any = None, pipeline: bool = False) -> List[Tuple[int, int]]:
         vad = vad or self._model._vad
         if vad is None:
             raise ValueError("vad_filter needs a Silero VAD model: install one with scripts/setup.sh")
         return vad.speech(samples, vo.threshold, vo.neg_threshold, int(vo.min_speech_duration_ms),
                           float(vo.max_speech_duration_s), int(vo.min_silence_duration_ms),
-                          int(vo.speech_pad_ms), self._model.threads)
+                          int(vo.speech_pad_ms), self._model.threads, pipeline=pipeline)
 
     def transcribe(
         self,
@@ -585,9 +585,15 @@ class BatchedInferencePipeline:
             chunks = [(int(a * rate), int(b * rate)) for a, b in clips]
             speech = chunks
         elif vad_filter:
-            vo = _vad_options(vad_parameters, max_speech_duration_s=chunk_s, min_silence_duration_ms=160)
-            # faster-whisper's own Silero export, as the batched engine cuts with
-            speech = self.model._speech(samples, vo, self.model._model._batch_vad_model())
+            # faster-whisper's: VadOptions as given; a dict's keys over VadOptions' defaults,
+            # its max_speech_duration_s replaced by chunk_length; none: the pipeline's two
+            if isinstance(vad_parameters, dict):
+                given = {k: v for k, v in vad_parameters.items() if k != "max_speech_duration_s"}
+                vo = _vad_options(given, max_speech_duration_s=chunk_s)
+            else:
+                vo = _vad_options(vad_parameters, max_speech_duration_s=chunk_s, min_silence_duration_ms=160)
+            # faster-whisper's own Silero export and vad.py, as the batched engine cuts with
+            speech = self.model._speech(samples, vo, self.model._model._batch_vad_model(), pipeline=True)
             chunks = _merge_chunks(speech, chunk_s * rate)
         elif duration < chunk_s:
             vo = None if vad_parameters is None else _vad_options(vad_parameters)
@@ -620,36 +626,22 @@ class BatchedInferencePipeline:
             language, probability, duration, sum(e - s for s, e in speech) / rate, all_probs,
             probe.transcription_options, vo,
         )
-        default_cut = clips or not vad_filter or vad_parameters is None
-        if default_cut and initial_prompt is None and prefix is None and hotwords is None:
-            # the batched engine: faster-whisper's own cut (or the clips, or the whole audio),
-            # batch_size chunks at a time
-            temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
-            kw = dict(language=language, task=task, beam_size=beam_size, best_of=best_of, patience=patience,
-                      temperature=temps[:1], suppress_blank=suppress_blank, without_timestamps=without_timestamps,
-                      word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
-                      append_punctuations=append_punctuations, silence_check=False, sample_len=max_new_tokens,
-                      condition_on_previous_text=False, batch_size=batch_size,
-                      multilingual=multilingual and self.model.is_multilingual,
-                      repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
-                      clip_timestamps=[t for c in clips for t in c] if clips else None,
-                      batch_vad=bool(vad_filter))
-            return _stream(self.model._model, samples, kw, duration if log_progress else None), info
-        return self._segments(samples, chunks, opts, duration if log_progress else None), info
-
-    def _segments(self, samples: Any, chunks: List[Tuple[int, int]], opts: Dict[str, Any],
-                  progress_of: Optional[float]) -> Iterator[Segment]:
-        n = 0
-        for s, e in chunks:
-            offset = s / _sotto.SAMPLE_RATE
-            segments, _ = self.model.transcribe(samples[s:e], **opts)
-            for seg in segments:
-                words = None if seg.words is None else [
-                    Word(round(w.start + offset, 3), round(w.end + offset, 3), w.word, w.probability)
-                    for w in seg.words
-                ]
-                yield seg._replace(id=n + 1, seek=seg.seek + round(offset * 100),
-                                   start=round(seg.start + offset, 3), end=round(seg.end + offset, 3), words=words)
-                n += 1
-            if progress_of:
-                print(f"sotto: {min(100.0, 100.0 * e / _sotto.SAMPLE_RATE / progress_of):5.1f} %", file=sys.stderr)
+        # the batched engine: faster-whisper's cut with vad_parameters (or the clips, or the
+        # whole audio), batch_size chunks at a time; generate_segment_batched's prompt:
+        # initial_prompt and hotwords (the pipeline passes no prefix)
+        temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
+        cut = None
+        if vo is not None and vad_filter and not clips and vad_parameters is not None:
+            cut = dict(threshold=vo.threshold, neg_threshold=vo.neg_threshold,
+                       min_speech_duration_ms=vo.min_speech_duration_ms, max_speech_duration_s=vo.max_speech_duration_s,
+                       min_silence_duration_ms=vo.min_silence_duration_ms, speech_pad_ms=vo.speech_pad_ms)
+        kw = dict(language=language, task=task, beam_size=beam_size, best_of=best_of, patience=patience,
+                  temperature=temps[:1], suppress_blank=suppress_blank, without_timestamps=without_timestamps,
+                  word_timestamps=word_timestamps, prepend_punctuations=prepend_punctuations,
+                  append_punctuations=append_punctuations, silence_check=False, max_new_tokens=max_new_tokens,
+                  condition_on_previous_text=False, batch_size=batch_size,
+                  multilingual=multilingual and self.model.is_multilingual,
+                  repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
+                  clip_timestamps=[t for c in clips for t in c] if clips else None,
+                  batch_vad=bool(vad_filter), vad_parameters=cut, initial_prompt=initial_prompt, hotwords=hotwords)
+        return _stream(self.model._model, samples, kw, duration if log_progress else None), info
