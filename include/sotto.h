@@ -487,7 +487,12 @@ typedef struct sotto_transcribe_params {
                                   reference transcribes silence and noise as "you", ". .") */
     int vad_filter;            /* 1, with VAD: only the speech it finds is transcribed, as
                                   faster-whisper's vad_filter; timestamps on the original
-                                  timeline (vad_threshold, vad_min_speech_ms ... below) */
+                                  timeline (vad_threshold, vad_min_speech_ms ... below), and a
+                                  segment whose words lie on both sides of a silence the VAD
+                                  dropped is cut there (timed by its words). 2: faster-whisper
+                                  1.2.1's segments exactly (restore_speech_timestamps: a
+                                  segment may span such a silence, its times mapped back). 0
+                                  (default): all of the audio */
     float vad_threshold;       /* faster-whisper's VadOptions: 0.5 */
     int vad_min_speech_ms;     /* 0 */
     int vad_min_silence_ms;    /* 2000 */

@@ -49,7 +49,8 @@ TINY = [
 # the pipeline's prompt and cut options (tests/golden/faster-whisper/more-options-tiny.en.json):
 # initial_prompt (encoded as written) and hotwords in every chunk's prompt, prefix (which the
 # pipeline does not pass on), vad_parameters (a dict's keys over VadOptions' defaults, its
-# max_speech_duration_s replaced by 30) and max_new_tokens
+# max_speech_duration_s replaced by 30) and max_new_tokens; and WhisperModel's vad_filter
+# with vad_parameters
 OPTIONS = [
     ("pipeline", "long", dict(initial_prompt="Sense and Sensibility, by Jane Austen. Mr. Dashwood.")),
     ("pipeline", "long", dict(hotwords="Dashwood Norland", beam_size=1, without_timestamps=False)),
@@ -63,6 +64,13 @@ OPTIONS = [
                               initial_prompt="Austen.")),
     ("pipeline", "long", dict(max_new_tokens=12, without_timestamps=False)),
     ("pipeline", "long", dict(max_new_tokens=20, initial_prompt="Jane Austen wrote this.", beam_size=1)),
+    # WhisperModel's vad_filter with vad_parameters: the speech alone, segments whole across
+    # the silences dropped (restore_speech_timestamps)
+    ("model", "long", dict(vad_filter=True, vad_parameters={"min_silence_duration_ms": 300, "speech_pad_ms": 100})),
+    ("model", "long", dict(vad_filter=True, vad_parameters={"min_silence_duration_ms": 150, "speech_pad_ms": 50},
+                           word_timestamps=True)),
+    ("model", "long", dict(vad_filter=True, beam_size=1, vad_parameters={"threshold": 0.7, "speech_pad_ms": 30,
+                                                                          "min_silence_duration_ms": 100})),
 ]
 BASE = [
     ("pipeline", "en_de", dict(multilingual=True)),

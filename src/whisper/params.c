@@ -99,6 +99,9 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->check_hallucination_silence && !(p->hallucination_silence_threshold >= 0))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "hallucination silence threshold %g (>= 0 s)",
                            p->hallucination_silence_threshold);
+    if (p->vad_filter < 0 || p->vad_filter > 2)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "vad_filter %d (0: off, 1: on, 2: faster-whisper's segments)",
+                           p->vad_filter);
     if (p->vad && !(p->vad_threshold > 0 && p->vad_threshold < 1))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD threshold %g (a probability in (0, 1))", p->vad_threshold);
     if (p->vad && (p->vad_min_speech_ms < 0 || p->vad_min_silence_ms < 0 || p->vad_speech_pad_ms < 0))

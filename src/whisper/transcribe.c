@@ -207,9 +207,10 @@ static sotto_status add_piece(run *r, int64_t seek, sotto__wseg *c, int i0, int 
 }
 
 /* Keeps the window's segment C (new_segment, then cleared when instantaneous or blank):
- * its words move into the result. With vad_filter a segment whose words lie in more than
+ * its words move into the result. With vad_filter 1 a segment whose words lie in more than
  * one speech chunk is cut between them, so no segment spans a silence the VAD dropped
- * (the window's text and all_tokens stay the segment's whole tokens). */
+ * (the window's text and all_tokens stay the segment's whole tokens); 2 keeps it whole, as
+ * faster-whisper does. */
 static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sotto__decode_result *d)
 {
     int n = c->n_tokens, n_pieces = 1;
@@ -240,7 +241,7 @@ static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sott
         w->start = sotto__input_original_time_at(r->in, w->start, middle);
         w->end = sotto__input_original_time_at(r->in, w->end, middle);
     }
-    if (!st && r->p->vad_filter && n_pieces > 1) {
+    if (!st && r->p->vad_filter == 1 && n_pieces > 1) {
         for (int i0 = 0, i = 1; !st && i <= c->n_words; i++)
             if (i == c->n_words || chunk[i] != chunk[i - 1]) st = add_piece(r, seek, c, i0, i, d), i0 = i;
     } else if (!st) {
@@ -506,7 +507,7 @@ static sotto_status seek_loop(run *r)
         if (!skip) cut_segments(r, seek, size, d, &advance, &single);
         next = seek + advance;
         if (!skip && p->word_timestamps) st = window_words(r, seek, size, single, &next, &drop);
-        else if (!skip && p->vad_filter) st = chunk_words(r, seek, size);
+        else if (!skip && p->vad_filter == 1) st = chunk_words(r, seek, size);
         skip |= drop;
         for (int i = 0; i < r->n_cur && !skip && !st; i++) st = add_segment(r, seek, &r->cur[i], d);
         for (int i = 0; i < r->n_cur; i++) sotto__wseg_free(&r->cur[i]);

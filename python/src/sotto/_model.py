@@ -286,7 +286,7 @@ class Model:
         prepend_punctuations: str = DEFAULT_PREPEND_PUNCTUATIONS,
         append_punctuations: str = DEFAULT_APPEND_PUNCTUATIONS,
         hallucination_silence_threshold: Optional[float] = None,
-        vad_filter: bool = False,
+        vad_filter: Union[bool, int] = False,
         vad_parameters: Optional[Mapping[str, float]] = None,
         silence_check: bool = True,
         seed: int = 0,
@@ -334,7 +334,9 @@ class Model:
                 this many seconds around a segment of anomalous words are skipped, and
                 the segment with them (openai's option); None: no such skip. Ignored
                 without word timestamps, as openai's and faster-whisper's.
-            vad_filter: transcribe only the speech Silero VAD finds (needs a VAD model).
+            vad_filter: transcribe only the speech Silero VAD finds (needs a VAD model);
+                a segment that spans a silence it dropped is cut there. 2: as
+                faster-whisper 1.2.1 leaves such segments, whole (sotto.h vad_filter).
             vad_parameters: {"threshold", "min_speech_duration_ms",
                 "min_silence_duration_ms", "speech_pad_ms"} (faster-whisper's names). With
                 batch_size, the cut's (the pipeline's vad_parameters; also "neg_threshold"
@@ -407,6 +409,8 @@ class Model:
         if batch_size and (vad_filter or prefix is not None or carry_initial_prompt):
             raise ValueError("batch_size cuts by VAD itself (vad_parameters set how) and gives every chunk one "
                              "prompt: no vad_filter, prefix or carry_initial_prompt")
+        if vad_filter not in (False, True, 0, 1, 2):
+            raise ValueError(f"vad_filter must be False, True or 2, not {vad_filter!r}")
         if vad_filter and self._vad is None:
             raise ValueError(
                 f"vad_filter needs a Silero VAD model: pass Model(vad_model=PATH) or install one at {default_vad_path()}"
@@ -452,7 +456,7 @@ class Model:
             vad=(self._batch_vad_model() if batch_vad and clip_timestamps is None else None) if batch_size else self._vad,
             batch_size=batch_size,
             silence_check=silence_check,
-            vad_filter=vad_filter,
+            vad_filter=int(vad_filter),
             vad_threshold=vp.get("threshold", 0.5),
             vad_min_speech_ms=int(vp.get("min_speech_duration_ms", 0)),
             vad_min_silence_ms=int(vp.get("min_silence_duration_ms", 2000)),

@@ -524,7 +524,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOppfiiiOpzzOizzpOifipO", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipO", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,

@@ -233,7 +233,8 @@ class WhisperModel:
             raise ValueError(f"num_workers must be an int >= 1, not {num_workers!r}")
         engine_device = {"cuda": f"vulkan:{device_index}", "gpu": f"vulkan:{device_index}"}.get(device, device)
         path = resolve_model(model_size_or_path, [download_root] if download_root else [])
-        vad = resolve_vad([download_root] if download_root else [])
+        # faster-whisper's own Silero export first: its vad_filter cuts with that model
+        vad = resolve_vad([download_root] if download_root else [], ("silero-vad-fw.gguf", "silero-vad.gguf"))
         self._model = Model(path, threads=cpu_threads, device=engine_device, vad_model=vad)
         target = converted(self._model._model, path, compute_type)
         if target is not None:
@@ -397,7 +398,7 @@ class WhisperModel:
         vad_filter = vad_filter and clip_timestamps == "0"  # faster-whisper: clips replace the VAD
         speech = samples
         if vad_filter:
-            speech = _collect(samples, self._speech(samples, vo))
+            speech = _collect(samples, self._speech(samples, vo, pipeline=True))
             duration_after_vad = len(speech) / _sotto.SAMPLE_RATE
         temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
         all_probs = None
@@ -425,7 +426,7 @@ class WhisperModel:
             suppress_blank=suppress_blank, without_timestamps=without_timestamps,
             max_initial_timestamp=max_initial_timestamp, word_timestamps=word_timestamps,
             prepend_punctuations=prepend_punctuations, append_punctuations=append_punctuations,
-            hallucination_silence_threshold=hallucination_silence_threshold, vad_filter=vad_filter,
+            hallucination_silence_threshold=hallucination_silence_threshold, vad_filter=2 if vad_filter else 0,
             vad_parameters=None if not vad_filter else dict(
                 threshold=vo.threshold, min_speech_duration_ms=vo.min_speech_duration_ms,
                 min_silence_duration_ms=vo.min_silence_duration_ms, speech_pad_ms=vo.speech_pad_ms),

@@ -59,16 +59,17 @@ def installed_models(extra: Sequence[str] = ()) -> List[str]:
     return sorted(names)
 
 
-def resolve_vad(extra: Sequence[str] = ()) -> Optional[str]:
-    """The Silero VAD for vad_filter: $SOTTO_VAD_MODEL, else the first silero-vad.gguf in
-    :func:`model_dirs`; None when there is none (vad_filter then says so)."""
+def resolve_vad(extra: Sequence[str] = (), names: Sequence[str] = ("silero-vad.gguf",)) -> Optional[str]:
+    """The Silero VAD for vad_filter: $SOTTO_VAD_MODEL, else the first of NAMES (in order)
+    in :func:`model_dirs`; None when there is none (vad_filter then says so)."""
     env = os.environ.get("SOTTO_VAD_MODEL")
     if env:
         return env
-    for d in model_dirs(extra):
-        c = os.path.join(d, "silero-vad.gguf")
-        if os.path.exists(c):
-            return c
+    for name in names:
+        for d in model_dirs(extra):
+            c = os.path.join(d, name)
+            if os.path.exists(c):
+                return c
     return None
 
 
