@@ -657,6 +657,12 @@ sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int
 sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *samples, int64_t n_samples, float *probs,
                                          int cap, int *n_probs);
 
+/* The same of a given log-mel window MEL [n_mels, SOTTO_N_FRAMES] (N_FLOATS of them; as
+ * sotto_mel_window writes it): faster-whisper's detect_language(features=...) of one
+ * window. It is encoded on CTX (as sotto_encode). */
+sotto_status sotto_detect_language_probs_mel(sotto_context *ctx, const float *mel, int64_t n_floats, float *probs,
+                                             int cap, int *n_probs);
+
 /* Appends the UTF-8 text of IDS (special and timestamp tokens skipped) to a new string
  * (free with sotto_free). */
 sotto_status sotto_detokenize(const sotto_model *model, const int32_t *ids, int n_ids,

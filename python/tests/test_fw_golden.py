@@ -112,6 +112,25 @@ def test_detect_language_equals_faster_whispers(models_dir, clips_dir, tmp_path)
         assert probs == sorted(probs, key=lambda lp: -lp[1])
 
 
+def test_detect_language_from_features(models_dir, clips_dir, tmp_path):
+    # detect_language(features=...): the log-mel's first 3000 frames, zeros after; a clip's
+    # log-mel (its frames, as faster-whisper's feature extractor leaves them) says what its
+    # samples say, within the two floors' difference
+    import numpy as np
+
+    from sotto import _sotto
+
+    model = model_of("base", models_dir)
+    x = audio_of("lang/espeak-ng-de.wav", clips_dir, str(tmp_path))
+    mel = np.frombuffer(_sotto.mel_window(x, 80), dtype=np.float32).reshape(80, 3000)[:, :len(x) // 160]
+    lang, prob, probs = model.detect_language(features=mel)
+    want = model.detect_language(x)
+    assert lang == want[0] == "de" and prob == pytest.approx(want[1], abs=1e-3) and len(probs) == 99
+    for bad in (mel[0], mel[:79]):
+        with pytest.raises(ValueError, match="n_mels"):
+            model.detect_language(features=bad)
+
+
 @pytest.mark.parametrize("index,flags", [
     (2, ["--beam-size", "1", "--hotwords", "Dashwood Norland"]),
     (4, ["--beam-size", "1", "--prefix", "And Mister"]),

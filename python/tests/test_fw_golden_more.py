@@ -19,6 +19,7 @@ from typing import Any, Dict
 
 import pytest
 
+import made_audio
 from sotto import BatchedInferencePipeline, WhisperModel
 from test_fw_golden import GOLDEN, audio_of, model_of, same_segments
 
@@ -68,6 +69,8 @@ def test_equals_faster_whispers(name, index, models_dir, clips_dir, tmp_path):
         w["avg_logprob"] = g.avg_logprob
     same_segments(segments, case["segments"], case)
     assert info.language == case["language"]
+    # detected: from the chunks' log-mels end to end, as generate_segment_batched's caller
+    assert info.language_probability == pytest.approx(case["language_probability"], abs=1e-4)
     assert info.duration == pytest.approx(case["duration"], abs=1e-9)
     assert info.duration_after_vad == pytest.approx(case["duration_after_vad"], abs=1e-9)
 
@@ -141,6 +144,21 @@ def test_cli_batched_options_equal_faster_whispers(kwargs, flags, cli, models_di
     assert [(s["text"], s["tokens"], s["seek"]) for s in got] == [(s["text"], s["tokens"], s["seek"]) for s in want]
     times = [t for s in got for t in (s["start"], s["end"])]
     assert times == pytest.approx([t for s in want for t in (s["start"], s["end"])], abs=1e-6)
+
+
+@pytest.mark.parametrize("index,flags", [(0, []), (2, ["--beam-size", "1", "--clip-timestamps", "0,12,30.5,43"])],
+                         ids=["long-cli-batched-language", "long-cli-batched-language-clips"])
+def test_cli_batched_language_equals_faster_whispers(index, flags, cli, models_dir, clips_dir, tmp_path):
+    # the language detected as the pipeline detects it: the chunks' log-mels end to end
+    case = load("base")["cases"][index]
+    if not os.path.isdir(os.path.join(models_dir, "base-ct2")):
+        pytest.skip("no base-ct2")
+    cmd = [cli, "transcribe", "-m", os.path.join(models_dir, "base-ct2"), "--device", "cpu", "-t", "2", "-f", "json",
+           "--quiet", "--batch-size", "4", "--multilingual", "--vad-model",
+           os.path.join(models_dir, "silero-vad-fw.gguf"), *flags, made_audio.en_then_de(clips_dir, str(tmp_path))]
+    got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    assert got["language"] == case["language"]
+    assert got["language_probability"] == pytest.approx(case["language_probability"], abs=1e-4)
 
 
 def test_cli_batched_refusals_short(cli, models_dir, clips_dir):

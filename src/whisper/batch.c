@@ -154,8 +154,33 @@ static sotto_status pipeline_prompt(sotto__brun *r, sotto__bin *in)
     return SOTTO_OK;
 }
 
-/* The language: given, English for an English-only model, else detected from the first
- * chunk (faster-whisper: from the first 30 s of the chunks' features). */
+/* faster-whisper's window for the pipeline's language: detect_language(features=) of the
+ * chunks' log-mels (feature_extractor(chunk)[..., :-1]) end to end and one frame of -1.5,
+ * its first 30 s, zeros after, into MEL. A chunk's log-mel is that of its first 30 s (the
+ * longer clip_timestamps chunk's is floored over all of it there). */
+static sotto_status language_window(sotto__brun *r, const sotto__bin *in, float *mel)
+{
+    const int n_mels = r->ctx->model->info.n_mels;
+    float *one = malloc((size_t)n_mels * SOTTO_N_FRAMES * sizeof *one);
+    if (!one) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
+    memset(mel, 0, (size_t)n_mels * SOTTO_N_FRAMES * sizeof *mel);
+    int64_t at = 0;
+    sotto_status st = SOTTO_OK;
+    for (int64_t k = 0; k < in->n_chunks && at < SOTTO_N_FRAMES && !st; k++) {
+        int64_t frames = in->chunks[k].n_samples / FRAME;
+        if (frames > SOTTO_N_FRAMES - at) frames = SOTTO_N_FRAMES - at;
+        if (frames <= 0 || (st = sotto__bin_mel(r, in, &in->chunks[k], 0, one))) continue;
+        for (int b = 0; b < n_mels; b++)
+            memcpy(mel + (size_t)b * SOTTO_N_FRAMES + at, one + (size_t)b * SOTTO_N_FRAMES, (size_t)frames * sizeof *mel);
+        at += frames;
+    }
+    for (int b = 0; at < SOTTO_N_FRAMES && b < n_mels; b++) mel[(size_t)b * SOTTO_N_FRAMES + at] = -1.5f;
+    free(one);
+    return st;
+}
+
+/* The language: given, English for an English-only model, else detected as the pipeline
+ * detects it (language_window). */
 static sotto_status language(sotto__brun *r, sotto__bin *in, int32_t *lang)
 {
     const sotto_model *m = r->ctx->model;
@@ -174,9 +199,7 @@ static sotto_status language(sotto__brun *r, sotto__bin *in, int32_t *lang)
         return *lang < 0 ? sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "this model has no language '%s'", given)
                          : SOTTO_OK;
     }
-    sotto_status st = SOTTO_OK;
-    if (in->n_chunks) st = sotto__bin_mel(r, in, &in->chunks[0], 0, r->mels);
-    else memset(r->mels, 0, (size_t)m->info.n_mels * SOTTO_N_FRAMES * sizeof *r->mels);
+    sotto_status st = language_window(r, in, r->mels);
     r->ctx->dec.win = 0;
     if (!st) st = sotto_encode(r->ctx, r->mels, (int64_t)m->info.n_mels * SOTTO_N_FRAMES);
     double prob = 0;

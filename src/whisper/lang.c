@@ -109,6 +109,26 @@ sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *sample
     return SOTTO_OK;
 }
 
+sotto_status sotto_detect_language_probs_mel(sotto_context *ctx, const float *mel, int64_t n_floats, float *probs,
+                                             int cap, int *n_probs)
+{
+    if (!ctx || !mel || !probs || !n_probs) return SOTTO_ERR_INVALID_ARG;
+    const sotto_model_info *h = &ctx->model->info;
+    if (n_floats != (int64_t)h->n_mels * SOTTO_N_FRAMES)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "language probabilities: a log-mel of %lld floats, not "
+                               "[%d, %d]", (long long)n_floats, h->n_mels, SOTTO_N_FRAMES);
+    if (!h->multilingual || h->n_languages < 1)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "this model has no language tokens to detect with");
+    if (cap < h->n_languages)
+        return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "language probabilities: room for %d, the model has %d",
+                               cap, h->n_languages);
+    sotto_status st = sotto_encode(ctx, mel, n_floats);
+    if (!st) st = sotto__language_probs(ctx, probs);
+    if (st) return st;
+    *n_probs = h->n_languages;
+    return SOTTO_OK;
+}
+
 sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
                                    size_t code_cap, float *probability)
 {

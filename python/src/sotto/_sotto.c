@@ -699,7 +699,47 @@ static PyObject *Context_detect_language_probs(ContextObject *self, PyObject *ar
     return out;
 }
 
+static PyObject *Context_detect_language_probs_mel(ContextObject *self, PyObject *args)
+{
+    PyObject *audio;
+    if (!PyArg_ParseTuple(args, "O", &audio)) return NULL;
+    if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
+        return NULL;
+    }
+    Py_buffer view; /* a 1-D float32 buffer; the library checks its length */
+    if (PyObject_GetBuffer(audio, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (view.itemsize != 4 || !view.format || strchr(view.format, 'f') == NULL) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_TypeError, "mel must be a float32 buffer [n_mels, 3000]");
+        return NULL;
+    }
+    float probs[256];
+    int n = 0;
+    sotto_status st;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = sotto_detect_language_probs_mel(self->ctx, view.buf, (int64_t)(view.len / 4), probs, 256, &n);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    PyBuffer_Release(&view);
+    if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
+    PyObject *out = PyList_New(n);
+    for (int i = 0; out && i < n; i++) {
+        PyObject *v = PyFloat_FromDouble((double)probs[i]);
+        if (!v) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
 static PyMethodDef Context_methods[] = {
+    {"detect_language_probs_mel", (PyCFunction)Context_detect_language_probs_mel, METH_VARARGS,
+     "detect_language_probs_mel(mel) -> [float]: sotto_detect_language_probs_mel of a [n_mels, 3000] float32 buffer."},
     {"detect_language_probs", (PyCFunction)Context_detect_language_probs, METH_VARARGS,
      "detect_language_probs(samples) -> [float]: sotto_detect_language_probs, in language-token order."},
     {"detect_language", (PyCFunction)Context_detect_language, METH_VARARGS,
@@ -800,8 +840,39 @@ static PyObject *audio_load(PyObject *m, PyObject *args)
     return out ? Py_BuildValue("(Ni)", out, channels) : NULL;
 }
 
+/* mel_window(samples, n_mels) -> bytes: sotto_mel_window of a 1-D float32 buffer (its first
+ * 30 s, zeros after), [n_mels, 3000] float32 in native byte order. */
+static PyObject *mel_window(PyObject *m, PyObject *args)
+{
+    PyObject *audio;
+    int n_mels;
+    if (!PyArg_ParseTuple(args, "Oi", &audio, &n_mels)) return NULL;
+    if (n_mels < 1 || n_mels > 256) {
+        PyErr_Format(PyExc_ValueError, "n_mels %d (1..256)", n_mels);
+        return NULL;
+    }
+    Py_buffer view;
+    if (samples_view(audio, &view) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n_mels * SOTTO_N_FRAMES * (Py_ssize_t)sizeof(float));
+    sotto_status st = SOTTO_OK;
+    if (out) {
+        float *mel = (float *)PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        st = sotto_mel_window(view.buf, (int64_t)(view.len / 4), n_mels, mel);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    if (out && st != SOTTO_OK) {
+        Py_DECREF(out);
+        return raise_status(st, sotto_last_error());
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
+    {"mel_window", mel_window, METH_VARARGS,
+     "mel_window(samples, n_mels) -> bytes: the log-mel of a 30 s window, [n_mels, 3000] float32 (sotto_mel_window)."},
     {"audio_load", audio_load, METH_VARARGS,
      "audio_load(path, channel=0) -> (bytes of float32 16 kHz mono, channels): the mix or channel N."},
     {NULL}};

@@ -27,6 +27,7 @@ LANGUAGE_CODES: Tuple[str, ...] = tuple(
 )
 
 _TEMPERATURES = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+_FRAMES = 3000  # log-mel frames of a 30 s window
 
 __all__ = [
     "BatchedInferencePipeline",
@@ -270,13 +271,18 @@ class WhisperModel:
         probable language passes language_detection_threshold, else the language most
         windows chose (with its highest probability); all_language_probs is every
         language of the last window looked at, most probable first. An English-only
-        model says ("en", 1.0, [("en", 1.0)]) (faster-whisper's fails there).
-
-        Raises:
-            NotImplementedError: features (a log-mel): pass the audio.
+        model says ("en", 1.0, [("en", 1.0)]) (faster-whisper's fails there). With
+        features (a log-mel [n_mels, frames], as faster-whisper's feature extractor makes
+        it) and no audio, the same over its first windows of 3000 frames, zeros after.
         """
-        if features is not None:
-            raise NotImplementedError("detect_language(features=...): pass the audio")
+        if audio is None and features is not None:
+            import numpy as np
+
+            f = np.ascontiguousarray(features, dtype=np.float32)
+            if f.ndim != 2 or f.shape[0] != int(self._model.info()["n_mels"]):
+                raise ValueError(f"features must be [n_mels, frames] with n_mels {self._model.info()['n_mels']}, "
+                                 f"not {list(f.shape)}")
+            return self._detect(None, language_detection_segments, language_detection_threshold, features=f)
         if audio is None:
             raise ValueError("detect_language needs the audio")
         samples = _samples(audio)
@@ -285,18 +291,29 @@ class WhisperModel:
         return self._detect(samples, language_detection_segments, language_detection_threshold)
 
     def _detect(self, samples: Any, segments: int = 1,
-                threshold: Optional[float] = 0.5) -> Tuple[str, float, List[Tuple[str, float]]]:
-        """faster-whisper's detect_language loop over the first SEGMENTS windows of SAMPLES."""
+                threshold: Optional[float] = 0.5, features: Any = None) -> Tuple[str, float, List[Tuple[str, float]]]:
+        """faster-whisper's detect_language loop over the first SEGMENTS windows of SAMPLES,
+        or with FEATURES ([n_mels, frames] float32) over theirs (pad_or_trim: zeros after)."""
         if not self.is_multilingual:
             return "en", 1.0, [("en", 1.0)]
         if not isinstance(segments, int) or segments < 1:
             raise ValueError(f"language_detection_segments must be an int >= 1, not {segments!r}")
+        import numpy as np
+
         n = 30 * _sotto.SAMPLE_RATE
+        if features is not None:
+            n, frames = _FRAMES, features[:, :segments * _FRAMES]
         votes: Dict[str, List[float]] = {}
         ctx = self._model._context(1)
         try:
-            for i in range(0, max(1, min(len(samples), segments * n)), n):
-                probs = ctx.detect_language_probs(samples[i:i + n])
+            total = frames.shape[1] if features is not None else min(len(samples), segments * n)
+            for i in range(0, max(1, total), n):
+                if features is not None:
+                    window = np.zeros((frames.shape[0], _FRAMES), dtype=np.float32)
+                    window[:, :frames.shape[1] - i if frames.shape[1] - i < _FRAMES else _FRAMES] = frames[:, i:i + _FRAMES]
+                    probs = ctx.detect_language_probs_mel(window)
+                else:
+                    probs = ctx.detect_language_probs(samples[i:i + n])
                 ranked = sorted(zip(LANGUAGE_CODES, probs), key=lambda lp: -lp[1])
                 language, probability = ranked[0]
                 if threshold is not None and probability > threshold:
@@ -306,6 +323,26 @@ class WhisperModel:
             self._model._release(ctx)
         language = max(votes, key=lambda k: len(votes[k]))
         return language, max(votes[language]), ranked
+
+    def _features(self, pieces: List[Any], segments: int) -> Any:
+        """The batched pipeline's features for detect_language: each piece's log-mel
+        (feature_extractor(chunk)[..., :-1]: len // 160 frames), end to end, then a frame of
+        -1.5 (faster-whisper's "dummy feature"); the first SEGMENTS windows' worth."""
+        import numpy as np
+
+        n_mels, want, out = int(self._model.info()["n_mels"]), segments * _FRAMES, []
+        got = 0
+        for p in pieces:
+            if got >= want:
+                break
+            frames = min(len(p) // 160, _FRAMES)
+            if frames:
+                mel = np.frombuffer(_sotto.mel_window(np.ascontiguousarray(p, dtype=np.float32), n_mels),
+                                    dtype=np.float32).reshape(n_mels, _FRAMES)
+                out.append(mel[:, :frames])
+                got += frames
+        out.append(np.full((n_mels, 1), -1.5, dtype=np.float32))
+        return np.concatenate(out, axis=1)
 
     def _speech(self, samples: Any, vo: VadOptions, vad: Any = None, pipeline: bool = False) -> List[Tuple[int, int]]:
         vad = vad or self._model._vad
@@ -489,6 +526,26 @@ def _pipeline_clips(clip_timestamps: Optional[List[dict]]) -> List[Tuple[float, 
     return out
 
 
+def _collect_chunks(speech: Sequence[Tuple[int, int]], max_samples: int) -> List[List[Tuple[int, int]]]:
+    """faster-whisper's collect_chunks over SPEECH: the intervals of each chunk, whose
+    samples it joins end to end (an interval that would pass MAX_SAMPLES starts the next
+    chunk; the first chunk is empty when the first interval alone passes it, as theirs)."""
+    if not speech:
+        return [[]]
+    chunks: List[List[Tuple[int, int]]] = []
+    cur: List[Tuple[int, int]] = []
+    n = 0
+    for s, e in speech:
+        if n + e - s > max_samples:
+            chunks.append(cur)
+            cur, n = [(s, e)], e - s
+        else:
+            cur.append((s, e))
+            n += e - s
+    chunks.append(cur)
+    return chunks
+
+
 def _merge_chunks(speech: Sequence[Tuple[int, int]], max_samples: int) -> List[Tuple[int, int]]:
     """Consecutive speech intervals joined while a chunk spans at most MAX_SAMPLES (a
     longer interval stays a chunk of its own)."""
@@ -603,8 +660,18 @@ class BatchedInferencePipeline:
             raise RuntimeError("No clip timestamps found. Set 'vad_filter' to True or provide 'clip_timestamps'.")
         first = samples[chunks[0][0]:chunks[0][1]] if chunks else samples[:rate]
         probability, all_probs = 1.0, None
-        if language is None:  # from the first chunk, as faster-whisper's
-            language, probability, all_probs = self.model._detect(first)
+        if language is None:  # faster-whisper: from the chunks' log-mels end to end, then one of -1.5
+            import numpy as np
+
+            if clips or not vad_filter:
+                pieces = [samples[a:b] for a, b in chunks]
+            else:
+                pieces = [np.concatenate([samples[a:b] for a, b in group] or [samples[:0]])
+                          for group in _collect_chunks(speech, chunk_s * rate)]
+            language, probability, all_probs = self.model._detect(
+                None, language_detection_segments, language_detection_threshold,
+                features=self.model._features(pieces, language_detection_segments) if self.model.is_multilingual
+                else None)
             all_probs = all_probs if self.model.is_multilingual else None
         opts = dict(
             language=language, task=task, log_progress=False, beam_size=beam_size, best_of=best_of,
