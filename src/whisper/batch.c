@@ -171,7 +171,8 @@ static sotto_status language_window(sotto__brun *r, const sotto__bin *in, float 
         if (frames > SOTTO_N_FRAMES - at) frames = SOTTO_N_FRAMES - at;
         if (frames <= 0 || (st = sotto__bin_mel(r, in, &in->chunks[k], 0, one))) continue;
         for (int b = 0; b < n_mels; b++)
-            memcpy(mel + (size_t)b * SOTTO_N_FRAMES + at, one + (size_t)b * SOTTO_N_FRAMES, (size_t)frames * sizeof *mel);
+            memcpy(mel + (size_t)b * SOTTO_N_FRAMES + at, one + (size_t)b * SOTTO_N_FRAMES,
+                   (size_t)frames * sizeof *mel);
         at += frames;
     }
     for (int b = 0; at < SOTTO_N_FRAMES && b < n_mels; b++) mel[(size_t)b * SOTTO_N_FRAMES + at] = -1.5f;

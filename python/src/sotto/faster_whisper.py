@@ -310,7 +310,8 @@ class WhisperModel:
             for i in range(0, max(1, total), n):
                 if features is not None:
                     window = np.zeros((frames.shape[0], _FRAMES), dtype=np.float32)
-                    window[:, :frames.shape[1] - i if frames.shape[1] - i < _FRAMES else _FRAMES] = frames[:, i:i + _FRAMES]
+                    piece = frames[:, i:i + _FRAMES]
+                    window[:, :piece.shape[1]] = piece
                     probs = ctx.detect_language_probs_mel(window)
                 else:
                     probs = ctx.detect_language_probs(samples[i:i + n])
