@@ -161,6 +161,21 @@ def test_cli_batched_language_equals_faster_whispers(index, flags, cli, models_d
     assert got["language_probability"] == pytest.approx(case["language_probability"], abs=1e-4)
 
 
+def test_cli_batched_language_clip_past_the_end_long(cli, models_dir, clips_dir, tmp_path):
+    # a clip that runs past the audio's end: its samples in the signal make its log-mel's
+    # frames (faster-whisper slices audio[start:end]), in the CLI as in the pipeline
+    if not os.path.isdir(os.path.join(models_dir, "base-ct2")):
+        pytest.skip("no base-ct2")
+    path = made_audio.en_then_de(clips_dir, str(tmp_path))
+    _, info = BatchedInferencePipeline(model_of("base", models_dir)).transcribe(
+        made_audio.read_wav(path), multilingual=True, beam_size=1, clip_timestamps=[{"start": 30.5, "end": 60}])
+    cmd = [cli, "transcribe", "-m", os.path.join(models_dir, "base-ct2"), "--device", "cpu", "-t", "2", "-f", "json",
+           "--quiet", "--batch-size", "4", "--multilingual", "--beam-size", "1", "--clip-timestamps", "30.5,60", path]
+    got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    assert (got["language"], info.language) == ("de", "de")
+    assert got["language_probability"] == pytest.approx(info.language_probability, abs=1e-6)
+
+
 def test_cli_batched_refusals_short(cli, models_dir, clips_dir):
     clip = os.path.join(clips_dir, "librivox-0870.wav")
     for flags, says in ((["--batch-size", "2", "--prefix", "And"], "no prefix"),

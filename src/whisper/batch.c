@@ -167,9 +167,12 @@ static sotto_status language_window(sotto__brun *r, const sotto__bin *in, float 
     int64_t at = 0;
     sotto_status st = SOTTO_OK;
     for (int64_t k = 0; k < in->n_chunks && at < SOTTO_N_FRAMES && !st; k++) {
-        int64_t frames = in->chunks[k].n_samples / FRAME;
+        const sotto_batch_chunk *c = &in->chunks[k];
+        int64_t n = 0; /* its samples in the signal: a clip may pass its end */
+        for (int64_t j = c->first; j < c->first + c->n_speech; j++) n += in->speech[j].end - in->speech[j].start;
+        int64_t frames = n / FRAME;
         if (frames > SOTTO_N_FRAMES - at) frames = SOTTO_N_FRAMES - at;
-        if (frames <= 0 || (st = sotto__bin_mel(r, in, &in->chunks[k], 0, one))) continue;
+        if (frames <= 0 || (st = sotto__bin_mel(r, in, c, 0, one))) continue;
         for (int b = 0; b < n_mels; b++)
             memcpy(mel + (size_t)b * SOTTO_N_FRAMES + at, one + (size_t)b * SOTTO_N_FRAMES,
                    (size_t)frames * sizeof *mel);
