@@ -554,7 +554,10 @@ typedef struct sotto_transcribe_params {
                                   decoded; times start + the chunk's own, no VAD); with
                                   multilingual each chunk's language is detected from its own
                                   encoder output (faster-whisper's batched multilingual: the
-                                  result's language stays the one given or detected first) */
+                                  result's language stays the one given or detected first). A
+                                  language not given is detected as the pipeline detects it:
+                                  from the chunks' log-mels end to end, then one frame of
+                                  -1.5, the first 30 s (zeros after) */
     int batch_continue;        /* batched, with timestamps (no word_timestamps): a chunk whose
                                   decoding ends 1 s or more before its speech does (its last
                                   timestamp token earlier) is decoded again from that timestamp
