@@ -87,9 +87,11 @@ def test_vad(tiny, clips_dir):
     segments, info = tiny.transcribe(audio, vad_filter=True,
                                      vad_parameters=dict(min_silence_duration_ms=500, speech_pad_ms=200))
     segments = list(segments)
-    assert len(segments) == 1
-    assert segments[0].text == TEXT
-    assert 0 < segments[0].start < 1.5 and 7 < segments[0].end < 8.1
+    # theirs asserts one segment for jfk.flac; on this clip faster-whisper 1.2.1 itself gives
+    # two (1.08-6.4 s and 6.4-7.8 s), and so does sotto: the same text, start and end
+    assert len(segments) == 2
+    assert "".join(s.text for s in segments) == TEXT
+    assert 0 < segments[0].start < 1.5 and 7 < segments[-1].end < 8.1
     assert info.vad_options.min_silence_duration_ms == 500 and info.vad_options.speech_pad_ms == 200
 
 

@@ -665,8 +665,9 @@ static PyObject *Context_detect_language(ContextObject *self, PyObject *args)
     return Py_BuildValue("(sd)", code, (double)prob);
 }
 
-/* Context.detect_language_probs(samples) -> [probability of each language, token order]. */
-static PyObject *Context_detect_language_probs(ContextObject *self, PyObject *args)
+/* The probability of each language, token order, of ARGS' one buffer: samples (MEL false,
+ * sotto_detect_language_probs) or a log-mel window (sotto_detect_language_probs_mel). */
+static PyObject *language_probs(ContextObject *self, PyObject *args, bool mel)
 {
     PyObject *audio;
     if (!PyArg_ParseTuple(args, "O", &audio)) return NULL;
@@ -676,13 +677,22 @@ static PyObject *Context_detect_language_probs(ContextObject *self, PyObject *ar
         return NULL;
     }
     Py_buffer view;
-    if (samples_view(audio, &view) < 0) return NULL;
+    if (!mel && samples_view(audio, &view) < 0) return NULL;
+    if (mel) { /* float32 of any shape: the library checks its length */
+        if (PyObject_GetBuffer(audio, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+        if (view.itemsize != 4 || !view.format || strchr(view.format, 'f') == NULL) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "mel must be a float32 buffer [n_mels, 3000]");
+            return NULL;
+        }
+    }
     float probs[256];
     int n = 0;
     sotto_status st;
     self->busy = 1;
     Py_BEGIN_ALLOW_THREADS
-    st = sotto_detect_language_probs(self->ctx, view.buf, (int64_t)(view.len / 4), probs, 256, &n);
+    st = mel ? sotto_detect_language_probs_mel(self->ctx, view.buf, (int64_t)(view.len / 4), probs, 256, &n)
+             : sotto_detect_language_probs(self->ctx, view.buf, (int64_t)(view.len / 4), probs, 256, &n);
     Py_END_ALLOW_THREADS
     self->busy = 0;
     PyBuffer_Release(&view);
@@ -699,42 +709,16 @@ static PyObject *Context_detect_language_probs(ContextObject *self, PyObject *ar
     return out;
 }
 
+/* Context.detect_language_probs(samples) -> [probability of each language, token order]. */
+static PyObject *Context_detect_language_probs(ContextObject *self, PyObject *args)
+{
+    return language_probs(self, args, false);
+}
+
+/* Context.detect_language_probs_mel(mel) -> the same of a [n_mels, 3000] log-mel window. */
 static PyObject *Context_detect_language_probs_mel(ContextObject *self, PyObject *args)
 {
-    PyObject *audio;
-    if (!PyArg_ParseTuple(args, "O", &audio)) return NULL;
-    if (!self->ctx) return raise_status(SOTTO_ERR_INVALID_ARG, "Context is not created");
-    if (self->busy) {
-        PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
-        return NULL;
-    }
-    Py_buffer view; /* a 1-D float32 buffer; the library checks its length */
-    if (PyObject_GetBuffer(audio, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    if (view.itemsize != 4 || !view.format || strchr(view.format, 'f') == NULL) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_TypeError, "mel must be a float32 buffer [n_mels, 3000]");
-        return NULL;
-    }
-    float probs[256];
-    int n = 0;
-    sotto_status st;
-    self->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    st = sotto_detect_language_probs_mel(self->ctx, view.buf, (int64_t)(view.len / 4), probs, 256, &n);
-    Py_END_ALLOW_THREADS
-    self->busy = 0;
-    PyBuffer_Release(&view);
-    if (st != SOTTO_OK) return raise_status(st, sotto_context_error(self->ctx));
-    PyObject *out = PyList_New(n);
-    for (int i = 0; out && i < n; i++) {
-        PyObject *v = PyFloat_FromDouble((double)probs[i]);
-        if (!v) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, i, v);
-    }
-    return out;
+    return language_probs(self, args, true);
 }
 
 static PyMethodDef Context_methods[] = {
