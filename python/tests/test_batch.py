@@ -49,5 +49,8 @@ def test_pipeline_on_the_engine(cli: str, model_path: str, batch_vad: str, long_
 def test_batch_size_checked(model: sotto.Model, long_audio: str) -> None:
     with pytest.raises(ValueError, match="batch_size"):
         model.transcribe(long_audio, batch_size=65)
-    with pytest.raises(ValueError, match="initial_prompt"):
-        model.transcribe(long_audio, batch_size=2, initial_prompt="Hello")
+    # an initial_prompt is every chunk's (since the pipeline's prompt); a prefix is refused
+    with pytest.raises(ValueError, match="prefix"):
+        model.transcribe(long_audio, batch_size=2, prefix="Hello")
+    with pytest.raises(ValueError, match="carry_initial_prompt"):
+        model.transcribe(long_audio, batch_size=2, initial_prompt="Hello", carry_initial_prompt=True)

@@ -547,18 +547,6 @@ def _collect_chunks(speech: Sequence[Tuple[int, int]], max_samples: int) -> List
     return chunks
 
 
-def _merge_chunks(speech: Sequence[Tuple[int, int]], max_samples: int) -> List[Tuple[int, int]]:
-    """Consecutive speech intervals joined while a chunk spans at most MAX_SAMPLES (a
-    longer interval stays a chunk of its own)."""
-    chunks: List[Tuple[int, int]] = []
-    for s, e in speech:
-        if chunks and e - chunks[-1][0] <= max_samples:
-            chunks[-1] = (chunks[-1][0], e)
-        else:
-            chunks.append((s, e))
-    return chunks
-
-
 class BatchedInferencePipeline:
     """faster-whisper's BatchedInferencePipeline: the speech Silero VAD finds, merged into
     chunks of at most 30 s, each decoded on its own (no conditioning on the previous
@@ -567,10 +555,9 @@ class BatchedInferencePipeline:
 
     The chunks (speech intervals merged as faster-whisper's collect_chunks) come from
     sotto's batched engine with ``batch_size`` > 0: ``batch_size`` chunks through the
-    encoder as one pass and the decoder stepping all their beams together. With the
-    default vad_parameters the cut is faster-whisper's own (its Silero export, the same
-    chunk boundaries); other vad_parameters fall back to decoding the chunks one after
-    the other with them.
+    encoder as one pass and the decoder stepping all their beams together. The cut is
+    faster-whisper's own (its Silero export and vad.py, the same chunk boundaries), with
+    any vad_parameters; initial_prompt and hotwords begin every chunk's prompt.
     """
 
     def __init__(self, model: WhisperModel) -> None:
@@ -653,13 +640,13 @@ class BatchedInferencePipeline:
                 vo = _vad_options(vad_parameters, max_speech_duration_s=chunk_s, min_silence_duration_ms=160)
             # faster-whisper's own Silero export and vad.py, as the batched engine cuts with
             speech = self.model._speech(samples, vo, self.model._model._batch_vad_model(), pipeline=True)
-            chunks = _merge_chunks(speech, chunk_s * rate)
+            chunks = []  # the engine cuts them; _collect_chunks below when the language is detected
         elif duration < chunk_s:
             vo = None if vad_parameters is None else _vad_options(vad_parameters)
             chunks = speech = [(0, len(samples))]
         else:
             raise RuntimeError("No clip timestamps found. Set 'vad_filter' to True or provide 'clip_timestamps'.")
-        first = samples[chunks[0][0]:chunks[0][1]] if chunks else samples[:rate]
+        first = samples[chunks[0][0]:chunks[0][1]] if chunks else samples[:rate]  # for the options' check
         probability, all_probs = 1.0, None
         if language is None:  # faster-whisper: from the chunks' log-mels end to end, then one of -1.5
             import numpy as np
