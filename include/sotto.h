@@ -576,6 +576,12 @@ typedef struct sotto_transcribe_params {
                                   and the dict's keys set). NULL (default): the pipeline's own
                                   cut, sotto_vad_params_batched(30). Checked as
                                   sotto_vad_intervals checks its parameters */
+    float vad_neg_threshold;   /* vad_filter's other two VadOptions: speech ends below this
+                                  probability; NAN (default): max(vad_threshold - 0.15, 0.01).
+                                  Else in (0, 1) */
+    float vad_max_speech_s;    /* speech longer than this (seconds) is split at its last
+                                  silence over 98 ms, as faster-whisper's vad.py splits it;
+                                  INFINITY (default): never. Else above 0 */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
@@ -900,6 +906,16 @@ sotto_status sotto_vad_intervals(const float *probs, int64_t n_probs, int64_t n_
 sotto_status sotto_vad_speech(const sotto_vad *vad, const float *samples, int64_t n_samples,
                               const sotto_vad_params *params, int n_threads, sotto_vad_interval **out,
                               int64_t *n_out);
+
+/* faster-whisper 1.2.1's get_speech_timestamps (its vad.py): the probabilities of SAMPLES
+ * padded with zeros to whole 512-sample windows, one window more when they already are
+ * whole (np.pad), then sotto_vad_intervals with PARAMS under vad.py's rule for over-long
+ * speech: a split at the last silence longer than 98 ms (PARAMS' min_silence_at_max_speech_ms
+ * and use_max_poss_sil_at_max_speech are not read). PARAMS NULL: faster-whisper's VadOptions
+ * (threshold 0.5, min speech 0 ms, no maximum, min silence 2000 ms, pad 400 ms). */
+sotto_status sotto_vad_speech_fw(const sotto_vad *vad, const float *samples, int64_t n_samples,
+                                 const sotto_vad_params *params, int n_threads, sotto_vad_interval **out,
+                                 int64_t *n_out);
 
 /* ---- batched transcription's chunks (faster-whisper's BatchedInferencePipeline) ----- */
 

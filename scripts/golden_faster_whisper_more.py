@@ -71,6 +71,16 @@ OPTIONS = [
                            word_timestamps=True)),
     ("model", "long", dict(vad_filter=True, beam_size=1, vad_parameters={"threshold": 0.7, "speech_pad_ms": 30,
                                                                           "min_silence_duration_ms": 100})),
+    # the two other VadOptions (over-long speech split at its last silence over 98 ms), and a
+    # signal of whole 512-sample windows (vad.py pads one window of zeros more)
+    ("model", "long", dict(vad_filter=True, beam_size=1, vad_parameters={"max_speech_duration_s": 4,
+                                                                          "min_silence_duration_ms": 300,
+                                                                          "speech_pad_ms": 100})),
+    ("model", "long512", dict(vad_filter=True, beam_size=1, vad_parameters={"neg_threshold": 0.3,
+                                                                             "min_silence_duration_ms": 100,
+                                                                             "speech_pad_ms": 30})),
+    ("pipeline", "long512", dict(vad_parameters={"min_silence_duration_ms": 100, "speech_pad_ms": 30},
+                                 without_timestamps=False, beam_size=1)),
 ]
 BASE = [
     ("pipeline", "en_de", dict(multilingual=True)),

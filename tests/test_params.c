@@ -89,6 +89,13 @@ static void test_check(void)
     CHECK(p.repetition_penalty == 1.0f && p.no_repeat_ngram_size == 0 && !p.carry_initial_prompt, "defaults off");
     p = d, p.vad = (const sotto_vad *)&d, p.vad_threshold = 1, refused(&p, "VAD threshold 1", "VAD threshold");
     p = d, p.vad = (const sotto_vad *)&d, p.vad_speech_pad_ms = -5, refused(&p, "VAD pad -5", "VAD durations");
+    CHECK(isnan(d.vad_neg_threshold) && isinf(d.vad_max_speech_s), "VadOptions' neg_threshold unset, no max speech");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_neg_threshold = 0, refused(&p, "VAD neg 0", "neg_threshold");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_neg_threshold = 1, refused(&p, "VAD neg 1", "neg_threshold");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_max_speech_s = 0, refused(&p, "VAD max 0", "max speech");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_max_speech_s = NAN, refused(&p, "VAD max NaN", "max speech");
+    p = d, p.vad = (const sotto_vad *)&d, p.vad_neg_threshold = 0.2f, p.vad_max_speech_s = 5;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "VAD neg 0.2, max 5 s: %s", sotto_last_error());
     /* what is off is not checked: a NaN threshold whose check is off, a VAD value without a VAD */
     p = d, p.check_compression = 0, p.compression_ratio_threshold = NAN;
     CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "compression check off: %s", sotto_last_error());

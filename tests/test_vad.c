@@ -231,6 +231,59 @@ static void check_streaming(const sotto_vad *vad, const char *name, const float 
     sotto_vad_stream_free(s);
 }
 
+/* sotto_vad_speech_fw: faster-whisper's vad.py pads the signal to whole windows and one
+ * window of zeros more when it is whole already, and splits over-long speech at the last
+ * silence over 98 ms whatever the parameters say. */
+static void check_fw(const sotto_vad *vad, const char *name, const float *x, int64_t n)
+{
+    sotto_vad_params rule = sotto_vad_params_batched(2.0);
+    rule.speech_pad_ms = 30; /* less than the clip's last silence */
+    sotto_vad_params p = rule;
+    p.use_max_poss_sil_at_max_speech = 1, p.min_silence_at_max_speech_ms = 500; /* not read */
+    int changed = 0;
+    for (int whole = 0; whole < 2; whole++) {
+        int64_t m = whole ? n / 512 * 512 : n, n_probs = 0, n_bare = 0;
+        CHECK(whole || m % 512, "%s: a signal of whole windows already", name);
+        float *padded = calloc((size_t)m + 512, sizeof *padded), *probs = NULL, *bare = NULL;
+        memcpy(padded, x, (size_t)m * sizeof *x);
+        CHECK(sotto_vad_probs(vad, padded, m + (whole ? 512 : 0), 1, &probs, &n_probs) == SOTTO_OK &&
+                  n_probs == m / 512 + 1 && sotto_vad_probs(vad, x, m, 1, &bare, &n_bare) == SOTTO_OK,
+              "%s: probabilities", name);
+        /* every minimum silence from 16 ms to 3 s: where the signal's last silence is one
+         * window short of it, the extra window ends the speech there (else at the end) */
+        int differ = 0, n_sets = 0;
+        for (int ms = 16; ms <= 3000; ms += 16, n_sets++) {
+            p.min_silence_duration_ms = rule.min_silence_duration_ms = ms;
+            sotto_vad_interval *got = NULL, *want = NULL, *without = NULL;
+            int64_t n_got = 0, n_want = 0, n_without = 0, at;
+            CHECK(sotto_vad_speech_fw(vad, x, m, &p, 1, &got, &n_got) == SOTTO_OK &&
+                      sotto_vad_intervals(probs, n_probs, m, &rule, &want, &n_want) == SOTTO_OK &&
+                      sotto_vad_intervals(bare, n_bare, m, &rule, &without, &n_without) == SOTTO_OK,
+                  "%s: min silence %d ms: %s", name, ms, sotto_last_error());
+            CHECK(n_got > 0 && same_intervals(got, n_got, want, n_want, &at), "%s (%lld samples), min silence %d "
+                  "ms: %lld intervals, vad.py's padding and rule give %lld", name, (long long)m, ms,
+                  (long long)n_got, (long long)n_want);
+            differ += !same_intervals(without, n_without, want, n_want, &at);
+            sotto_free(got), sotto_free(want), sotto_free(without);
+        }
+        CHECK(whole ? differ > 0 : differ == 0, "%s (%lld samples): the extra window changed %d of %d cuts", name,
+              (long long)m, differ, n_sets);
+        changed += differ;
+        sotto_free(probs), sotto_free(bare), free(padded);
+    }
+    sotto_vad_params vo = sotto_vad_params_batched(INFINITY);
+    vo.min_silence_duration_ms = 2000; /* VadOptions' defaults */
+    sotto_vad_interval *a = NULL, *b = NULL;
+    int64_t na = 0, nb = 0, at;
+    CHECK(sotto_vad_speech_fw(vad, x, n, NULL, 1, &a, &na) == SOTTO_OK &&
+              sotto_vad_speech_fw(vad, x, n, &vo, 1, &b, &nb) == SOTTO_OK && same_intervals(a, na, b, nb, &at),
+          "%s: NULL parameters are VadOptions' defaults", name);
+    sotto_free(a), sotto_free(b);
+    CHECK(sotto_vad_speech_fw(NULL, x, n, NULL, 1, &a, &na) == SOTTO_ERR_INVALID_ARG, "no VAD refused");
+    printf("  %-16s faster-whisper's vad.py: its padding (one window more changed %d of 187 cuts) and split rule\n",
+           name, changed);
+}
+
 static int live_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -300,6 +353,7 @@ static int golden(const char *model, const char *gdir, const char *data_dir, con
         printf("  %-16s %6lld windows: max |p - onnxruntime| %s; intervals of 7 parameter sets checked\n", name,
                (long long)n_probs, err_text);
         if (!strcmp(name, "librivox-0870") || !strcmp(kind, "long")) check_streaming(vad, name, x, n, probs, n_probs);
+        if (!strcmp(name, "librivox-0870")) check_fw(vad, name, x, n);
         if (!strcmp(name, "espeak-ng-04")) { /* on 2 threads: the same numbers up to rounding */
             float *p2;
             int64_t n2;

@@ -35,6 +35,9 @@ def audio_of(name: str, clips: str, tmp: str) -> np.ndarray:
     if name not in _audio:
         if name == "long":
             _audio[name] = made_audio.joined(clips, made_audio.LONG_CLIPS)
+        elif name == "long512":  # whole 512-sample windows, which vad.py pads with one window more
+            x = made_audio.joined(clips, made_audio.LONG_CLIPS)
+            _audio[name] = x[:len(x) // 512 * 512]
         elif name == "en_de":
             _audio[name] = made_audio.read_wav(made_audio.en_then_de(clips, tmp))
         else:

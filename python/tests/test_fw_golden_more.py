@@ -130,7 +130,12 @@ def _long_wav(clips_dir: str, tmp_path) -> str:
     (dict(vad_parameters={"threshold": 0.6, "speech_pad_ms": 100, "max_speech_duration_s": 5},
           without_timestamps=False, beam_size=1),
      ["--vad-threshold", "0.6", "--vad-speech-pad-ms", "100", "--timestamps", "--beam-size", "1"]),
-], ids=["short-cli-batched-prompt", "short-cli-batched-hotwords", "short-cli-batched-vad", "short-cli-batched-vad2"])
+    (dict(vad_parameters={"min_silence_duration_ms": 100, "speech_pad_ms": 30, "min_speech_duration_ms": 250,
+                          "neg_threshold": 0.2}, initial_prompt="Austen."),
+     ["--vad-min-silence-ms", "100", "--vad-speech-pad-ms", "30", "--vad-min-speech-ms", "250",
+      "--vad-neg-threshold", "0.2", "--prompt", "Austen."]),
+], ids=["short-cli-batched-prompt", "short-cli-batched-hotwords", "short-cli-batched-vad", "short-cli-batched-vad2",
+        "short-cli-batched-vad-neg"])
 def test_cli_batched_options_equal_faster_whispers(kwargs, flags, cli, models_dir, clips_dir, tmp_path):
     # --batch-size with --prompt, --hotwords and --vad-*: the pipeline's initial_prompt,
     # hotwords and vad_parameters
@@ -181,7 +186,12 @@ def test_cli_batched_refusals_short(cli, models_dir, clips_dir):
     for flags, says in ((["--batch-size", "2", "--prefix", "And"], "no prefix"),
                         (["--batch-size", "2", "--vad"], "no --vad"),
                         (["--batch-size", "2", "--prompt", "x", "--carry-initial-prompt"], "carry"),
-                        (["--vad-threshold", "0.3"], "go with --vad or --batch-size")):
+                        (["--vad-threshold", "0.3"], "go with --vad or --batch-size"),
+                        (["--vad-neg-threshold", "0.3"], "go with --vad or --batch-size"),
+                        (["--vad-max-speech-s", "4"], "goes with --vad"),
+                        (["--batch-size", "2", "--vad-max-speech-s", "4"], "at most 30 s"),
+                        (["--vad", "--vad-neg-threshold", "1"], "--vad-neg-threshold"),
+                        (["--vad", "--vad-max-speech-s", "0"], "--vad-max-speech-s")):
         r = subprocess.run([cli, "transcribe", "-m", os.path.join(models_dir, "tiny.en-ct2"), *flags, clip],
                            capture_output=True, text=True)
         assert r.returncode == 1 and says in r.stderr, (flags, r.stderr)

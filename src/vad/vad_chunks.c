@@ -70,6 +70,27 @@ static sotto_status probs_padded(const sotto_vad *vad, const float *x, int64_t n
     return SOTTO_OK;
 }
 
+sotto_status sotto_vad_speech_fw(const sotto_vad *vad, const float *samples, int64_t n_samples,
+                                 const sotto_vad_params *params, int n_threads, sotto_vad_interval **out,
+                                 int64_t *n_out)
+{
+    if (!vad || !out || !n_out || n_samples < 0 || (n_samples && !samples))
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "sotto_vad_speech_fw: bad arguments"});
+    *out = NULL, *n_out = 0;
+    sotto_vad_params p = sotto_vad_params_batched(INFINITY);
+    p.min_silence_duration_ms = 2000; /* VadOptions' own; the pipeline's 160 is sotto_vad_params_batched's */
+    if (params) {
+        p = *params;
+        p.min_silence_at_max_speech_ms = 98, p.use_max_poss_sil_at_max_speech = 0;
+    }
+    float *probs = NULL;
+    int64_t n_probs = 0;
+    sotto_status st = probs_padded(vad, samples, n_samples, n_threads, &probs, &n_probs);
+    if (!st) st = sotto_vad_intervals(probs, n_probs, n_samples, &p, out, n_out);
+    free(probs);
+    return st;
+}
+
 sotto_status sotto__batch_chunks(const sotto_vad *vad, const float *samples, int64_t n_samples,
                                  const sotto_vad_params *params, double chunk_length_s, int n_threads,
                                  sotto_vad_interval **speech, int64_t *n_speech, sotto_batch_chunk **chunks,
@@ -82,11 +103,7 @@ sotto_status sotto__batch_chunks(const sotto_vad *vad, const float *samples, int
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "sotto_batch_chunks: the chunk length must be "
                                                                    "in (0, 30] seconds"});
     sotto_vad_params p = params ? *params : sotto_vad_params_batched(chunk_length_s);
-    float *probs = NULL;
-    int64_t n_probs = 0;
-    sotto_status st = probs_padded(vad, samples, n_samples, n_threads, &probs, &n_probs);
-    if (!st) st = sotto_vad_intervals(probs, n_probs, n_samples, &p, speech, n_speech);
-    free(probs);
+    sotto_status st = sotto_vad_speech_fw(vad, samples, n_samples, &p, n_threads, speech, n_speech);
     if (st || *n_speech == 0) return st; /* no speech: no chunk (the pipeline decodes none) */
     *chunks = malloc((size_t)(*n_speech + 1) * sizeof **chunks);
     if (!*chunks) {

@@ -84,6 +84,16 @@ static sotto_status feed(sotto__input *in, source *src, bool mel, sotto_vad_stre
         if (!st && p->abort_callback && p->abort_callback((double)pos / SOTTO_SAMPLE_RATE, p->user_data))
             st = SOTTO_ERR_CANCELLED;
     }
+    if (!st && vs && !mel && pos > 0 && pos % SOTTO_VAD_WINDOW == 0) {
+        /* vad_filter's pass: faster-whisper's vad.py pads a whole signal with one window of
+         * zeros more (np.pad to the next multiple of 512), as sotto_vad_speech_fw does */
+        static const float zeros[SOTTO_VAD_WINDOW];
+        int64_t n_p = 0;
+        if (!grow_probs(in, 2)) st = SOTTO_ERR_NOMEM;
+        if (!st) st = sotto_vad_stream_push(vs, zeros, SOTTO_VAD_WINDOW, in->probs + in->n_probs,
+                                            in->cap_probs - in->n_probs, &n_p);
+        in->n_probs += n_p;
+    }
     if (!st && vs) {
         int64_t n_p = 0;
         if (!grow_probs(in, 1)) st = SOTTO_ERR_NOMEM;
@@ -185,15 +195,17 @@ static void warn(const sotto_transcribe_params *p, const sotto_audio *audio, boo
     if (p->on_warning) p->on_warning(w, p->user_data);
 }
 
-/* The speech intervals of the first pass, with faster-whisper's VadOptions. */
+/* The speech intervals of the first pass, with faster-whisper's VadOptions under its
+ * vad.py's rule for over-long speech (sotto_vad_speech_fw's). */
 static sotto_status intervals(sotto__input *in, const sotto_transcribe_params *p)
 {
-    sotto_vad_params vp = sotto_vad_params_default();
+    sotto_vad_params vp = sotto_vad_params_batched(p->vad_max_speech_s);
     vp.threshold = p->vad_threshold;
+    vp.use_neg_threshold = !isnan(p->vad_neg_threshold);
+    vp.neg_threshold = vp.use_neg_threshold ? p->vad_neg_threshold : 0;
     vp.min_speech_duration_ms = p->vad_min_speech_ms;
     vp.min_silence_duration_ms = p->vad_min_silence_ms;
     vp.speech_pad_ms = p->vad_speech_pad_ms;
-    vp.max_speech_duration_s = INFINITY;
     sotto_status st = sotto_vad_intervals(in->probs, in->n_probs, in->n_samples, &vp, &in->speech, &in->n_speech);
     if (!st && !sotto__input_map(in)) st = SOTTO_ERR_NOMEM;
     return st;

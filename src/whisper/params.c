@@ -17,7 +17,8 @@ sotto_transcribe_params sotto_transcribe_params_default(void)
         .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,
         .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400, .word_timestamps = 0,
         .check_hallucination_silence = 0, .hallucination_silence_threshold = 0,
-        .repetition_penalty = 1.0f, .no_repeat_ngram_size = 0};
+        .repetition_penalty = 1.0f, .no_repeat_ngram_size = 0,
+        .vad_neg_threshold = NAN, .vad_max_speech_s = INFINITY};
 }
 
 /* openai-whisper cli(): np.arange(t0, 1.0 + 1e-6, increment), whose i-th value is
@@ -107,6 +108,12 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->vad && (p->vad_min_speech_ms < 0 || p->vad_min_silence_ms < 0 || p->vad_speech_pad_ms < 0))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD durations %d, %d, %d ms (each >= 0)",
                            p->vad_min_speech_ms, p->vad_min_silence_ms, p->vad_speech_pad_ms);
+    if (p->vad && !isnan(p->vad_neg_threshold) && !(p->vad_neg_threshold > 0 && p->vad_neg_threshold < 1))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD neg_threshold %g (a probability in (0, 1), or NAN: "
+                           "the threshold - 0.15)", p->vad_neg_threshold);
+    if (p->vad && !(p->vad_max_speech_s > 0))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "VAD max speech duration %g s (above 0, or INFINITY)",
+                           p->vad_max_speech_s);
     if (p->batch_size < 0 || p->batch_size > SOTTO_MAX_BATCH)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batch size %d (0: no batching, else 1 .. %d)", p->batch_size,
                            SOTTO_MAX_BATCH);

@@ -33,6 +33,7 @@ typedef struct opts {
     int n_formats;
     int quiet, temps_given, overwrite, batch_timestamps, batch_continue;
     int vad_given;             /* a --vad-* option was given */
+    int max_speech_given;      /* --vad-max-speech-s was given */
     sotto_vad_params batch_vad; /* --batch-size's cut when one was */
     double t0, t_inc;
     sotto_transcribe_params tp;
@@ -162,6 +163,14 @@ static const cli_opt options[] = {
      .help = "with --vad or --batch-size: speech above it (faster-whisper's\n"
              "default: 0.5)",
      .flags = CLI_LO_OPEN | CLI_HI_OPEN | CLI_ON, .on = OFF(vad_given)},
+    {"--vad-neg-threshold", 0, OPT_FLOAT, TP(vad_neg_threshold), 0, 1, "X", "a probability in (0, 1)",
+     .help = "with --vad or --batch-size: speech ends below it (default: the\n"
+             "threshold - 0.15, at least 0.01)",
+     .flags = CLI_LO_OPEN | CLI_HI_OPEN | CLI_ON, .on = OFF(vad_given)},
+    {"--vad-max-speech-s", 0, OPT_FLOAT, TP(vad_max_speech_s), 0, HUGE_VAL, "S", "seconds above 0",
+     .help = "with --vad: longer speech is split at its last silence over\n"
+             "98 ms (default: never; --batch-size's chunks are at most 30 s)",
+     .flags = CLI_LO_OPEN | CLI_ON, .on = OFF(max_speech_given)},
     {"--vad-min-speech-ms", 0, OPT_INT, TP(vad_min_speech_ms), 0, 3600000, "N", "milliseconds in 0..3600000",
      .help = "with --vad or --batch-size: shorter speech is dropped (default 0)", .flags = CLI_ON,
      .on = OFF(vad_given)},
@@ -331,11 +340,15 @@ static int parse(int argc, char **argv, opts *o)
         return refuse("--batch-size cuts by VAD itself (--vad-* set how) and gives every chunk one prompt: "
                       "no --vad, --prefix or --carry-initial-prompt");
     if (o->vad_given && !o->tp.vad_filter && !o->tp.batch_size)
-        return refuse("--vad-threshold, --vad-min-speech-ms, --vad-min-silence-ms and --vad-speech-pad-ms go with "
-                      "--vad or --batch-size");
+        return refuse("--vad-threshold, --vad-neg-threshold, --vad-min-speech-ms, --vad-min-silence-ms and "
+                      "--vad-speech-pad-ms go with --vad or --batch-size");
+    if (o->max_speech_given && !o->tp.vad_filter)
+        return refuse("--vad-max-speech-s goes with --vad (--batch-size's chunks are at most 30 s of speech)");
     if (o->tp.batch_size && o->vad_given) { /* the pipeline's vad_parameters: VadOptions' defaults, these set */
         o->batch_vad = sotto_vad_params_batched(30);
         o->batch_vad.threshold = o->tp.vad_threshold;
+        o->batch_vad.use_neg_threshold = !isnan(o->tp.vad_neg_threshold);
+        if (o->batch_vad.use_neg_threshold) o->batch_vad.neg_threshold = o->tp.vad_neg_threshold;
         o->batch_vad.min_speech_duration_ms = o->tp.vad_min_speech_ms;
         o->batch_vad.min_silence_duration_ms = o->tp.vad_min_silence_ms;
         o->batch_vad.speech_pad_ms = o->tp.vad_speech_pad_ms;

@@ -337,12 +337,13 @@ class Model:
             vad_filter: transcribe only the speech Silero VAD finds (needs a VAD model);
                 a segment that spans a silence it dropped is cut there. 2: as
                 faster-whisper 1.2.1 leaves such segments, whole (sotto.h vad_filter).
-            vad_parameters: {"threshold", "min_speech_duration_ms",
-                "min_silence_duration_ms", "speech_pad_ms"} (faster-whisper's names). With
-                batch_size, the cut's (the pipeline's vad_parameters; also "neg_threshold"
-                and "max_speech_duration_s", default 30): the keys not given at
-                faster-whisper's VadOptions defaults (0.5, 0 ms, 2000 ms, 400 ms); None:
-                the pipeline's own cut (min_silence_duration_ms 160).
+            vad_parameters: {"threshold", "neg_threshold", "min_speech_duration_ms",
+                "max_speech_duration_s", "min_silence_duration_ms", "speech_pad_ms"}
+                (faster-whisper's VadOptions, applied as its vad.py applies them); the
+                keys not given at VadOptions' defaults (0.5, threshold - 0.15, 0 ms, no
+                maximum, 2000 ms, 400 ms). With batch_size, the cut's (the pipeline's
+                vad_parameters: max_speech_duration_s is 30 unless given); None: the
+                pipeline's own cut (min_silence_duration_ms 160).
             silence_check: with a VAD, skip windows the decoder and the VAD both call
                 silence.
             seed: of the sampling at temperature > 0.
@@ -423,9 +424,8 @@ class Model:
         if temps == DEFAULT_TEMPERATURES:
             temps = None  # the library's own six, bit for bit the tool's
         vp = dict(vad_parameters or {})
-        known = {"threshold", "min_speech_duration_ms", "min_silence_duration_ms", "speech_pad_ms"}
-        if batch_size:  # the pipeline's vad_parameters: max_speech_duration_s is its own (30 s)
-            known |= {"neg_threshold", "max_speech_duration_s"}
+        known = {"threshold", "neg_threshold", "min_speech_duration_ms", "max_speech_duration_s",
+                 "min_silence_duration_ms", "speech_pad_ms"}
         unknown = set(vp) - known
         if unknown:
             raise ValueError(f"vad_parameters: unknown {sorted(unknown)} (known: {sorted(known)})")
@@ -461,6 +461,8 @@ class Model:
             vad_min_speech_ms=int(vp.get("min_speech_duration_ms", 0)),
             vad_min_silence_ms=int(vp.get("min_silence_duration_ms", 2000)),
             vad_speech_pad_ms=int(vp.get("speech_pad_ms", 400)),
+            vad_neg_threshold=None if vp.get("neg_threshold") is None else float(vp["neg_threshold"]),
+            vad_max_speech_s=float(vp.get("max_speech_duration_s", float("inf"))),
             word_timestamps=bool(word_timestamps),
             prepend_punctuations=prepend_punctuations,
             append_punctuations=append_punctuations,

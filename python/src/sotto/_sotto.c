@@ -172,31 +172,8 @@ static int samples_view(PyObject *audio, Py_buffer *view);
 /* Vad.speech(samples, threshold, neg_threshold, min_speech_duration_ms,
  * max_speech_duration_s, min_silence_duration_ms, speech_pad_ms, n_threads) -> list of
  * (start, end) sample intervals: sotto_vad_speech (silero-vad's get_speech_timestamps) on
- * a 1-D float32 buffer, the GIL released; NEG_THRESHOLD None: the package's own. */
-/* The speech intervals of the N samples X as faster-whisper's vad.py finds them (its
- * BatchedInferencePipeline's cut): the probabilities of X padded with zeros to whole
- * windows and one window more when it already is, the split of over-long speech at the
- * last silence of 98 ms. */
-static sotto_status pipeline_speech(const sotto_vad *vad, const float *x, int64_t n, const sotto_vad_params *vp,
-                                    int n_threads, sotto_vad_interval **iv, int64_t *n_iv)
-{
-    float *padded = NULL, *probs = NULL;
-    int64_t n_probs = 0, n_in = n;
-    if (n > 0 && n % 512 == 0) { /* np.pad(audio, (0, 512)): one whole window of zeros more */
-        if (!(padded = calloc((size_t)n + 512, sizeof *padded))) return SOTTO_ERR_NOMEM;
-        memcpy(padded, x, (size_t)n * sizeof *x);
-        x = padded, n_in = n + 512;
-    }
-    sotto_status st = sotto_vad_probs(vad, x, n_in, n_threads, &probs, &n_probs);
-    free(padded);
-    sotto_vad_params p = *vp;
-    p.use_max_poss_sil_at_max_speech = 0;
-    p.min_silence_at_max_speech_ms = 98;
-    if (!st) st = sotto_vad_intervals(probs, n_probs, n, &p, iv, n_iv);
-    sotto_free(probs);
-    return st;
-}
-
+ * a 1-D float32 buffer, the GIL released; NEG_THRESHOLD None: the package's own; PIPELINE:
+ * faster-whisper's vad.py instead (sotto_vad_speech_fw). */
 static PyObject *Vad_speech(VadObject *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"samples", "threshold", "neg_threshold", "min_speech_ms", "max_speech_s",
@@ -220,7 +197,7 @@ static PyObject *Vad_speech(VadObject *self, PyObject *args, PyObject *kw)
     int64_t n = 0;
     sotto_status st;
     Py_BEGIN_ALLOW_THREADS
-    if (pipeline) st = pipeline_speech(self->vad, view.buf, (int64_t)(view.len / 4), &vp, n_threads, &iv, &n);
+    if (pipeline) st = sotto_vad_speech_fw(self->vad, view.buf, (int64_t)(view.len / 4), &vp, n_threads, &iv, &n);
     else st = sotto_vad_speech(self->vad, view.buf, (int64_t)(view.len / 4), &vp, n_threads, &iv, &n);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
@@ -238,8 +215,8 @@ static PyObject *Vad_speech(VadObject *self, PyObject *args, PyObject *kw)
 static PyMethodDef Vad_methods[] = {
     {"speech", (PyCFunction)(void (*)(void))Vad_speech, METH_VARARGS | METH_KEYWORDS,
      "speech(samples, threshold, neg_threshold, min_speech_ms, max_speech_s, min_silence_ms, pad_ms, n_threads,"
-     " *, pipeline=False) -> [(start, end), ...] in samples (sotto_vad_speech; pipeline: as faster-whisper's"
-     " vad.py, the batched pipeline's cut)."},
+     " *, pipeline=False) -> [(start, end), ...] in samples (sotto_vad_speech; pipeline: faster-whisper's"
+     " vad.py, sotto_vad_speech_fw)."},
     {NULL}};
 
 PyTypeObject VadType = {
@@ -519,12 +496,14 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "vad_speech_pad_ms", "on_segment", "word_timestamps", "prepend_punctuations",
                             "append_punctuations", "hallucination_silence_threshold", "batch_size", "hotwords",
                             "prefix", "multilingual", "clip_timestamps", "max_new_tokens", "repetition_penalty",
-                            "no_repeat_ngram_size", "carry_initial_prompt", "batch_vad_params", NULL};
+                            "no_repeat_ngram_size", "carry_initial_prompt", "batch_vad_params", "vad_neg_threshold",
+                            "vad_max_speech_s", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
+    PyObject *vneg = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipO", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOf", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
@@ -533,7 +512,10 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                                      &on_segment, &p.word_timestamps, &p.prepend_punctuations,
                                      &p.append_punctuations, &hst, &p.batch_size, &p.hotwords, &p.prefix,
                                      &p.multilingual, &clips, &p.max_new_tokens, &p.repetition_penalty,
-                                     &p.no_repeat_ngram_size, &p.carry_initial_prompt, &bvad))
+                                     &p.no_repeat_ngram_size, &p.carry_initial_prompt, &bvad, &vneg,
+                                     &p.vad_max_speech_s))
+        return NULL;
+    if (vneg != Py_None && (p.vad_neg_threshold = (float)PyFloat_AsDouble(vneg)) == -1.0f && PyErr_Occurred())
         return NULL;
     sotto_vad_params batch_vad = sotto_vad_params_batched(30);
     if (bvad != Py_None) { /* (threshold, neg_threshold or None, min speech ms, max speech s, min silence ms, pad ms) */

@@ -405,8 +405,8 @@ class WhisperModel:
         suppress_tokens ([-1]: the model's list), without_timestamps,
         max_initial_timestamp, word_timestamps, the punctuations, multilingual (each
         window's language detected), vad_filter (ignored when clip_timestamps is given,
-        as faster-whisper), vad_parameters (neg_threshold and max_speech_duration_s
-        unset), max_new_tokens (CTranslate2's cap per window), chunk_length (30),
+        as faster-whisper), vad_parameters (every VadOptions field, as its vad.py
+        applies them), max_new_tokens (CTranslate2's cap per window), chunk_length (30),
         clip_timestamps ("start,end,..." or a list of seconds),
         hallucination_silence_threshold, hotwords (in every window's prompt but a
         prefixed one), language_detection_threshold and language_detection_segments.
@@ -428,8 +428,6 @@ class WhisperModel:
         if initial_prompt is not None and not isinstance(initial_prompt, str):
             raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
         vo = _vad_options(vad_parameters)
-        if vo.neg_threshold is not None or vo.max_speech_duration_s != float("inf"):
-            raise NotImplementedError("vad_parameters: neg_threshold and max_speech_duration_s are not supported yet")
         samples = _samples(audio)
         duration = len(samples) / _sotto.SAMPLE_RATE
         duration_after_vad = duration
@@ -466,8 +464,9 @@ class WhisperModel:
             prepend_punctuations=prepend_punctuations, append_punctuations=append_punctuations,
             hallucination_silence_threshold=hallucination_silence_threshold, vad_filter=2 if vad_filter else 0,
             vad_parameters=None if not vad_filter else dict(
-                threshold=vo.threshold, min_speech_duration_ms=vo.min_speech_duration_ms,
-                min_silence_duration_ms=vo.min_silence_duration_ms, speech_pad_ms=vo.speech_pad_ms),
+                threshold=vo.threshold, neg_threshold=vo.neg_threshold, min_speech_duration_ms=vo.min_speech_duration_ms,
+                max_speech_duration_s=vo.max_speech_duration_s, min_silence_duration_ms=vo.min_silence_duration_ms,
+                speech_pad_ms=vo.speech_pad_ms),
             silence_check=False, hotwords=hotwords, prefix=prefix, multilingual=multilingual,
             clip_timestamps=clips, max_new_tokens=max_new_tokens, repetition_penalty=repetition_penalty,
             no_repeat_ngram_size=no_repeat_ngram_size,
