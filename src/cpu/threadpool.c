@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -30,6 +32,22 @@
  * same (5.4-6.6 s, 4 runs each) and 50 woke the sleeping worker too often (6.0-7.0 s). */
 enum { SPIN_ROUNDS = 500 };
 
+/* On a machine no other process contends for, a worker then spins on until LONG_SPIN_NS
+ * have passed since it began waiting: a decoder step's host work between two operations
+ * often outlasts 500 pauses (5 us on a core whose pause takes 10 ns), and a worker woken
+ * from its sleep for the next operation came late to it (base f16 with openai's
+ * defaults on 60 s, avx2 set, 2 threads: 7.1-7.4 s with 500 pauses, 6.6-7.0 s so). The
+ * pool counts as contended, and its waits keep to the 500 pauses, for CALM_NS after a
+ * waiting thread finds the process preempted: its involuntary context switches over
+ * PREEMPTIONS_PER_S (a look at most each CHECK_NS; idle here: about 30 a second, beside
+ * two busy loops 4700), or itself descheduled mid-spin (two looks at the clock over
+ * PREEMPTED_NS apart). */
+#define LONG_SPIN_NS 100000
+#define PREEMPTED_NS 1000000
+#define CHECK_NS 10000000
+#define PREEMPTIONS_PER_S 300
+#define CALM_NS 1000000000
+
 struct sotto__pool {
     int n_threads;
     pthread_t *threads;
@@ -40,6 +58,9 @@ struct sotto__pool {
     atomic_int done; /* shares of the current generation finished */
     atomic_int sleepers;
     atomic_bool quit;
+    _Atomic int64_t contended_until; /* CLOCK_MONOTONIC ns: no long spins before it */
+    _Atomic int64_t checked_at;      /* the last look at the involuntary switches, */
+    _Atomic long preemptions;        /* and their count then */
     sotto__task fn;
     void *arg;
 };
@@ -70,14 +91,62 @@ static void run_shares(sotto__pool *pool, uint32_t gen)
     }
 }
 
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Whether the pool counts as contended at T (see PREEMPTIONS_PER_S). */
+static bool contended(sotto__pool *pool, int64_t t)
+{
+    if (t < atomic_load_explicit(&pool->contended_until, memory_order_relaxed)) return true;
+    int64_t at = atomic_load_explicit(&pool->checked_at, memory_order_relaxed);
+    struct rusage ru;
+    if (t - at < CHECK_NS || !atomic_compare_exchange_strong(&pool->checked_at, &at, t) ||
+        getrusage(RUSAGE_SELF, &ru) != 0)
+        return false;
+    long before = atomic_exchange_explicit(&pool->preemptions, ru.ru_nivcsw, memory_order_relaxed);
+    if ((double)(ru.ru_nivcsw - before) * 1e9 <= (double)PREEMPTIONS_PER_S * (double)(t - at)) return false;
+    atomic_store_explicit(&pool->contended_until, t + CALM_NS, memory_order_relaxed);
+    return true;
+}
+
+/* After the short spin: spins on until LONG_SPIN_NS from START unless the pool is
+ * contended, or this thread is found descheduled (then it is). Returns the generation
+ * when it moved on from SEEN (or quit), else SEEN. */
+static uint32_t long_spin(sotto__pool *pool, uint32_t seen, int64_t start)
+{
+    int64_t last = start;
+    if (contended(pool, start)) return seen;
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            uint32_t g = generation_of(atomic_load_explicit(&pool->claim, memory_order_acquire));
+            if (g != seen || atomic_load(&pool->quit)) return g;
+            CPU_RELAX();
+        }
+        int64_t t = now_ns();
+        if (t - last > PREEMPTED_NS) {
+            atomic_store_explicit(&pool->contended_until, t + CALM_NS, memory_order_relaxed);
+            return seen;
+        }
+        if (t - start > LONG_SPIN_NS) return seen;
+        last = t;
+    }
+}
+
 /* Waits until the generation differs from SEEN (or quit); returns the new generation. */
 static uint32_t wait_for_work(sotto__pool *pool, uint32_t seen)
 {
+    int64_t start = now_ns();
     for (int i = 0; i < SPIN_ROUNDS; i++) {
         uint32_t g = generation_of(atomic_load_explicit(&pool->claim, memory_order_acquire));
         if (g != seen || atomic_load(&pool->quit)) return g;
         CPU_RELAX();
     }
+    uint32_t moved = long_spin(pool, seen, start);
+    if (moved != seen || atomic_load(&pool->quit)) return moved;
     pthread_mutex_lock(&pool->mu);
     atomic_fetch_add(&pool->sleepers, 1);
     uint32_t g;
@@ -113,6 +182,9 @@ sotto__pool *sotto__pool_create(int n_threads)
     atomic_init(&pool->done, 0);
     atomic_init(&pool->sleepers, 0);
     atomic_init(&pool->quit, false);
+    atomic_init(&pool->contended_until, 0);
+    atomic_init(&pool->checked_at, 0);
+    atomic_init(&pool->preemptions, 0);
     pool->threads = calloc((size_t)pool->n_threads, sizeof *pool->threads);
     if (!pool->threads) {
         sotto__pool_free(pool);
@@ -146,6 +218,8 @@ void sotto__pool_free(sotto__pool *pool)
 }
 
 int sotto__pool_size(const sotto__pool *pool) { return pool ? pool->n_threads : 1; }
+
+bool sotto__pool_contended(sotto__pool *pool) { return pool && contended(pool, now_ns()); }
 
 /* Each share s of 0..n_threads-1 runs exactly once, as fn(arg, s, n_threads), on some
  * thread, never two shares at once on one thread: a share's results (and its scratch,

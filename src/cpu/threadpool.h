@@ -5,6 +5,8 @@
 #ifndef SOTTO_THREADPOOL_H
 #define SOTTO_THREADPOOL_H
 
+#include <stdbool.h>
+
 enum { SOTTO__POOL_MAX = 256 }; /* the most threads a pool runs */
 
 typedef struct sotto__pool sotto__pool;
@@ -16,5 +18,8 @@ sotto__pool *sotto__pool_create(int n_threads);
 void sotto__pool_free(sotto__pool *pool);
 int sotto__pool_size(const sotto__pool *pool);
 void sotto__parallel_for(sotto__pool *pool, sotto__task fn, void *arg);
+/* Whether POOL's waits keep to a short spin now: other processes (or its own threads on
+ * one core) were found to preempt it within the last second (threadpool.c). */
+bool sotto__pool_contended(sotto__pool *pool);
 
 #endif
