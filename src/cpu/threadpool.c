@@ -1,8 +1,9 @@
 /* threadpool.c — parallel_for splits an operation into one share per thread; every
  * thread (the caller included) claims shares from a counter tagged with the operation's
  * generation until none is left, so a share whose worker is descheduled (other processes
- * on the cores) is run by whichever thread gets to it first. Waiting threads spin briefly
- * (a decoder step issues dozens of short operations), then sleep. */
+ * on the cores) is run by whichever thread gets to it first. Waiting threads spin (a
+ * decoder step issues dozens of short operations; longer while no other process
+ * preempts them), then sleep. */
 #define _POSIX_C_SOURCE 200809L
 #include "threadpool.h"
 
@@ -25,7 +26,8 @@
 #endif
 
 /* Pause instructions before a worker sleeps (and the caller yields): a few microseconds.
- * 4000 cost nothing on an idle machine but, with the cores shared by other busy
+ * 4000 pauses (on the Intel Xeon of 2026-12-05 a pause takes 10.6 ns) cost nothing on an
+ * idle machine but, with the cores shared by other busy
  * processes, a worker spun away the time slices the thread that feeds it needed: tiny.en
  * q8_0 defaults on the 5-minute reading, 2 threads beside 2 busy loops on 2 cores, took
  * 16.6-22.2 s with 4000, 13.2-15.2 with 500, 9.7-10.9 with 50; idle, 4000 and 500 gave the
@@ -36,7 +38,8 @@ enum { SPIN_ROUNDS = 500 };
  * have passed since it began waiting: a decoder step's host work between two operations
  * often outlasts 500 pauses (5 us on a core whose pause takes 10 ns), and a worker woken
  * from its sleep for the next operation came late to it (base f16 with openai's
- * defaults on 60 s, avx2 set, 2 threads: 7.1-7.4 s with 500 pauses, 6.6-7.0 s so). The
+ * defaults on 60 s, avx2 set, 2 threads: 7.0-7.3 s with 500 pauses, 6.4-7.3 s so; on
+ * the 5-minute reading 26.2-27.3 and 24.8-25.8 s, native 22.4-23.1 and 20.6-21.7 s). The
  * pool counts as contended, and its waits keep to the 500 pauses, for CALM_NS after a
  * waiting thread finds the process preempted: its involuntary context switches over
  * PREEMPTIONS_PER_S (a look at most each CHECK_NS; idle here: about 30 a second, beside
