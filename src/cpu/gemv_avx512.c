@@ -25,6 +25,13 @@
 
 enum { PAIRS = 2 }; /* pairs of B rows a block takes */
 
+/* The line at P into L2 and the line BACK bytes before it into L1 (kernels_avx2.c). */
+INLINE void prefetch_2(const char *p, size_t back)
+{
+    _mm_prefetch(p, _MM_HINT_T2);
+    _mm_prefetch(p - back, _MM_HINT_T0);
+}
+
 /* 8 values of B rows n and n + 1 from element I of row n, in lanes 0-7 and 8-15; with
  * TAIL only the first lanes of M (the rest 0, as kernels_avx2.c's masked tail). */
 INLINE __m512 ld_pair(const void *B, bool f16, size_t i, size_t ldb, __mmask8 m, const bool tail)
@@ -65,7 +72,7 @@ INLINE void tree_store(__m512 x, __m512 y, const float *bias, float *c, const in
 
 /* C rows 0..ROWS-1 (4 or 5) x B rows 0..2 NP - 1 (NP pairs, 1..PAIRS). */
 INLINE void block(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
-                  size_t ldc, int K, const char *pf, const int rows, const int np)
+                  size_t ldc, int K, const char *pf, size_t back, const int rows, const int np)
 {
     __m512 c[5][PAIRS];
 #pragma GCC unroll 5
@@ -75,8 +82,8 @@ INLINE void block(const float *A, size_t lda, const void *B, bool f16, size_t ld
     int k = 0;
     for (; k + 8 <= K; k += 8) {
         if (pf) { /* the next block's rows, a line (f16) or two (f32) a step: as many as it reads */
-            _mm_prefetch(pf, _MM_HINT_T0);
-            if (!f16) _mm_prefetch(pf + 64, _MM_HINT_T0);
+            prefetch_2(pf, back);
+            if (!f16) prefetch_2(pf + 64, back);
             pf += f16 ? 64 : 128;
         }
         __m512 b[PAIRS];
@@ -112,11 +119,11 @@ INLINE void block(const float *A, size_t lda, const void *B, bool f16, size_t ld
 }
 
 static void block_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias, float *C,
-                      size_t ldc, int K, const char *pf, int rows, int np)
+                      size_t ldc, int K, const char *pf, size_t back, int rows, int np)
 {
 #define CASE(F, R, P)                                                                                 \
     if (f16 == F && rows == R && np == P) {                                                           \
-        block(A, lda, B, F, ldb, bias, C, ldc, K, pf, R, P);                                          \
+        block(A, lda, B, F, ldb, bias, C, ldc, K, pf, back, R, P);                                    \
         return;                                                                                       \
     }
     CASE(true, 5, 2) CASE(true, 4, 2) CASE(true, 5, 1) CASE(true, 4, 1)
@@ -134,17 +141,18 @@ void sotto__gemv_avx512(const float *A, size_t lda, const void *B, bool f16, siz
         return;
     }
     const size_t row_bytes = ldb * (f16 ? sizeof(uint16_t) : sizeof(float)), step = 2 * PAIRS * row_bytes;
-    const size_t ahead = 2 * step, total = (size_t)N * row_bytes;
+    const size_t near = 2 * step, far = 2 * near, back = far - near, total = (size_t)N * row_bytes;
     const int paired = N & ~1;
     for (int n = 0; n < paired; n += 2 * PAIRS) {
         const int np = (paired - n) / 2 < PAIRS ? (paired - n) / 2 : PAIRS;
         const size_t at = (size_t)n * row_bytes;
         const char *b = (const char *)B + at;
-        /* the hardware's stream prefetch leaves these rows undone (kernels_avx2.c) */
-        const char *pf = ahead && at + ahead + step <= total ? b + ahead : NULL;
+        /* the hardware's stream prefetch leaves these rows undone: the block after next
+         * into L1, the one two further on into L2 (kernels_avx2.c's prefetch_2) */
+        const char *pf = at + far + step <= total ? b + far : NULL;
         for (int m = 0, r; m < in_blocks; m += r, pf = NULL) {
             r = in_blocks - m == 5 ? 5 : 4;
-            block_any(A + m * lda, lda, b, f16, ldb, bias ? bias + n : NULL, C + m * ldc + n, ldc, K, pf, r, np);
+            block_any(A + m * lda, lda, b, f16, ldb, bias ? bias + n : NULL, C + m * ldc + n, ldc, K, pf, back, r, np);
         }
         if (in_blocks < M)
             sotto__gemv_alone_avx2(A + in_blocks * lda, lda, B, f16, ldb, bias, C + in_blocks * ldc, ldc,

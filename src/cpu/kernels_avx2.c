@@ -54,6 +54,17 @@ static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu
  * instructions otherwise; docs/BENCHMARKS.md). */
 #define IN_REGISTER(v) __asm__("" : "+x"(v))
 
+/* Prefetches the line at P into L2 and the line BACK bytes before it into L1: a step's
+ * line of B is asked for twice, far ahead (the distance the fill buffers alone could not
+ * cover: each line from memory holds one of them until it arrives) and again near, from
+ * L2. One core's 5 x 51864 x 512 f16 from memory, 2 threads: 2.53 -> 2.25 ms; the greedy
+ * row 1.96 -> 1.55 ms (docs/BENCHMARKS.md). */
+ALWAYS_INLINE void prefetch_2(const char *p, size_t back)
+{
+    _mm_prefetch(p, _MM_HINT_T2);
+    _mm_prefetch(p - back, _MM_HINT_T0);
+}
+
 /* 8 values of B (f32, or f16 when F16) from element I. */
 ALWAYS_INLINE __m256 ld_b8(const void *B, bool f16, size_t i)
 {
@@ -74,7 +85,7 @@ ALWAYS_INLINE __m256 ld_b_tail(const void *B, bool f16, size_t i, int r)
  * unroll and the 2 ROWS accumulators stay in registers) . row j of B (2 rows), 8-wide
  * chains, the K tail masked into the same chains. */
 ALWAYS_INLINE void block_rx2(const float *A, size_t lda, const void *B, bool f16, size_t ldb, float *out, int K,
-                             const char *pf, const int rows)
+                             const char *pf, size_t back, const int rows)
 {
     __m256 c[5][2];
 #pragma GCC unroll 5
@@ -82,7 +93,7 @@ ALWAYS_INLINE void block_rx2(const float *A, size_t lda, const void *B, bool f16
     int k = 0;
     for (; k + 8 <= K; k += 8) {
         if (pf && (!f16 || (k & 8))) { /* as many lines ahead as the pair reads: f32 one a step, f16 one in two */
-            _mm_prefetch(pf, _MM_HINT_T0);
+            prefetch_2(pf, back);
             pf += 64;
         }
         __m256 x0 = ld_b8(B, f16, (size_t)k), x1 = ld_b8(B, f16, ldb + k);
@@ -111,7 +122,7 @@ ALWAYS_INLINE void block_rx2(const float *A, size_t lda, const void *B, bool f16
  * a few rows at once, ran the stream from memory at well under half the speed:
  * docs/BENCHMARKS.md). */
 ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb, const float *bias, float *c, int n0,
-                             int n1, int K, const char *pf)
+                             int n1, int K, const char *pf, size_t back)
 {
     for (int n = n0; n < n1; n++) {
         size_t r = (size_t)n * ldb;
@@ -119,8 +130,8 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
         int k = 0;
         for (; k + 32 <= K; k += 32) {
             if (pf) { /* as many lines ahead as the step reads: f16 one, f32 two */
-                _mm_prefetch(pf, _MM_HINT_T0);
-                if (!f16) _mm_prefetch(pf + 64, _MM_HINT_T0);
+                prefetch_2(pf, back);
+                if (!f16) prefetch_2(pf + 64, back);
                 pf += f16 ? 64 : 128;
             }
             s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_b8(B, f16, r + k), s0);
@@ -140,43 +151,43 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
  * group of 4 rows of A as a 4x2 block (the last group a 5x2 block when one row would be
  * left: the 5 beams convert each pair of halves once), then the rows past those one at a
  * time, while the pair stays in L1; an unpaired last row of B one row of A at a time. The
- * blocks' 8 sums go through hsum8 together. Short rows
- * of B (a pair within 4 KB: Whisper's d_model of 384-1024 in f16) are prefetched 4 KB
- * ahead, which the hardware's stream prefetch leaves undone across so many short rows
- * (5 x 51864 x 384 in f16 on one core: 7.5 ms with panels kept in L2 and no prefetch,
- * 4.7 ms), longer rows two pairs ahead (the MLP's second layer, 5 x 384 x 1536 f16 from
- * memory: 59-72 -> 99-102 GFLOP/s; a burst of lines per pair had gained nothing:
- * docs/BENCHMARKS.md). f32 and f16 B run the same chains. */
+ * blocks' 8 sums go through hsum8 together. Short rows of B (a pair within 4 KB:
+ * Whisper's d_model of 384-1024 in f16) are prefetched 4 KB ahead (and 8 KB ahead into
+ * L2: prefetch_2), which the hardware's stream prefetch leaves undone across so many
+ * short rows (5 x 51864 x 384 in f16 on one core: 7.5 ms with panels kept in L2 and no
+ * prefetch, 4.7 ms), longer rows two pairs ahead (and four into L2; the MLP's second layer, 5 x
+ * 384 x 1536 f16 from memory: 59-72 -> 99-102 GFLOP/s; a burst of lines per pair had
+ * gained nothing: docs/BENCHMARKS.md). f32 and f16 B run the same chains. */
 ALWAYS_INLINE void gemv_any(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
                             float *C, size_t ldc, int M, int N, int K)
 {
     const size_t eb = f16 ? sizeof(uint16_t) : sizeof(float), row_bytes = ldb * eb;
-    const size_t ahead = 2 * row_bytes <= 4096 ? 4096 : 4 * row_bytes;
+    const size_t near = 2 * row_bytes <= 4096 ? 4096 : 4 * row_bytes, far = 2 * near, back = far - near;
     const size_t total = (size_t)N * row_bytes;
     int n = 0;
     for (; n + 2 <= N; n += 2) {
         const size_t at = (size_t)n * row_bytes;
         const char *b = (const char *)B + at;
-        /* the pair 4 KB on, a line at a time through the first block's (or row's) steps: a
-         * burst of 24 prefetches before each pair had waited on full fill buffers (one core,
-         * f16 x 51864 x 384: 5 rows 2.41-2.45 -> 2.21-2.30 ms, one row from memory 2.75-3.61
-         * -> 2.41-2.44) */
-        const char *pf = ahead && at + ahead + 2 * row_bytes <= total ? b + ahead : NULL;
+        /* the pair 4 KB on (into L1) and 8 KB on (into L2), a line at a time through the
+         * first block's (or row's) steps: a burst of 24 prefetches before each pair had
+         * waited on full fill buffers (one core, f16 x 51864 x 384: 5 rows 2.41-2.45 ->
+         * 2.21-2.30 ms, one row from memory 2.75-3.61 -> 2.41-2.44) */
+        const char *pf = at + far + 2 * row_bytes <= total ? b + far : NULL;
         int m = 0;
         for (int r; m + 4 <= M; m += r, pf = NULL) {
             float o[10];
             r = M - m == 5 ? 5 : 4; /* 5 beams: one block, each pair of B converted once */
-            if (r == 5) block_rx2(A + m * lda, lda, b, f16, ldb, o, K, pf, 5);
-            else block_rx2(A + m * lda, lda, b, f16, ldb, o, K, pf, 4);
+            if (r == 5) block_rx2(A + m * lda, lda, b, f16, ldb, o, K, pf, back, 5);
+            else block_rx2(A + m * lda, lda, b, f16, ldb, o, K, pf, back, 4);
             for (int i = 0; i < r; i++) {
                 C[(m + i) * ldc + n] = o[2 * i] + (bias ? bias[n] : 0.0f);
                 C[(m + i) * ldc + n + 1] = o[2 * i + 1] + (bias ? bias[n + 1] : 0.0f);
             }
         }
-        for (; m < M; m++, pf = NULL) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n + 2, K, pf);
+        for (; m < M; m++, pf = NULL) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, n + 2, K, pf, back);
     }
     if (n < N)
-        for (int m = 0; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, N, K, NULL);
+        for (int m = 0; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n, N, K, NULL, 0);
 }
 
 void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -189,7 +200,7 @@ void sotto__matmul_avx2(const float *A, size_t lda, const float *B, size_t ldb, 
 void sotto__gemv_alone_avx2(const float *A, size_t lda, const void *B, bool f16, size_t ldb, const float *bias,
                             float *C, size_t ldc, int M, int n0, int n1, int K)
 {
-    for (int m = 0; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n0, n1, K, NULL);
+    for (int m = 0; m < M; m++) row_1_any(A + m * lda, B, f16, ldb, bias, C + m * ldc, n0, n1, K, NULL, 0);
 }
 
 /* ---- B in f16 --------------------------------------------------------------------- */
