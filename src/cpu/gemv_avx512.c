@@ -20,17 +20,11 @@
 #include <stdbool.h>
 
 #include "kernels.h"
+#include "simd_avx2.h"
 
 #define INLINE static inline __attribute__((always_inline))
 
 enum { PAIRS = 2 }; /* pairs of B rows a block takes */
-
-/* The line at P into L2 and the line BACK bytes before it into L1 (kernels_avx2.c). */
-INLINE void prefetch_2(const char *p, size_t back)
-{
-    _mm_prefetch(p, _MM_HINT_T2);
-    _mm_prefetch(p - back, _MM_HINT_T0);
-}
 
 /* 8 values of B rows n and n + 1 from element I of row n, in lanes 0-7 and 8-15; with
  * TAIL only the first lanes of M (the rest 0, as kernels_avx2.c's masked tail). */
@@ -82,8 +76,8 @@ INLINE void block(const float *A, size_t lda, const void *B, bool f16, size_t ld
     int k = 0;
     for (; k + 8 <= K; k += 8) {
         if (pf) { /* the next block's rows, a line (f16) or two (f32) a step: as many as it reads */
-            prefetch_2(pf, back);
-            if (!f16) prefetch_2(pf + 64, back);
+            sotto__prefetch_2(pf, back);
+            if (!f16) sotto__prefetch_2(pf + 64, back);
             pf += f16 ? 64 : 128;
         }
         __m512 b[PAIRS];
@@ -148,7 +142,7 @@ void sotto__gemv_avx512(const float *A, size_t lda, const void *B, bool f16, siz
         const size_t at = (size_t)n * row_bytes;
         const char *b = (const char *)B + at;
         /* the hardware's stream prefetch leaves these rows undone: the block after next
-         * into L1, the one two further on into L2 (kernels_avx2.c's prefetch_2) */
+         * into L1, the one two further on into L2 (sotto__prefetch_2) */
         const char *pf = at + far + step <= total ? b + far : NULL;
         for (int m = 0, r; m < in_blocks; m += r, pf = NULL) {
             r = in_blocks - m == 5 ? 5 : 4;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "simd_avx2.h"
 
 static inline float hsum(__m256 v)
 {
@@ -54,17 +55,6 @@ static inline __m256 ld_h8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu
  * instructions otherwise; docs/BENCHMARKS.md). */
 #define IN_REGISTER(v) __asm__("" : "+x"(v))
 
-/* Prefetches the line at P into L2 and the line BACK bytes before it into L1: a step's
- * line of B is asked for twice, far ahead (the distance the fill buffers alone could not
- * cover: each line from memory holds one of them until it arrives) and again near, from
- * L2. One core's 5 x 51864 x 512 f16 from memory, 2 threads: 2.53 -> 2.25 ms; the greedy
- * row 1.96 -> 1.55 ms (docs/BENCHMARKS.md). */
-ALWAYS_INLINE void prefetch_2(const char *p, size_t back)
-{
-    _mm_prefetch(p, _MM_HINT_T2);
-    _mm_prefetch(p - back, _MM_HINT_T0);
-}
-
 /* 8 values of B (f32, or f16 when F16) from element I. */
 ALWAYS_INLINE __m256 ld_b8(const void *B, bool f16, size_t i)
 {
@@ -93,7 +83,7 @@ ALWAYS_INLINE void block_rx2(const float *A, size_t lda, const void *B, bool f16
     int k = 0;
     for (; k + 8 <= K; k += 8) {
         if (pf && (!f16 || (k & 8))) { /* as many lines ahead as the pair reads: f32 one a step, f16 one in two */
-            prefetch_2(pf, back);
+            sotto__prefetch_2(pf, back);
             pf += 64;
         }
         __m256 x0 = ld_b8(B, f16, (size_t)k), x1 = ld_b8(B, f16, ldb + k);
@@ -130,8 +120,8 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
         int k = 0;
         for (; k + 32 <= K; k += 32) {
             if (pf) { /* as many lines ahead as the step reads: f16 one, f32 two */
-                prefetch_2(pf, back);
-                if (!f16) prefetch_2(pf + 64, back);
+                sotto__prefetch_2(pf, back);
+                if (!f16) sotto__prefetch_2(pf + 64, back);
                 pf += f16 ? 64 : 128;
             }
             s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), ld_b8(B, f16, r + k), s0);
@@ -153,7 +143,7 @@ ALWAYS_INLINE void row_1_any(const float *a, const void *B, bool f16, size_t ldb
  * time, while the pair stays in L1; an unpaired last row of B one row of A at a time. The
  * blocks' 8 sums go through hsum8 together. Short rows of B (a pair within 4 KB:
  * Whisper's d_model of 384-1024 in f16) are prefetched 4 KB ahead (and 8 KB ahead into
- * L2: prefetch_2), which the hardware's stream prefetch leaves undone across so many
+ * L2: sotto__prefetch_2), which the hardware's stream prefetch leaves undone across so many
  * short rows (5 x 51864 x 384 in f16 on one core: 7.5 ms with panels kept in L2 and no
  * prefetch, 4.7 ms), longer rows two pairs ahead (and four into L2; the MLP's second layer, 5 x
  * 384 x 1536 f16 from memory: 59-72 -> 99-102 GFLOP/s; a burst of lines per pair had
