@@ -270,7 +270,7 @@ static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, siz
                         size_t ldc, int M, int N, int K)
 {
     _Alignas(32) float P[KC * NR];
-    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
+    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, NULL, MR, NR, MC, KC, micro_packed);
 }
 
 void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
@@ -291,5 +291,5 @@ void sotto__gemm_f16p_avx2(const float *A, size_t lda, const uint16_t *P, const 
                            int M, int N, int K)
 {
     _Alignas(32) float W[KC * NR];
-    sotto__gemm_panels(A, lda, NULL, true, 0, P, bias, C, ldc, M, N, K, W, MR, NR, MC, KC, micro_packed);
+    sotto__gemm_panels(A, lda, NULL, true, 0, P, bias, C, ldc, M, N, K, W, NULL, MR, NR, MC, KC, micro_packed);
 }

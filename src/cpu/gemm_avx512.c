@@ -9,7 +9,8 @@
  * loads). Panels hold 32 rows of B transposed and widened to f32, [kc][32], KC = 256 steps
  * at a time (32 KB, within L1), once per block of MC rows of A (756: one thread's share
  * of the encoder's rows in one block; one core, 750 x 1536 x 384 f16, 143-149 -> 157-164
- * GFLOP/s against MC = 120). Every output is the
+ * GFLOP/s against MC = 120), A's rows copied by its first panel into a block at a
+ * stride of KC + 16 for the others (1500 x 512 x 2048 f16, 130 -> 147-156). Every output is the
  * reference's chain: bias (or 0), then one FMA per k in order, carried across blocks of
  * K through C, so the bits are those of sotto__matmul_ref and of the AVX2 GEMM.
  *
@@ -18,24 +19,36 @@
  * GEMM measured the same as the AVX2 one (docs/BENCHMARKS.md). */
 #include <immintrin.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "kernels.h"
 #include "micro_avx512.h"
 #include "simd_avx2.h"
 
-enum { MR = SOTTO__ZMM_MR, NR = SOTTO__ZMM_NR, MC = 756, KC = 256 };
+enum { MR = SOTTO__ZMM_MR, NR = SOTTO__ZMM_NR, MC = 756, KC = 256, AB_LD = KC + 16 };
+_Static_assert(AB_LD == KC + 16, "the stride sotto__gemm_ab_ld gives");
 
-/* The micro-kernel for any ROWS (1..12) and COLS (1..32). */
+/* The micro-kernel for any ROWS (1..12) and COLS (1..32); on the GEMM's copy of A
+ * (sotto__gemm_panels) its rows' stride is a constant, so each broadcast of A addresses
+ * its row by a displacement instead of an index register spilled to the stack. */
 static void micro_packed(const float *A, size_t lda, const float *P, float *C, size_t ldc, int rows, int cols, int K,
                          const float *init, bool acc)
 {
-#define CASE(R)                                                                                       \
-    case R:                                                                                           \
-        if (cols == NR) sotto__micro_12x32(A, lda, P, NR, C, ldc, R, true, true, NR, K, init, acc);   \
-        else sotto__micro_12x32(A, lda, P, NR, C, ldc, R, true, false, cols, K, init, acc);           \
+#define CASE(R, LDA)                                                                                   \
+    case R:                                                                                            \
+        if (cols == NR) sotto__micro_12x32(A, LDA, P, NR, C, ldc, R, true, true, NR, K, init, acc);    \
+        else sotto__micro_12x32(A, LDA, P, NR, C, ldc, R, true, false, cols, K, init, acc);            \
         break;
+    if (lda == AB_LD) {
+        switch (rows) {
+            CASE(12, AB_LD) CASE(11, AB_LD) CASE(10, AB_LD) CASE(9, AB_LD) CASE(8, AB_LD) CASE(7, AB_LD)
+            CASE(6, AB_LD) CASE(5, AB_LD) CASE(4, AB_LD) CASE(3, AB_LD) CASE(2, AB_LD) CASE(1, AB_LD)
+        }
+        return;
+    }
     switch (rows) {
-        CASE(12) CASE(11) CASE(10) CASE(9) CASE(8) CASE(7) CASE(6) CASE(5) CASE(4) CASE(3) CASE(2) CASE(1)
+        CASE(12, lda) CASE(11, lda) CASE(10, lda) CASE(9, lda) CASE(8, lda) CASE(7, lda)
+        CASE(6, lda) CASE(5, lda) CASE(4, lda) CASE(3, lda) CASE(2, lda) CASE(1, lda)
     }
 #undef CASE
 }
@@ -44,7 +57,10 @@ static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, siz
                         size_t ldc, int M, int N, int K)
 {
     _Alignas(64) float P[KC * NR];
-    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, MR, NR, MC, KC, micro_packed);
+    /* the copy of A's block (sotto__gemm_panels); NULL: A read in place, the same bits */
+    float *Ab = aligned_alloc(64, sotto__gemm_ab_bytes(M, MC, KC));
+    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, Ab, MR, NR, MC, KC, micro_packed);
+    free(Ab);
 }
 
 void sotto__matmul_avx512(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,

@@ -102,19 +102,50 @@ static inline __attribute__((always_inline)) void sotto__prefetch_share(const ch
 typedef void (*sotto__gemm_micro_fn)(const float *A, size_t lda, const float *P, float *C, size_t ldc, int rows,
                                      int cols, int K, const float *init, bool acc);
 
+/* The row stride of a GEMM's copy of A's block (sotto__gemm_panels): KC floats and one
+ * line more, so that the rows a micro-kernel reads fall in different sets of L1. */
+static inline size_t sotto__gemm_ab_ld(int kcmax) { return (size_t)kcmax + 16; }
+
+/* Bytes of that copy for a GEMM of M rows in blocks of MC rows and KC steps of K. */
+static inline size_t sotto__gemm_ab_bytes(int M, int mc, int kcmax)
+{
+    return (size_t)(M < mc ? M : mc) * sotto__gemm_ab_ld(kcmax) * sizeof(float);
+}
+
+/* Copies ROWS rows of KC floats from A (LDA apart) to AB (LDAB apart). */
+static inline __attribute__((always_inline)) void sotto__copy_rows(const float *A, size_t lda, int rows, int kc,
+                                                                   float *Ab, size_t ldab)
+{
+    for (int i = 0; i < rows; i++) {
+        const float *s = A + (size_t)i * lda;
+        float *d = Ab + (size_t)i * ldab;
+        int k = 0;
+        for (; k + 8 <= kc; k += 8) _mm256_storeu_ps(d + k, _mm256_loadu_ps(s + k));
+        for (; k < kc; k++) d[k] = s[k];
+    }
+}
+
 /* C = A B^T + bias, B [N, K] in f32 or f16 (F16): blocks of MC rows of A and KC steps of K;
  * in each, panels of NR rows of B packed into P (KC x NR floats, aligned) and MICRO run on
  * MR rows at a time. An output's chain runs on through C from one block of K to the next.
  * With PANELS (B in f16 panels, sotto__f16_panels; B and LDB unused) P is widened from
  * them in order instead of transposed from B's rows: the same P, so the same bits.
- * Inlined into each GEMM, whose constants and micro-kernel it takes. */
+ * With AB (sotto__gemm_ab_bytes bytes, or NULL) the first panel of each block reads A in
+ * place and copies the rows it read there, sotto__gemm_ab_ld apart, for the block's other
+ * panels: base's encoder rows lie 2 or 8 KB apart (d_model 512, fc2's 2048 inputs), so the
+ * 12 rows the avx512 micro-kernel reads at each step of K share two sets of L1 and evict
+ * each other and the panel (one core, 12x32 tiles over 756 rows in place: 137-141 GFLOP/s
+ * with rows 2 or 8 KB apart, 164-169 with 1 or 1.06 KB; docs/BENCHMARKS.md). The same
+ * values, so the same bits. Inlined into each GEMM, whose constants and micro-kernel it
+ * takes. */
 static inline __attribute__((always_inline)) void sotto__gemm_panels(const float *A, size_t lda, const void *B,
                                                                      bool f16, size_t ldb, const uint16_t *panels,
                                                                      const float *bias, float *C, size_t ldc, int M,
-                                                                     int N, int K, float *P, const int mr,
+                                                                     int N, int K, float *P, float *Ab, const int mr,
                                                                      const int nr, const int mc, const int kcmax,
                                                                      sotto__gemm_micro_fn micro)
 {
+    const size_t ldab = sotto__gemm_ab_ld(kcmax);
     for (int m0 = 0; m0 < M; m0 += mc) {
         int m1 = m0 + mc < M ? m0 + mc : M;
         for (int k0 = 0; k0 < K; k0 += kcmax) {
@@ -145,8 +176,14 @@ static inline __attribute__((always_inline)) void sotto__gemm_panels(const float
                 const float *init = k0 == 0 && bias ? bias + n0 : NULL;
                 for (int m = m0, c = 0; m < m1; m += mr, c++) {
                     sotto__prefetch_share(Bnext, stride, pf_rows, span, c, calls);
-                    micro(A + (size_t)m * lda + k0, lda, P, C + (size_t)m * ldc + n0, ldc, m1 - m < mr ? m1 - m : mr,
-                          cols, kc, init, k0 > 0);
+                    const int rows = m1 - m < mr ? m1 - m : mr;
+                    const float *a = A + (size_t)m * lda + k0;
+                    float *ab = Ab ? Ab + (size_t)(m - m0) * ldab : NULL;
+                    float *c_m = C + (size_t)m * ldc + n0;
+                    if (ab && n0 > 0) micro(ab, ldab, P, c_m, ldc, rows, cols, kc, init, k0 > 0);
+                    else micro(a, lda, P, c_m, ldc, rows, cols, kc, init, k0 > 0);
+                    /* the first panel reads A in place and leaves these rows in L1 for the copy */
+                    if (ab && n0 == 0) sotto__copy_rows(a, lda, rows, kc, ab, ldab);
                 }
             }
         }
