@@ -34,7 +34,10 @@ size_t sotto__op_linear_scratch(int M, int n_in, sotto_type type)
     return type == SOTTO_TYPE_Q8_0 ? (size_t)M * (size_t)(n_in / SOTTO__QK8_0) * sizeof(sotto__block_q8_0) : 0;
 }
 
-static size_t attn_scores_bytes(int S) { return round64((size_t)SOTTO__ATTN_ROWS * (size_t)S * sizeof(float)); }
+/* The scores' row stride: S rounded up to 16 floats, so that rows start a cache line */
+static size_t attn_scores_ld(int S) { return ((size_t)S + 15) & ~(size_t)15; }
+
+static size_t attn_scores_bytes(int S) { return round64((size_t)SOTTO__ATTN_ROWS * attn_scores_ld(S) * sizeof(float)); }
 
 static size_t attn_values_bytes(int S, int dh) { return round64((size_t)S * (size_t)dh * sizeof(float)); }
 
@@ -314,6 +317,7 @@ static void attn_task(void *arg, int tid, int nt)
     /* [ATTN_ROWS, S] scores, then [S, dh] values, of this thread's share of the scratch */
     char *mine = (char *)j->ex->scratch + (size_t)tid * (attn_scores_bytes(j->S) + attn_values_bytes(j->S, j->dh));
     float *P = (float *)mine, *Vh = (float *)(mine + attn_scores_bytes(j->S));
+    const size_t ldp = attn_scores_ld(j->S);
     int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS, copied = -1;
     const bool copy = n_blocks > nt;
     float scale = 1.0f / sqrtf((float)j->dh);
@@ -324,10 +328,10 @@ static void attn_task(void *arg, int tid, int nt)
         if (j->causal_pos >= 0 && j->causal_pos + t0 + rows < S) S = j->causal_pos + t0 + rows;
         const float *q = j->Q + (size_t)t0 * j->ldq + (size_t)h * j->dh;
         size_t kt_off = (size_t)h * j->dh * j->ldkt;
-        k->matmul_nn(q, j->ldq, j->KT + kt_off, j->ldkt, P, (size_t)S, rows, S, j->dh);
+        k->matmul_nn(q, j->ldq, j->KT + kt_off, j->ldkt, P, ldp, rows, S, j->dh);
         for (int r = 0; r < rows; r++) {
             int visible = j->causal_pos >= 0 ? j->causal_pos + t0 + r + 1 : S;
-            k->softmax(P + (size_t)r * S, S, visible < S ? visible : S, scale);
+            k->softmax(P + (size_t)r * ldp, S, visible < S ? visible : S, scale);
         }
         const float *v = j->V + (size_t)h * j->dh;
         size_t ldv = j->ldv;
@@ -338,7 +342,7 @@ static void attn_task(void *arg, int tid, int nt)
             copied = h, v = Vh, ldv = (size_t)j->dh;
         }
         float *o = j->O + (size_t)t0 * j->ldo + (size_t)h * j->dh;
-        k->matmul_nn(P, (size_t)S, v, ldv, o, j->ldo, rows, j->dh, S);
+        k->matmul_nn(P, ldp, v, ldv, o, j->ldo, rows, j->dh, S);
     }
 }
 

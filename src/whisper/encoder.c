@@ -6,6 +6,11 @@
 
 #include <stdlib.h>
 
+/* The row stride of the transposed keys: n_ctx rounded up to 16 floats, so that each row
+ * starts a cache line and the scores' 32-wide loads of it split no line (avx512, one core,
+ * 24 x 1500 x 64 Q K^T: 145-155 -> 158-173 GFLOP/s; docs/BENCHMARKS.md). */
+static size_t kt_ld(const sotto__encoder *e) { return ((size_t)e->n_ctx + 15) & ~(size_t)15; }
+
 sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, int n_batch,
                                  sotto__arena *a, sotto__err *err)
 {
@@ -35,13 +40,13 @@ sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const so
     sotto__arena_add(a, &e->k, n * dk * f);
     sotto__arena_add(a, &e->v, n * dk * f);
     sotto__arena_add(a, &e->attn, n * d * f);
-    sotto__arena_add(a, &e->kt, (size_t)e->n_ctx * d * f);
+    sotto__arena_add(a, &e->kt, kt_ld(e) * d * f);
     sotto__arena_add(a, &e->ff, (size_t)e->ff_rows * 4 * d * f);
     /* conv1's rows (T of 3 n_mels) or conv2's (T / 2 of 3 d), whichever is larger */
     size_t patches = T * 3 * mels > T / 2 * 3 * d ? T * 3 * mels : T / 2 * 3 * d;
     size_t conv1 = T * d * f, mel = mels * T * f;
     patches = (patches * f + 63) & ~(size_t)63, conv1 = (conv1 + 63) & ~(size_t)63;
-    size_t run = ((3 * d + 2 * dk) * n + (size_t)e->n_ctx * d + (size_t)e->ff_rows * 4 * d) * f; /* h .. ff */
+    size_t run = ((3 * d + 2 * dk) * n + kt_ld(e) * d + (size_t)e->ff_rows * 4 * d) * f; /* h .. ff */
     if (patches + conv1 + mel <= run) {
         sotto__arena_alias(a, &e->patches, &e->h, 0);
         sotto__arena_alias(a, &e->conv1, &e->h, patches);
@@ -91,8 +96,8 @@ static void block(sotto__encoder *e, const sotto__blayer *L, int nb)
     o->linear(be, e->h, rows, &L->k, e->k);
     o->linear(be, e->h, rows, &L->v, e->v);
     for (int w = 0; w < nb; w++) {
-        o->transpose(be, win(e, e->k, w, d), n, d, e->kt, (size_t)n);
-        o->attention(be, win(e, e->q, w, d), (size_t)d, e->kt, (size_t)n, win(e, e->v, w, d), (size_t)d,
+        o->transpose(be, win(e, e->k, w, d), n, d, e->kt, kt_ld(e));
+        o->attention(be, win(e, e->q, w, d), (size_t)d, e->kt, kt_ld(e), win(e, e->v, w, d), (size_t)d,
                      win(e, e->attn, w, d), (size_t)d, n, n, e->n_head, d / e->n_head, -1);
     }
     o->linear(be, e->attn, rows, &L->o, e->h);
