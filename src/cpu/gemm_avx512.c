@@ -25,8 +25,7 @@
 #include "micro_avx512.h"
 #include "simd_avx2.h"
 
-enum { MR = SOTTO__ZMM_MR, NR = SOTTO__ZMM_NR, MC = 756, KC = 256, AB_LD = KC + 16 };
-_Static_assert(AB_LD == KC + 16, "the stride sotto__gemm_ab_ld gives");
+enum { MR = SOTTO__ZMM_MR, NR = SOTTO__ZMM_NR, MC = 756, KC = 256, AB_LD = SOTTO__GEMM_AB_LD(KC) };
 
 /* The micro-kernel for any ROWS (1..12) and COLS (1..32); on the GEMM's copy of A
  * (sotto__gemm_panels) its rows' stride is a constant, so each broadcast of A addresses

@@ -103,13 +103,14 @@ typedef void (*sotto__gemm_micro_fn)(const float *A, size_t lda, const float *P,
                                      int cols, int K, const float *init, bool acc);
 
 /* The row stride of a GEMM's copy of A's block (sotto__gemm_panels): KC floats and one
- * line more, so that the rows a micro-kernel reads fall in different sets of L1. */
-static inline size_t sotto__gemm_ab_ld(int kcmax) { return (size_t)kcmax + 16; }
+ * line more, so that the rows a micro-kernel reads fall in different sets of L1. A
+ * constant expression: the GEMMs compile their micro-kernel for it. */
+#define SOTTO__GEMM_AB_LD(kcmax) ((kcmax) + 16)
 
 /* Bytes of that copy for a GEMM of M rows in blocks of MC rows and KC steps of K. */
 static inline size_t sotto__gemm_ab_bytes(int M, int mc, int kcmax)
 {
-    return (size_t)(M < mc ? M : mc) * sotto__gemm_ab_ld(kcmax) * sizeof(float);
+    return (size_t)(M < mc ? M : mc) * (size_t)SOTTO__GEMM_AB_LD(kcmax) * sizeof(float);
 }
 
 /* Copies ROWS rows of KC floats from A (LDA apart) to AB (LDAB apart). */
@@ -131,7 +132,7 @@ static inline __attribute__((always_inline)) void sotto__copy_rows(const float *
  * With PANELS (B in f16 panels, sotto__f16_panels; B and LDB unused) P is widened from
  * them in order instead of transposed from B's rows: the same P, so the same bits.
  * With AB (sotto__gemm_ab_bytes bytes, or NULL) the first panel of each block reads A in
- * place and copies the rows it read there, sotto__gemm_ab_ld apart, for the block's other
+ * place and copies the rows it read there, SOTTO__GEMM_AB_LD apart, for the block's other
  * panels: base's encoder rows lie 2 or 8 KB apart (d_model 512, fc2's 2048 inputs), so the
  * 12 rows the avx512 micro-kernel reads at each step of K share two sets of L1 and evict
  * each other and the panel (one core, 12x32 tiles over 756 rows in place: 137-141 GFLOP/s
@@ -145,7 +146,7 @@ static inline __attribute__((always_inline)) void sotto__gemm_panels(const float
                                                                      const int nr, const int mc, const int kcmax,
                                                                      sotto__gemm_micro_fn micro)
 {
-    const size_t ldab = sotto__gemm_ab_ld(kcmax);
+    const size_t ldab = (size_t)SOTTO__GEMM_AB_LD(kcmax);
     for (int m0 = 0; m0 < M; m0 += mc) {
         int m1 = m0 + mc < M ? m0 + mc : M;
         for (int k0 = 0; k0 < K; k0 += kcmax) {
