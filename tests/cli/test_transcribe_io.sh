@@ -2,8 +2,9 @@
 # test_transcribe_io.sh — where `sotto transcribe` writes and how it stops (issue 23): -o onto
 # a device, a FIFO, /dev/stdout, a symbolic link and a regular file; -o -; write errors on
 # stdout and -o with their reason; output-name clashes with --output-dir alone; -j 1 as a
-# batch; SIGTERM as SIGINT; -l checked once before loading, openai's language names; the
-# progress line cleared before segments on a terminal; no header for an input that fails;
+# batch; SIGTERM as SIGINT; SIGINT in one long input (the segments it says were decoded);
+# -l checked once before loading, openai's language names; the progress line cleared
+# before segments on a terminal; no header for an input that fails;
 # `sotto vad` and `bench --audio` reading any format and stdin; --help and README against
 # the subcommands that exist.
 # usage: test_transcribe_io.sh SOTTO TINY_EN.gguf VAD.gguf CLIPS_DIR SRC_DIR TMP_DIR
@@ -113,6 +114,33 @@ wait "$job"
 rc=$?
 [[ $rc == 143 ]] && grep -q "6 files: " "$TMP/term" && grep -q "terminated (SIGTERM)" "$TMP/term" && ok ||
     bad "SIGTERM in a batch: exit $rc, $(cat "$TMP/term")"
+
+# SIGINT in one long input (40 readings of a clip, 284 s) once its first segments are out:
+# exit 130, the message counts the segments stdout shows, no file; before the first: says so
+args=(-m "$TINY" -t 2 --device cpu --beam-size 1 -f srt -o "$TMP/int.srt")
+sox $(for n in $(seq 40); do echo "$CLIPS/librivox-0870.wav"; done) "$TMP/long.wav"
+"$SOTTO" transcribe "${args[@]}" "$TMP/long.wav" >"$TMP/int.out" 2>"$TMP/int.err" &
+job=$!
+for i in $(seq 600); do grep -q -- "-->" "$TMP/int.out" && break; sleep 0.05; done
+kill -INT "$job"
+wait "$job"
+rc=$?
+n=$(grep -c -- "-->" "$TMP/int.out")
+[[ $rc == 130 && $n -ge 1 && ! -e $TMP/int.srt ]] &&
+    grep -Eq "interrupted; the $n segments? of the input in progress (was|were) decoded \(above\), no file was written" "$TMP/int.err" &&
+    ok || bad "SIGINT after $n segments: exit $rc, $(tail -1 "$TMP/int.err")"
+"$SOTTO" transcribe "${args[@]}" "$TMP/long.wav" >"$TMP/int.out" 2>"$TMP/int.err" &
+job=$!
+for i in $(seq 600); do grep -q "device cpu" "$TMP/int.err" && break; sleep 0.05; done
+kill -INT "$job"
+wait "$job"
+rc=$?
+if [[ $rc == 130 ]] && ! grep -q -- "-->" "$TMP/int.out"; then
+    grep -q "interrupted before the first segment of the input in progress; no file was written" "$TMP/int.err" &&
+        [[ ! -e $TMP/int.srt ]] && ok || bad "SIGINT before the first segment: $(tail -1 "$TMP/int.err")"
+else
+    echo "note: the first segment came before SIGINT reached the process: the early case is not checked"
+fi
 
 # -l: checked once, before the model loads; openai's names taken
 expect 1 "unknown language 'xx'" "$SOTTO" transcribe -m "$TINY" -t 2 -l xx -j 2 --output-dir "$TMP/l" "$TMP/many"

@@ -254,6 +254,10 @@ static const cli_cmd command = {
 
 static volatile sig_atomic_t interrupted; /* SIGINT or SIGTERM once one came, else 0 */
 static int write_errno;                   /* stdout failed (ENOSPC, EPIPE, ...): nothing more can go there */
+/* The segments of the input in progress decoded so far (-1: none in progress), and
+ * whether they went to stdout: what the message after Ctrl-C says was done. */
+static int segments_decoded = -1;
+static bool segments_shown;
 
 static void on_sigint(int sig)
 {
@@ -437,6 +441,8 @@ static int on_segment(const sotto_segment *s, void *user)
 {
     live *l = user;
     if (l->progress) fputs("\r\033[K", stderr), l->progress = false; /* the segment starts a clean line */
+    segments_decoded++;
+    segments_shown = l->w || !l->o->quiet;
     if (l->w) {
         begin_stdout(l);
         if (!l->w->segment(stdout, s, &l->st)) {
@@ -565,6 +571,7 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
     tp.abort_callback = on_abort;
+    segments_decoded = 0, segments_shown = false;
     sotto_result *r = NULL;
     sotto_status st = o->channel ? transcribe_channel(ctx, path, o->channel, &tp, &r)
                                  : sotto_transcribe_file(ctx, path, &tp, &r);
@@ -623,19 +630,21 @@ static bool load_vad(const opts *o, sotto_vad **vad, int *rc)
 /* The inputs one after the other on one context; the exit status. */
 static int transcribe_files(const opts *o, const sotto_model *model, const sotto_context_params *cp)
 {
+    /* from here Ctrl-C stops at the next check and says what was done (before: at once) */
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL); /* as Ctrl-C */
     sotto_context *ctx = o->quiet ? NULL : cli_context("transcribe", model, cp);
     if (o->quiet && sotto_context_init(model, cp, &ctx) != SOTTO_OK) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_last_error());
         ctx = NULL;
     }
     if (!ctx) return EXIT_EXEC;
-    struct sigaction sa = {.sa_handler = on_sigint};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL); /* as Ctrl-C */
-    int failed = 0, rc = EXIT_OK;
+    int failed = 0, rc = EXIT_OK, done = 0;
     for (int i = 0; i < o->n_files && !interrupted && !write_errno; i++) {
         int r = one_file(o, ctx, o->files[i], o->n_files > 1);
+        if (r == EXIT_OK || r == EXIT_INPUT) done++, segments_decoded = -1; /* no longer in progress */
         if (r == EXIT_INPUT) failed++;
         else if (r != EXIT_OK) rc = r;
     }
@@ -643,8 +652,20 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
         fprintf(stderr, "sotto transcribe: write error: %s\n", strerror(write_errno));
         rc = EXIT_EXEC;
     } else if (interrupted) {
-        fprintf(stderr, "sotto transcribe: %s; the segments above were decoded, no file was written for the "
-                        "input in progress\n", interrupted == SIGTERM ? "terminated (SIGTERM)" : "interrupted");
+        const char *how = interrupted == SIGTERM ? "terminated (SIGTERM)" : "interrupted";
+        const int n = segments_decoded;
+        if (n < 0 && done == 0)
+            fprintf(stderr, "sotto transcribe: %s before the first input; nothing was written\n", how);
+        else if (n < 0) /* between inputs: each one done was written (or could not be read) */
+            fprintf(stderr, "sotto transcribe: %s after %d of %d inputs%s\n", how, done, o->n_files,
+                    failed ? " (some could not be transcribed)" : "");
+        else if (n == 0)
+            fprintf(stderr, "sotto transcribe: %s before the first segment of the input in progress; no file "
+                            "was written for it\n", how);
+        else
+            fprintf(stderr, "sotto transcribe: %s; %s%d segment%s of the input in progress %s decoded%s, no file "
+                            "was written for it\n", how, segments_shown ? "the " : "", n, n == 1 ? "" : "s",
+                    n == 1 ? "was" : "were", segments_shown ? " (above)" : "");
         rc = 128 + interrupted;
     } else if (failed && rc == EXIT_OK) {
         fprintf(stderr, "sotto transcribe: %d of %d inputs could not be transcribed\n", failed, o->n_files);
