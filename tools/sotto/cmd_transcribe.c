@@ -254,8 +254,9 @@ static const cli_cmd command = {
 
 static volatile sig_atomic_t interrupted; /* SIGINT or SIGTERM once one came, else 0 */
 static int write_errno;                   /* stdout failed (ENOSPC, EPIPE, ...): nothing more can go there */
-/* The segments of the input in progress decoded so far (-1: none in progress), and
- * whether they went to stdout: what the message after Ctrl-C says was done. */
+/* The segments of the input in progress decoded so far (-1: none in progress; -2: one is,
+ * its segments not counted: --channel each), and whether they went to stdout: what the
+ * message after Ctrl-C says was done. */
 static int segments_decoded = -1;
 static bool segments_shown;
 
@@ -565,13 +566,13 @@ static int each_channel(const opts *o, sotto_context *ctx, const char *path, boo
  * then its files. Returns the exit status for it. */
 static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
+    segments_decoded = o->channel == CHANNEL_EACH ? -2 : 0, segments_shown = false;
     if (o->channel == CHANNEL_EACH) return each_channel(o, ctx, path, header);
     live l = {.o = o, .path = path, .header = header ? path : NULL, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
               .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
     tp.abort_callback = on_abort;
-    segments_decoded = 0, segments_shown = false;
     sotto_result *r = NULL;
     sotto_status st = o->channel ? transcribe_channel(ctx, path, o->channel, &tp, &r)
                                  : sotto_transcribe_file(ctx, path, &tp, &r);
@@ -654,7 +655,9 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
     } else if (interrupted) {
         const char *how = interrupted == SIGTERM ? "terminated (SIGTERM)" : "interrupted";
         const int n = segments_decoded;
-        if (n < 0 && done == 0)
+        if (n == -2)
+            fprintf(stderr, "sotto transcribe: %s; no file was written for the input in progress\n", how);
+        else if (n < 0 && done == 0)
             fprintf(stderr, "sotto transcribe: %s before the first input; nothing was written\n", how);
         else if (n < 0) /* between inputs: each one done was written (or could not be read) */
             fprintf(stderr, "sotto transcribe: %s after %d of %d inputs%s\n", how, done, o->n_files,
