@@ -458,7 +458,8 @@ sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, s
     if (k == 0 && !f->warning[0] && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
         return sotto__fail(err, SOTTO_ERR_FORMAT,
                            "%s: damaged or truncated file: its %s stream decodes to %.2f s but the container "
-                           "says %.2f s",
+                           "says %.2f s (to transcribe what does decode, convert it first: ffmpeg -i IN -ac 1 "
+                           "-ar 16000 OUT.wav)",
                            f->src->name, av->avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
     *n = k;
     return SOTTO_OK;
