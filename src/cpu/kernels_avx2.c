@@ -396,51 +396,71 @@ void sotto__matmul_nn_f16_avx2(const float *A, size_t lda, const uint16_t *B, si
 
 /* ---- vocabulary proxy scores ------------------------------------------------------- */
 
-/* 32 five-bit values (nibbles NIB plus 16 where BITS32 has a bit) times 32 int8
- * activations: exact int32 sums in 8 lanes, as floats. */
-static inline __m256 dot_p5(__m256i nib, uint32_t bits32, const int8_t *a)
+/* 32 five-bit values (nibbles NIB plus 16 where bit j of the 4 bytes at BITS is set, j
+ * the value's place) times the 32 int8 activations at A: exact int32 sums in 8 lanes, as
+ * floats. */
+static inline __m256 dot_p5(__m256i nib, const uint8_t *bits, const int8_t *a)
 {
     const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3,
                                             3, 3, 3, 3, 3, 3, 3);
     const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
-    __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)bits32), spread);
+    __m256i b = _mm256_shuffle_epi8(_mm256_broadcastd_epi32(_mm_loadu_si32(bits)), spread);
     __m256i hi = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(b, bit), bit), _mm256_set1_epi8(16));
     __m256i v = _mm256_or_si256(nib, hi); /* 0..31 */
     __m256i p = _mm256_maddubs_epi16(v, _mm256_loadu_si256((const __m256i *)a)); /* |.| <= 2 * 31 * 128 */
     return _mm256_cvtepi32_ps(_mm256_madd_epi16(p, _mm256_set1_epi16(1)));
 }
 
+/* A record's scales (K / 32 halves, a multiple of 4) times D into SD, and their dot
+ * product with G, 8 at a time. */
+static inline __m256 p5_scales(const uint16_t *sr, const float *d, const float *g, int nb, float *sd)
+{
+    __m256 gs = _mm256_setzero_ps();
+    for (int b = 0; b < nb; b += 8) {
+        __m256 s = nb - b >= 8 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(sr + b)))
+                               : _mm256_cvtph_ps(_mm_loadl_epi64((const __m128i *)(sr + b))); /* the last 4 */
+        __m256 dv = nb - b >= 8 ? _mm256_loadu_ps(d + b) : _mm256_castps128_ps256(_mm_loadu_ps(d + b));
+        __m256 gv = nb - b >= 8 ? _mm256_loadu_ps(g + b) : _mm256_castps128_ps256(_mm_loadu_ps(g + b));
+        if (nb - b < 8) { /* the upper lanes of the casts are undefined: zero them */
+            dv = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm256_castps256_ps128(dv), 0);
+            gv = _mm256_insertf128_ps(_mm256_setzero_ps(), _mm256_castps256_ps128(gv), 0);
+        }
+        _mm256_storeu_ps(sd + b, _mm256_mul_ps(s, dv));
+        gs = _mm256_fmadd_ps(s, gv, gs);
+    }
+    return gs;
+}
+
+/* Each record's four blocks of a 128-value chunk go into four sums of their own, so no
+ * block waits on the one before it, and the scales are widened 8 at a time (one chain of
+ * fused multiply-adds through a record, and a scalar loop over its scales, ran at about
+ * two thirds of this speed: docs/BENCHMARKS.md; fetching the records eight ahead, as the
+ * avx512 set does, made it slower). */
 void sotto__scores_p5_avx2(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
                            int K)
 {
     const int nb = K / 32;
     const size_t rb = (size_t)K / 2 + K / 8 + K / 16;
     const __m256i lo = _mm256_set1_epi8(15);
-    float sd[SOTTO__PROXY_MAX_K / 32];
+    float sd[SOTTO__PROXY_MAX_K / 32 + 8];
     for (int n = 0; n < N; n++) {
         const uint8_t *row = rows + (size_t)n * rb, *bits = row + K / 2;
-        const uint16_t *sr = (const uint16_t *)(bits + K / 8);
-        float gs = 0;
-        for (int b = 0; b < nb; b++) {
-            float s = _cvtsh_ss(sr[b]);
-            sd[b] = s * d[b];
-            gs += s * g[b];
-        }
-        __m256 acc = _mm256_setzero_ps();
+        __m256 gs = p5_scales((const uint16_t *)(bits + K / 8), d, g, nb, sd);
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
         for (int c = 0; c < K / 128; c++) {
             __m256i v0 = _mm256_loadu_si256((const __m256i *)(row + 64 * c));
             __m256i v1 = _mm256_loadu_si256((const __m256i *)(row + 64 * c + 32));
-            uint32_t h[4];
-            memcpy(h, bits + 16 * c, 16); /* bits of values 0..31, 32..63, 64..95, 96..127 */
+            const uint8_t *bc = bits + 16 * c; /* bits of values 0..31, 32..63, 64..95, 96..127 */
             const int8_t *ac = a + 128 * c;
-            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(v0, lo), h[0], ac), _mm256_set1_ps(sd[4 * c]), acc);
-            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(v1, lo), h[1], ac + 32), _mm256_set1_ps(sd[4 * c + 1]), acc);
-            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(_mm256_srli_epi16(v0, 4), lo), h[2], ac + 64),
-                                  _mm256_set1_ps(sd[4 * c + 2]), acc);
-            acc = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(_mm256_srli_epi16(v1, 4), lo), h[3], ac + 96),
-                                  _mm256_set1_ps(sd[4 * c + 3]), acc);
+            const float *sc = sd + 4 * c;
+            acc0 = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(v0, lo), bc, ac), _mm256_broadcast_ss(sc), acc0);
+            acc1 = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(v1, lo), bc + 4, ac + 32), _mm256_broadcast_ss(sc + 1), acc1);
+            acc2 = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(_mm256_srli_epi16(v0, 4), lo), bc + 8, ac + 64),
+                                   _mm256_broadcast_ss(sc + 2), acc2);
+            acc3 = _mm256_fmadd_ps(dot_p5(_mm256_and_si256(_mm256_srli_epi16(v1, 4), lo), bc + 12, ac + 96),
+                                   _mm256_broadcast_ss(sc + 3), acc3);
         }
-        u[n] = hsum(acc) + gs;
+        u[n] = hsum(_mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3))) + hsum(gs);
     }
 }
 
