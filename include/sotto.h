@@ -297,7 +297,8 @@ typedef struct sotto_context sotto_context;
 #define SOTTO_MAX_BATCH 64
 
 typedef struct sotto_context_params {
-    int n_threads;             /* 0: all online cores (the CPU device's worker threads) */
+    int n_threads;             /* 0: all the cores this process may use, sotto_cpu_count (the
+                                  CPU device's worker threads) */
     /* The device the context runs on:
      *   NULL or "auto"  a discrete or integrated GPU (Vulkan) when the machine has one,
      *                   else the CPU; never a software Vulkan driver
@@ -319,7 +320,13 @@ typedef struct sotto_context_params {
                                   refused (SOTTO_ERR_NOMEM, the message naming what fits) */
 } sotto_context_params;
 
-sotto_context_params sotto_context_params_default(void); /* all cores, device NULL (auto) */
+sotto_context_params sotto_context_params_default(void); /* n_threads 0, device NULL (auto) */
+
+/* The CPUs this process may run on: the online CPUs in its affinity mask (taskset, a
+ * container's cpuset), at most its cgroup's CPU quota rounded up (cgroup v2 cpu.max, v1
+ * cpu.cfs_quota_us: docker --cpus, a Kubernetes CPU limit); at least 1. What a thread
+ * count of 0 means everywhere in this API. */
+int sotto_cpu_count(void);
 
 /* Creates a context on the device PARAMS names: sizes every activation buffer and the
  * static KV caches once and, on a GPU, uploads the weights. The model must outlive the

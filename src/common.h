@@ -90,4 +90,10 @@ bool sotto__file_exists(const char *path);
 
 double sotto__now_ms(void);
 
+/* cpus.c: CPUs from a cgroup CPU quota of QUOTA per PERIOD (microseconds), rounded up,
+ * 0 when there is none (QUOTA <= 0: v1's -1); and from the text of cgroup v2's cpu.max
+ * ("QUOTA PERIOD", or "max PERIOD": none). */
+int sotto__quota_cpus(long long quota, long long period);
+int sotto__cgroup_max_cpus(const char *text);
+
 #endif

@@ -1,7 +1,9 @@
 /* test_threadpool.c — sotto__parallel_for: every share runs exactly once per call, for 1 to
  * 8 threads and many calls in a row; and a share is not tied to one thread: with every
  * thread on one core (Linux), the caller runs the workers' shares it gets to first
- * (a descheduled worker no longer holds up the operation: docs/BENCHMARKS.md, contention). */
+ * (a descheduled worker no longer holds up the operation: docs/BENCHMARKS.md, contention);
+ * and the default thread count, sotto_cpu_count: the affinity mask and a cgroup's CPU
+ * quota bound it. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -10,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "cpu/threadpool.h"
+#include "sotto.h"
 
 static int failures;
 #define CHECK(c, ...)                                              \
@@ -120,8 +124,37 @@ static void caller_takes_shares(void)
 }
 #endif
 
+/* The quota's CPUs, rounded up; none for "max", v1's -1 or text that is not two numbers. */
+static void cpu_count(void)
+{
+    CHECK(sotto__cgroup_max_cpus("max 100000\n") == 0, "cpu.max: max");
+    CHECK(sotto__cgroup_max_cpus("100000 100000\n") == 1, "cpu.max: one CPU");
+    CHECK(sotto__cgroup_max_cpus("150000 100000") == 2, "cpu.max: 1.5 CPUs round up");
+    CHECK(sotto__cgroup_max_cpus("50000 100000") == 1, "cpu.max: half a CPU is one");
+    CHECK(sotto__cgroup_max_cpus("800000 100000") == 8, "cpu.max: eight");
+    CHECK(sotto__cgroup_max_cpus("") == 0 && sotto__cgroup_max_cpus("100000") == 0 && sotto__cgroup_max_cpus("x y") == 0 &&
+          sotto__cgroup_max_cpus(NULL) == 0, "cpu.max: not two numbers");
+    CHECK(sotto__quota_cpus(-1, 100000) == 0 && sotto__quota_cpus(100000, 0) == 0, "v1: no quota");
+    CHECK(sotto__quota_cpus(250000, 100000) == 3, "v1: 2.5 CPUs round up");
+    int n = sotto_cpu_count();
+    CHECK(n >= 1, "sotto_cpu_count %d", n);
+#ifdef __linux__
+    cpu_set_t one, old;
+    if (sched_getaffinity(0, sizeof old, &old) != 0) return;
+    CHECK(n <= CPU_COUNT(&old), "sotto_cpu_count %d, but the affinity mask holds %d", n, CPU_COUNT(&old));
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &old)) cpu++;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return;
+    CHECK(sotto_cpu_count() == 1, "one CPU in the affinity mask: sotto_cpu_count %d", sotto_cpu_count());
+    sched_setaffinity(0, sizeof old, &old);
+#endif
+}
+
 int main(void)
 {
+    cpu_count();
     for (int n = 1; n <= 8; n++) every_share_once(n, n <= 2 ? 20000 : 3000);
 #ifdef __linux__
     caller_takes_shares();

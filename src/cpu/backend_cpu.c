@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../quant.h"
 #include "ops.h"
@@ -325,17 +324,14 @@ static void *make_proxy(void *arg)
     return p;
 }
 
-/* The registry's create: CFG's threads (every online core for <= 0, at most
+/* The registry's create: CFG's threads (sotto_cpu_count for <= 0, at most
  * SOTTO__POOL_MAX), with the vocabulary proxy of CFG's embedding (kept in its cache)
  * unless SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the same ids either way). */
 static sotto_status cpu_create(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
                                sotto__err *err)
 {
     int n_threads = cfg->n_threads;
-    if (n_threads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        n_threads = n > 0 ? (int)n : 1;
-    }
+    if (n_threads <= 0) n_threads = sotto_cpu_count();
     if (n_threads > SOTTO__POOL_MAX) n_threads = SOTTO__POOL_MAX;
     if (cfg->gpu_only) return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "cpu: not a GPU");
     sotto_status st = sotto__cpu_backend_create(n_threads, &cfg->lim, out, err);

@@ -35,13 +35,21 @@ expect 1 "--hallucination-silence-threshold takes seconds >= 0" "$SOTTO" transcr
 expect 0 "SOTTO_KERNELS=bogus is not a kernel set" env SOTTO_KERNELS=bogus "$SOTTO" run -m "$TINY" --mel "$MEL" \
     --max-new-tokens 2 -t 1
 expect 0 "SOTTO_KERNELS=avx-2 is not a kernel set" env SOTTO_KERNELS=avx-2 "$SOTTO" --version
-cores=$(nproc)
-expect 0 "$((cores + 1)) threads on $cores cores" "$SOTTO" run -m "$TINY" --mel "$MEL" --max-new-tokens 2 \
+# the default thread count: the cores this process may use (sotto_cpu_count: at most nproc,
+# lower under a cgroup CPU quota)
+cores=$("$SOTTO" bench -m "$TINY" --runs 1 --tokens 2 | sed -n 's/.*"threads": \([0-9]*\),.*/\1/p')
+if [ -n "$cores" ] && [ "$cores" -ge 1 ] && [ "$cores" -le "$(nproc)" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: bench's default threads '$cores' (nproc $(nproc))"; cores=1; fi
+expect 0 "$((cores + 1)) threads on $cores core" "$SOTTO" run -m "$TINY" --mel "$MEL" --max-new-tokens 2 \
     -t $((cores + 1))
 "$SOTTO" run -m "$TINY" --mel "$MEL" --max-new-tokens 2 -t "$cores" 2>"$TMP/err" >/dev/null
 if grep -q "threads on" "$TMP/err"; then fail=$((fail + 1)); echo "FAIL: warned at -t $cores"; else pass=$((pass + 1)); fi
-expect 0 "stdout:\"threads\": $cores," "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2
 expect 0 "stdout:\"threads\": 1," "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2 -t 1
+# the cores this process may use, not the machine's (taskset here; a container's cpuset or CPU quota alike)
+if command -v taskset >/dev/null && [ "$(nproc)" -gt 1 ]; then
+    expect 0 "stdout:\"threads\": 1," taskset -c 0 "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2
+    expect 0 "2 threads on 1 core:" taskset -c 0 "$SOTTO" run -m "$TINY" --mel "$MEL" --max-new-tokens 2 -t 2
+fi
 
 # help and parsing come from one option table: every option a subcommand's --help lists
 # is one its parser knows, a value option asking for its value, a flag refusing one

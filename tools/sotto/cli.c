@@ -13,12 +13,11 @@
 
 int cli_threads(long requested)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) cores = 1;
+    long cores = sotto_cpu_count(); /* those this process may use: taskset, a container's share */
     if (requested > cores)
-        fprintf(stderr, "sotto: warning: %ld threads on %ld cores: threads that share a core wait for each other at "
+        fprintf(stderr, "sotto: warning: %ld threads on %ld core%s: threads that share a core wait for each other at "
                         "every step, which can run many times slower; use -t %ld or leave -t out\n",
-                requested, cores, cores);
+                requested, cores, cores == 1 ? "" : "s", cores);
     return requested > 0 ? (int)requested : (int)cores;
 }
 

@@ -21,7 +21,7 @@ const cli_opt cli_opt_model[] = {
 };
 const cli_opt cli_opt_threads[] = {
     {"--threads", 't', OPT_INT, offsetof(cli_common, threads), 1, 256, "N", "a thread count in 1..256",
-     .help = "worker threads (default: all cores)"},
+     .help = "worker threads (default: every core this process may use)"},
     {0},
 };
 const cli_opt cli_opt_device[] = {

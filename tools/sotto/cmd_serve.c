@@ -225,8 +225,7 @@ static int parse(int argc, char **argv, serve_opts *o)
         fprintf(stderr, "sotto serve: --api-key is empty\n");
         return EXIT_INPUT;
     }
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) cores = 1;
+    int cores = sotto_cpu_count();
     if (!o->c.threads) o->c.threads = cores < 4 ? cores : 4;
     if (!o->workers) o->workers = cores / o->c.threads > 0 ? cores / o->c.threads : 1;
     if (o->workers * o->c.threads > cores)

@@ -36,7 +36,7 @@ static const cli_opt options[] = {
      .help = "padding on each side (30)"},
     {"--probs", 0, OPT_TRUE, OFF(probs),
      .help = "print every 512-sample (32 ms) window instead: \"start probability\""},
-    {.kind = OPT_INCLUDE, .sub = cli_opt_threads, .offset = OFF(c), .help = "threads (default: all cores)"},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_threads, .offset = OFF(c), .help = "threads (default: every core this process may use)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_vad_model, .offset = OFF(c)},
     {0},
 };

@@ -146,7 +146,7 @@ class Model:
         path: a .gguf file, a whisper.cpp ggml .bin, a CTranslate2 or a Hugging Face
             Whisper directory; None: the default model of the ``sotto`` tool
             (:func:`default_model_path`).
-        threads: worker threads of each context (0: every core).
+        threads: worker threads of each context (0: every core this process may use).
         device: "auto" (a GPU when there is one, else the CPU) or a device string the
             library takes: "cpu", "vulkan", "vulkan:N" (``sotto info --devices`` lists them).
         vad_model: a Silero VAD GGUF for ``vad_filter`` and the silence check; None: the

@@ -199,7 +199,7 @@ class WhisperModel:
         compute_type: "default"/"auto" (the file's weight types), "int8*" (q8_0),
             "float16" (f16), "float32" (f32): converted once through the library into
             ${XDG_CACHE_HOME:-~/.cache}/sotto/converted.
-        cpu_threads: threads per transcription (0: every core).
+        cpu_threads: threads per transcription (0: every core this process may use).
         num_workers: transcriptions that may run at once from several Python threads
             (sotto makes a context per thread anyway; this many are made up front).
         download_root: one more folder to look the name up in.

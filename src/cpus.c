@@ -1,0 +1,105 @@
+/* cpus.c — how many CPUs this process may run on (sotto_cpu_count): the default thread
+ * count of contexts, the VAD and the tool. The online CPUs alone count the whole machine,
+ * where a process under taskset, in a container's cpuset or under a CPU quota (docker
+ * --cpus, a Kubernetes limit) gets fewer: threads past those wait on each other at every
+ * barrier of the pool. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT (the build defines it) */
+#endif
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int sotto__quota_cpus(long long quota, long long period)
+{
+    if (quota <= 0 || period <= 0) return 0;
+    long long n = (quota + period - 1) / period;
+    return n > 1 << 20 ? 1 << 20 : (int)n;
+}
+
+int sotto__cgroup_max_cpus(const char *text)
+{
+    long long quota, period;
+    if (!text || strncmp(text, "max", 3) == 0) return 0;
+    if (sscanf(text, "%lld %lld", &quota, &period) != 2) return 0;
+    return sotto__quota_cpus(quota, period);
+}
+
+/* The first line of PATH into BUF; false when it cannot be read. */
+static bool first_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    bool ok = fgets(buf, (int)n, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+/* The path of this process's cgroup in the hierarchy whose controllers CONTROLLER names
+ * (v1: "cpu" in "4:cpu,cpuacct:/path"; NULL: the v2 line "0::/path"), into OUT. */
+static bool cgroup_path(const char *controller, char *out, size_t n)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return false;
+    char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c2 = '\0';
+        const char *ctl = c1 + 1, *path = c2 + 1;
+        if (controller) {
+            for (char *tok = strtok((char *)ctl, ","); tok && !found; tok = strtok(NULL, ","))
+                found = strcmp(tok, controller) == 0;
+        } else {
+            found = strncmp(line, "0:", 2) == 0 && *ctl == '\0';
+        }
+        if (found) snprintf(out, n, "%.*s", (int)strcspn(path, "\n"), path);
+    }
+    fclose(f);
+    return found;
+}
+
+/* The CPU quota of this process's cgroup, rounded up to CPUs (its own cgroup's file,
+ * else the one at the mount point: what a container sees at its root); 0 when none. */
+static int cgroup_cpus(void)
+{
+    char rel[2048], path[4200], buf[128];
+    if (cgroup_path(NULL, rel, sizeof rel)) { /* v2 */
+        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", strcmp(rel, "/") == 0 ? "" : rel);
+        if (first_line(path, buf, sizeof buf) || first_line("/sys/fs/cgroup/cpu.max", buf, sizeof buf))
+            return sotto__cgroup_max_cpus(buf);
+    }
+    static const char *const mounts[] = {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"}; /* v1 */
+    bool have = cgroup_path("cpu", rel, sizeof rel);
+    for (int m = 0; m < 2; m++)
+        for (int own = have ? 1 : 0; own >= 0; own--) {
+            char q[128], p[128];
+            const char *dir = own && strcmp(rel, "/") != 0 ? rel : "";
+            snprintf(path, sizeof path, "%s%s/cpu.cfs_quota_us", mounts[m], dir);
+            if (!first_line(path, q, sizeof q)) continue;
+            snprintf(path, sizeof path, "%s%s/cpu.cfs_period_us", mounts[m], dir);
+            if (!first_line(path, p, sizeof p)) continue;
+            return sotto__quota_cpus(atoll(q), atoll(p));
+        }
+    return 0;
+}
+
+int sotto_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+    cpu_set_t set; /* 1024 CPUs; a larger machine fails the call and keeps the online count */
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        long c = CPU_COUNT(&set);
+        if (c > 0 && (n < 1 || c < n)) n = c;
+    }
+#endif
+    int q = cgroup_cpus();
+    if (q > 0 && (n < 1 || q < n)) n = q;
+    return n > 0 ? (int)n : 1;
+}
