@@ -17,7 +17,7 @@
 int sotto__quota_cpus(long long quota, long long period)
 {
     if (quota <= 0 || period <= 0) return 0;
-    long long n = (quota + period - 1) / period;
+    long long n = quota / period + (quota % period != 0);
     return n > 1 << 20 ? 1 << 20 : (int)n;
 }
 
@@ -53,7 +53,8 @@ static bool cgroup_path(const char *controller, char *out, size_t n)
         *c2 = '\0';
         const char *ctl = c1 + 1, *path = c2 + 1;
         if (controller) {
-            for (char *tok = strtok((char *)ctl, ","); tok && !found; tok = strtok(NULL, ","))
+            char *save = NULL; /* strtok_r: contexts may be made on several threads at once */
+            for (char *tok = strtok_r((char *)ctl, ",", &save); tok && !found; tok = strtok_r(NULL, ",", &save))
                 found = strcmp(tok, controller) == 0;
         } else {
             found = strncmp(line, "0:", 2) == 0 && *ctl == '\0';

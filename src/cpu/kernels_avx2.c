@@ -434,7 +434,7 @@ static inline __m256 p5_scales(const uint16_t *sr, const float *d, const float *
 /* Each record's four blocks of a 128-value chunk go into four sums of their own, so no
  * block waits on the one before it, and the scales are widened 8 at a time (one chain of
  * fused multiply-adds through a record, and a scalar loop over its scales, ran at about
- * two thirds of this speed: docs/BENCHMARKS.md; fetching the records eight ahead, as the
+ * 60 % of this speed: docs/BENCHMARKS.md; fetching the records eight ahead, as the
  * avx512 set does, made it slower). */
 void sotto__scores_p5_avx2(const int8_t *a, const float *d, const float *g, const uint8_t *rows, float *u, int N,
                            int K)
