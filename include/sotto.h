@@ -323,9 +323,10 @@ typedef struct sotto_context_params {
 sotto_context_params sotto_context_params_default(void); /* n_threads 0, device NULL (auto) */
 
 /* The CPUs this process may run on: the online CPUs in its affinity mask (taskset, a
- * container's cpuset), at most its cgroup's CPU quota rounded up (cgroup v2 cpu.max, v1
- * cpu.cfs_quota_us: docker --cpus, a Kubernetes CPU limit); at least 1. What a thread
- * count of 0 means everywhere in this API. */
+ * container's cpuset), at most the smallest CPU quota of its cgroup and those above it,
+ * rounded up (cgroup v2 cpu.max, v1 cpu.cfs_quota_us: docker --cpus, a Kubernetes CPU
+ * limit, a systemd slice's CPUQuota); at least 1. What a thread count of 0 means
+ * everywhere in this API. */
 int sotto_cpu_count(void);
 
 /* Creates a context on the device PARAMS names: sizes every activation buffer and the

@@ -65,29 +65,50 @@ static bool cgroup_path(const char *controller, char *out, size_t n)
     return found;
 }
 
-/* The CPU quota of this process's cgroup, rounded up to CPUs (its own cgroup's file,
- * else the one at the mount point: what a container sees at its root); 0 when none. */
+/* The quota in DIR, in CPUs (v2: cpu.max; v1: cpu.cfs_quota_us per cpu.cfs_period_us);
+ * 0 when none or unreadable. */
+static int dir_quota(const char *dir, bool v2)
+{
+    char path[4300], q[128], p[128];
+    snprintf(path, sizeof path, "%s/%s", dir, v2 ? "cpu.max" : "cpu.cfs_quota_us");
+    if (!first_line(path, q, sizeof q)) return 0;
+    if (v2) return sotto__cgroup_max_cpus(q);
+    snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+    return first_line(path, p, sizeof p) ? sotto__quota_cpus(atoll(q), atoll(p)) : 0;
+}
+
+/* The smallest quota from this process's cgroup REL up to MOUNT, the hierarchy's root (a
+ * limit on a parent, a systemd slice's CPUQuota, binds every cgroup below it; in a
+ * container REL is "/" and MOUNT its own cgroup); 0 when there is none. */
+static int quota_up(const char *mount, const char *rel, bool v2)
+{
+    char dir[4200];
+    const size_t root = strlen(mount);
+    snprintf(dir, sizeof dir, "%s%s", mount, strcmp(rel, "/") == 0 ? "" : rel);
+    int best = 0;
+    for (;;) {
+        int q = dir_quota(dir, v2);
+        if (q > 0 && (best == 0 || q < best)) best = q;
+        char *slash = strrchr(dir, '/');
+        if (strlen(dir) <= root || !slash || (size_t)(slash - dir) < root) break;
+        *slash = '\0';
+    }
+    return best;
+}
+
+/* The CPU quota of this process's cgroups (v2, and v1's cpu controller), rounded up to
+ * CPUs; 0 when none. */
 static int cgroup_cpus(void)
 {
-    char rel[2048], path[4200], buf[128];
-    if (cgroup_path(NULL, rel, sizeof rel)) { /* v2 */
-        snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpu.max", strcmp(rel, "/") == 0 ? "" : rel);
-        if (first_line(path, buf, sizeof buf) || first_line("/sys/fs/cgroup/cpu.max", buf, sizeof buf))
-            return sotto__cgroup_max_cpus(buf);
-    }
-    static const char *const mounts[] = {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"}; /* v1 */
-    bool have = cgroup_path("cpu", rel, sizeof rel);
-    for (int m = 0; m < 2; m++)
-        for (int own = have ? 1 : 0; own >= 0; own--) {
-            char q[128], p[128];
-            const char *dir = own && strcmp(rel, "/") != 0 ? rel : "";
-            snprintf(path, sizeof path, "%s%s/cpu.cfs_quota_us", mounts[m], dir);
-            if (!first_line(path, q, sizeof q)) continue;
-            snprintf(path, sizeof path, "%s%s/cpu.cfs_period_us", mounts[m], dir);
-            if (!first_line(path, p, sizeof p)) continue;
-            return sotto__quota_cpus(atoll(q), atoll(p));
+    char rel[2048];
+    int best = 0;
+    if (cgroup_path(NULL, rel, sizeof rel)) best = quota_up("/sys/fs/cgroup", rel, true);
+    if (cgroup_path("cpu", rel, sizeof rel))
+        for (int m = 0; m < 2; m++) {
+            int q = quota_up(m ? "/sys/fs/cgroup/cpu,cpuacct" : "/sys/fs/cgroup/cpu", rel, false);
+            if (q > 0 && (best == 0 || q < best)) best = q;
         }
-    return 0;
+    return best;
 }
 
 int sotto_cpu_count(void)
