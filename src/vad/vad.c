@@ -185,6 +185,8 @@ static void frames_of(const float *x, float *F)
         }
 }
 
+typedef float v4f __attribute__((vector_size(16)));
+
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 /* One LSTM step (PyTorch LSTMCell, gates i, f, g, o) from the input projection GX [4 H]
@@ -193,11 +195,28 @@ static float lstm_step(sotto_vad_stream *s, const float *gx)
 {
     const sotto__vad_weights *w = &s->vad->w;
     float g[G4];
-    for (int o = 0; o < G4; o++) g[o] = gx[o] + w->b_hh[o];
-    /* g += W_hh h as axpy over the rows of W_hh^T: each gate sums its terms in order */
-    for (int k = 0; k < H; k++) {
-        const float hk = s->h[k], *restrict wt = s->whh_t + (size_t)k * G4;
-        for (int o = 0; o < G4; o++) g[o] += hk * wt[o];
+    /* g = gx + b_hh + W_hh h as axpy over the rows of W_hh^T, each gate summing its terms
+     * in order of k; 32 gates at a time held in registers over all of k (where each k's
+     * pass over all 512 had loaded and stored them: VAD 1.4x faster, the same bits) */
+    for (int o0 = 0; o0 < G4; o0 += 8 * 4) {
+        v4f acc[8];
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) {
+            v4f x, b;
+            memcpy(&x, gx + o0 + 4 * v, sizeof x), memcpy(&b, w->b_hh + o0 + 4 * v, sizeof b);
+            acc[v] = x + b;
+        }
+        for (int k = 0; k < H; k++) {
+            const float *wt = s->whh_t + (size_t)k * G4 + o0;
+            const v4f hk = {s->h[k], s->h[k], s->h[k], s->h[k]};
+#pragma GCC unroll 8
+            for (int v = 0; v < 8; v++) {
+                v4f y;
+                memcpy(&y, wt + 4 * v, sizeof y);
+                acc[v] += hk * y;
+            }
+        }
+        memcpy(g + o0, acc, sizeof acc);
     }
     double z = w->out_b[0];
     for (int j = 0; j < H; j++) {

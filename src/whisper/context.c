@@ -98,6 +98,7 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     if (!ctx) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "context: out of memory"});
     ctx->model = model;
     ctx->max_batch = p.max_batch;
+    ctx->n_threads = p.n_threads > 0 ? p.n_threads : sotto_cpu_count();
     sotto__arena arena = {0};
     sotto_status st = make_backend(ctx, p.device, p.n_threads, p.max_batch, &err);
     if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, p.max_batch, &arena, &err);

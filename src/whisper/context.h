@@ -18,6 +18,7 @@ struct sotto_context {
     char error[SOTTO__ERR_LEN];
     char device[320];          /* sotto_context_device */
     int max_batch;             /* windows encoded and decoded together (sotto_context_params) */
+    int n_threads;             /* the host threads it may use (sotto_context_params, 0 resolved) */
     bool encoded;
     bool have_state;           /* dec.h row 0 holds the final state of the last decode */
     bool have_logits;          /* dec.logits holds its projection (made on demand) */

@@ -19,9 +19,10 @@ typedef struct sotto__input {
 } sotto__input;
 
 /* Reads FROM (a path, "-", a descriptor or memory; NULL: the N_SAMPLES SAMPLES) for a
- * transcription with P (its vad, vad_filter and VAD options) at N_MELS bins. */
+ * transcription with P (its vad, vad_filter and VAD options) at N_MELS bins; with
+ * N_THREADS 2 or more the VAD runs on a thread of its own beside the log-mel. */
 sotto_status sotto__input_read(const sotto_audio_source *from, const float *samples, int64_t n_samples, int n_mels,
-                               const sotto_transcribe_params *p, sotto__input *in, sotto__err *err);
+                               int n_threads, const sotto_transcribe_params *p, sotto__input *in, sotto__err *err);
 void sotto__input_free(sotto__input *in);
 
 /* faster-whisper's SpeechTimestampsMap over in->speech [n_speech] (keep_end and

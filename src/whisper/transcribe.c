@@ -580,7 +580,8 @@ static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_so
     if (sotto__transcribe_params_check(&p, &err)) /* before a sample is read */
         return sotto__ctx_fail(ctx, err.status, "transcribe: %s", err.msg);
     if (p.batch_size > 0) return sotto__transcribe_batched_source(ctx, from, samples, n_samples, &p, out);
-    sotto_status st = sotto__input_read(from, samples, n_samples, ctx->model->info.n_mels, &p, &in, &err);
+    sotto_status st = sotto__input_read(from, samples, n_samples, ctx->model->info.n_mels, ctx->n_threads, &p, &in,
+                                        &err);
     if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
     st = transcribe_input(ctx, &in, &p, one_window, out);
     sotto__input_free(&in);
