@@ -298,7 +298,8 @@ typedef struct sotto_context sotto_context;
 
 typedef struct sotto_context_params {
     int n_threads;             /* 0: all the cores this process may use, sotto_cpu_count (the
-                                  CPU device's worker threads) */
+                                  CPU device's worker threads; with 2 or more a transcription's
+                                  VAD also runs beside its log-mel while the audio is read) */
     /* The device the context runs on:
      *   NULL or "auto"  a discrete or integrated GPU (Vulkan) when the machine has one,
      *                   else the CPU; never a software Vulkan driver
