@@ -197,7 +197,7 @@ static float lstm_step(sotto_vad_stream *s, const float *gx)
     float g[G4];
     /* g = gx + b_hh + W_hh h as axpy over the rows of W_hh^T, each gate summing its terms
      * in order of k; 32 gates at a time held in registers over all of k (where each k's
-     * pass over all 512 had loaded and stored them: VAD 1.4x faster, the same bits) */
+     * pass over all 512 had loaded and stored them: `sotto vad` 1.25x faster, the same bits) */
     for (int o0 = 0; o0 < G4; o0 += 8 * 4) {
         v4f acc[8];
 #pragma GCC unroll 8
