@@ -163,11 +163,22 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
         free(x);
         return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "mel: out of memory"});
     }
-    if (n_samples > 0)
-        memcpy(x, samples, (size_t)(n_samples < n ? n_samples : n) * sizeof *x);
+    const int64_t m = n_samples < n ? n_samples : n; /* then zeros */
+    if (m > 0) memcpy(x, samples, (size_t)m * sizeof *x);
     _Static_assert(SOTTO_N_FRAMES % 2 == 0, "frames go in pairs");
+    /* the pairs from ZEROS on read only zeros (the first sample of pair t is t HOP - N_FFT /
+     * 2; the last pair reflects back to sample n - 41 at the lowest): each of their frames
+     * is log10(1e-10), as melfile.c has them; a clip's mel costs its length, not 30 s */
+    int zeros = SOTTO_N_FRAMES;
+    if (m <= n - 41) zeros = (int)((m + N_FFT / 2 + 2 * HOP - 1) / (2 * HOP) * 2);
+    if (zeros > SOTTO_N_FRAMES) zeros = SOTTO_N_FRAMES;
     double max = -INFINITY;
-    for (int t = 0; t < SOTTO_N_FRAMES; t += 2) {
+    for (int t = zeros; t < SOTTO_N_FRAMES; t++) {
+        const double silent = log10(fmax(0.0, 1e-10)); /* sotto__mel_pair's of a frame of zeros */
+        for (int i = 0; i < n_mels; i++) out[(size_t)i * SOTTO_N_FRAMES + t] = (float)silent;
+        if (silent > max) max = silent;
+    }
+    for (int t = 0; t < zeros; t += 2) {
         float x0[N_FFT], x1[N_FFT];
         double l[2][SOTTO__MEL_MAX_BINS];
         for (int j = 0; j < N_FFT; j++) {
