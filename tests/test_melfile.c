@@ -2,12 +2,14 @@
  * front end: on a clip shorter than 30 s the first 3000 frames of the file's mel are the
  * window's exactly (the appended zeros are the window's padding, the maximum is the
  * same), bit for bit, whatever the chunks the samples arrive in; the window slices zero
- * pad past N; the frame count is samples / 160.
+ * pad past N; the frame count is samples / 160. A window of a clip's first M samples is
+ * that of them and zeros to 30 s, on 1 thread and on 2.
  *
  * usage: test_melfile CLIP.wav... */
 #include <stdlib.h>
 #include <string.h>
 
+#include "audio/mel.h"
 #include "audio/melfile.h"
 #include "check.h"
 
@@ -33,6 +35,8 @@ static void one(const char *path)
                   sotto_mel_window(signal, SOTTO_N_SAMPLES, 80, got) == SOTTO_OK &&
                   memcmp(want, got, sizeof got) == 0,
               "%s: the window of its first %lld samples is not that of them and zeros to 30 s", path, (long long)m);
+        CHECK(sotto__mel_window_on(signal, m, 80, 2, got) == SOTTO_OK && memcmp(want, got, sizeof got) == 0,
+              "%s: the window of its first %lld samples on 2 threads is not that on 1", path, (long long)m);
     }
     CHECK(sotto_mel_window(pcm, n, 80, want) == SOTTO_OK, "window");
     const int64_t chunks[] = {1, 7, 160, 4096, n > 0 ? n : 1};

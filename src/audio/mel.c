@@ -8,6 +8,8 @@
 
 #include <complex.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +154,38 @@ static inline int64_t reflect(int64_t s, int64_t n)
     return s >= n ? 2 * (n - 1) - s : s;
 }
 
-sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mels, float *out)
+/* The frame pairs T0 .. T1 (even) of the window X [n] into OUT, and their maximum. */
+typedef struct pairs_job {
+    const sotto__melcore *c;
+    const float *x;
+    float *out;
+    int t0, t1;
+    double max;
+} pairs_job;
+
+static void *run_pairs(void *arg)
+{
+    pairs_job *j = arg;
+    const int64_t n = SOTTO_N_SAMPLES;
+    const int n_mels = j->c->n_mels;
+    for (int t = j->t0; t < j->t1; t += 2) {
+        float x0[N_FFT], x1[N_FFT];
+        double l[2][SOTTO__MEL_MAX_BINS];
+        for (int i = 0; i < N_FFT; i++) {
+            int64_t s = (int64_t)t * HOP + i - N_FFT / 2; /* reflect padding at both ends */
+            x0[i] = j->x[reflect(s, n)], x1[i] = j->x[reflect(s + HOP, n)];
+        }
+        sotto__mel_pair(j->c, x0, x1, l[0], l[1]);
+        for (int f = 0; f < 2; f++)
+            for (int i = 0; i < n_mels; i++) {
+                j->out[(size_t)i * SOTTO_N_FRAMES + t + f] = (float)l[f][i];
+                if (l[f][i] > j->max) j->max = l[f][i];
+            }
+    }
+    return NULL;
+}
+
+sotto_status sotto__mel_window_on(const float *samples, int64_t n_samples, int n_mels, int n_threads, float *out)
 {
     if ((n_mels != 80 && n_mels != 128) || !out || n_samples < 0 || (n_samples > 0 && !samples))
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "mel: n_mels must be 80 or 128"});
@@ -178,22 +211,23 @@ sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mel
         for (int i = 0; i < n_mels; i++) out[(size_t)i * SOTTO_N_FRAMES + t] = (float)silent;
         if (silent > max) max = silent;
     }
-    for (int t = 0; t < zeros; t += 2) {
-        float x0[N_FFT], x1[N_FFT];
-        double l[2][SOTTO__MEL_MAX_BINS];
-        for (int j = 0; j < N_FFT; j++) {
-            int64_t s = (int64_t)t * HOP + j - N_FFT / 2; /* reflect padding at both ends */
-            x0[j] = x[reflect(s, n)], x1[j] = x[reflect(s + HOP, n)];
-        }
-        sotto__mel_pair(c, x0, x1, l[0], l[1]);
-        for (int f = 0; f < 2; f++)
-            for (int i = 0; i < n_mels; i++) {
-                out[(size_t)i * SOTTO_N_FRAMES + t + f] = (float)l[f][i];
-                if (l[f][i] > max) max = l[f][i];
-            }
-    }
+    /* with 2 threads the first half of the pairs on a thread of its own (each pair's
+     * frames depend on its samples alone: the same bits) */
+    const int mid = n_threads >= 2 && zeros >= 64 ? zeros / 4 * 2 : 0;
+    pairs_job lo = {c, x, out, 0, mid, -INFINITY}, hi = {c, x, out, mid, zeros, -INFINITY};
+    pthread_t th;
+    bool beside = mid > 0 && pthread_create(&th, NULL, run_pairs, &lo) == 0;
+    if (!beside) run_pairs(&lo);
+    run_pairs(&hi);
+    if (beside) pthread_join(th, NULL);
+    max = fmax(max, fmax(lo.max, hi.max));
     for (size_t i = 0; i < (size_t)n_mels * SOTTO_N_FRAMES; i++) out[i] = sotto__mel_scale(out[i], max);
     free(x);
     free(c);
     return SOTTO_OK;
+}
+
+sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mels, float *out)
+{
+    return sotto__mel_window_on(samples, n_samples, n_mels, 1, out);
 }

@@ -28,6 +28,10 @@ sotto_status sotto__melcore_new(int n_mels, sotto__melcore **out);
  * here; one complex transform for both) into L0, L1 [n_mels]. */
 void sotto__mel_pair(const sotto__melcore *c, const float *x0, const float *x1, double *l0, double *l1);
 
+/* sotto_mel_window on N_THREADS (with 2 or more the first half of the frames on a thread
+ * of its own): the same bits on any. */
+sotto_status sotto__mel_window_on(const float *samples, int64_t n_samples, int n_mels, int n_threads, float *out);
+
 /* A log10 value X after the floor at MAX - 8 and the scaling (x + 4) / 4. */
 static inline float sotto__mel_scale(float x, double max)
 {

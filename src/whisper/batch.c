@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../audio/audio.h"
+#include "../audio/mel.h"
 #include "../vad/vad_chunks.h"
 #include "batch.h"
 #include "hallucination.h"
@@ -85,7 +86,7 @@ sotto_status sotto__bin_mel(sotto__brun *r, const sotto__bin *in, const sotto_ba
         at += len, pos += len;
     }
     const int n_mels = r->ctx->model->info.n_mels;
-    sotto_status st = sotto_mel_window(r->audio, at, n_mels, mel);
+    sotto_status st = sotto__mel_window_on(r->audio, at, n_mels, r->ctx->n_threads, mel);
     if (st) return sotto__ctx_fail(r->ctx, st, "batched: %s", sotto_last_error());
     int64_t frames = at / FRAME; /* feature_extractor(chunk)[..., :-1], then pad_or_trim with zeros */
     for (int b = 0; b < n_mels; b++)
