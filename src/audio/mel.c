@@ -205,12 +205,10 @@ sotto_status sotto__mel_window_on(const float *samples, int64_t n_samples, int n
     int zeros = SOTTO_N_FRAMES;
     if (m <= n - 41) zeros = (int)((m + N_FFT / 2 + 2 * HOP - 1) / (2 * HOP) * 2);
     if (zeros > SOTTO_N_FRAMES) zeros = SOTTO_N_FRAMES;
-    double max = -INFINITY;
-    for (int t = zeros; t < SOTTO_N_FRAMES; t++) {
-        const double silent = log10(fmax(0.0, 1e-10)); /* sotto__mel_pair's of a frame of zeros */
+    const double silent = log10(fmax(0.0, 1e-10)); /* sotto__mel_pair's of a frame of zeros */
+    double max = zeros < SOTTO_N_FRAMES ? silent : -INFINITY;
+    for (int t = zeros; t < SOTTO_N_FRAMES; t++)
         for (int i = 0; i < n_mels; i++) out[(size_t)i * SOTTO_N_FRAMES + t] = (float)silent;
-        if (silent > max) max = silent;
-    }
     /* with 2 threads the first half of the pairs on a thread of its own (each pair's
      * frames depend on its samples alone: the same bits) */
     const int mid = n_threads >= 2 && zeros >= 64 ? zeros / 4 * 2 : 0;
