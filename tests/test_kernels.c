@@ -376,6 +376,30 @@ static void test_gemm_rows(const sotto__kernels *k)
     CHECK(inside, "%s gemm writes past its M rows or N columns", k->name);
 }
 
+/* gemm and gemm_f16 give the same bits whatever A's row stride: rows a multiple of 4 KB
+ * apart (the x86 GEMMs then read a copy of A's block, sotto__gemm_panels) against rows
+ * K + 3 floats apart, over two blocks of rows and of K and several panels of B. */
+static void test_gemm_strides(const sotto__kernels *k)
+{
+    enum { M = 800, N = 40, K = 700, LDA = 1024 };
+    unsigned seed = 31;
+    float *A = malloc((size_t)M * LDA * sizeof *A), *A2 = malloc((size_t)M * (K + 3) * sizeof *A2);
+    float *B = malloc((size_t)N * K * sizeof *B), *bias = malloc(N * sizeof *bias);
+    float *C = malloc((size_t)M * N * sizeof *C), *C2 = malloc((size_t)M * N * sizeof *C2);
+    uint16_t *Bh = malloc((size_t)N * K * sizeof *Bh);
+    for (int m = 0; m < M; m++)
+        for (int i = 0; i < K; i++) A[(size_t)m * LDA + i] = A2[(size_t)m * (K + 3) + i] = 4 * rnd(&seed);
+    for (int i = 0; i < N * K; i++) Bh[i] = sotto__f32_to_f16(rnd(&seed)), B[i] = sotto__f16_to_f32(Bh[i]);
+    for (int i = 0; i < N; i++) bias[i] = rnd(&seed);
+    for (int f16 = 0; f16 < 2; f16++) {
+        if (f16) k->gemm_f16(A, LDA, Bh, K, bias, C, N, M, N, K), k->gemm_f16(A2, K + 3, Bh, K, bias, C2, N, M, N, K);
+        else k->gemm(A, LDA, B, K, bias, C, N, M, N, K), k->gemm(A2, K + 3, B, K, bias, C2, N, M, N, K);
+        CHECK(memcmp(C, C2, (size_t)M * N * sizeof *C) == 0, "%s gemm%s: rows of A %d floats apart differ from %d",
+              k->name, f16 ? "_f16" : "", LDA, K + 3);
+    }
+    free(A), free(A2), free(B), free(bias), free(C), free(C2), free(Bh);
+}
+
 /* The 5-bit proxy: every kernel's records decode within their own bounds, and the scores
  * kernels agree with the reference. */
 static void test_proxy_kernels(const sotto__kernels *k)
@@ -1262,7 +1286,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: gemm at any M = matmul of many rows */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
-        if (k) test_gemm_rows(k);
+        if (k) test_gemm_rows(k), test_gemm_strides(k);
         if (k && k->gemm_f16p) test_panel_store(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */

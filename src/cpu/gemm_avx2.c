@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "kernels.h"
 #include "simd_avx2.h"
@@ -270,7 +271,12 @@ static void gemm_packed(const float *A, size_t lda, const void *B, bool f16, siz
                         size_t ldc, int M, int N, int K)
 {
     _Alignas(32) float P[KC * NR];
-    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, NULL, MR, NR, MC, KC, micro_packed);
+    /* rows of A a multiple of 4 KB apart (base's fc2, medium's every layer) fall in one set
+     * of L1, where the micro-kernel's 6 rows evict each other: the block's other panels
+     * then read a copy of them (sotto__gemm_panels; the same values, so the same bits) */
+    float *Ab = lda * sizeof(float) % 4096 == 0 ? aligned_alloc(32, sotto__gemm_ab_bytes(M, MC, KC)) : NULL;
+    sotto__gemm_panels(A, lda, B, f16, ldb, NULL, bias, C, ldc, M, N, K, P, Ab, MR, NR, MC, KC, micro_packed);
+    free(Ab);
 }
 
 void sotto__gemm_f32_avx2(const float *A, size_t lda, const float *B, size_t ldb, const float *bias, float *C,
