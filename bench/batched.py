@@ -5,7 +5,8 @@
 BENCH_B_THREADS threads (default 2), tiny.en and base on the same CTranslate2 weights
 (models/tiny.en-ct2, models/base-ct2: sotto reads the directory itself, faster-whisper
 with compute_type float32), for each CPU class in BENCH_B_CLASSES (default "native avx2":
-avx2 is SOTTO_KERNELS=avx2 with CT2_FORCE_CPU_ISA=AVX2, docs/BENCHMARKS.md "Per CPU class"):
+avx2 is SOTTO_KERNELS=avx2 with CT2_FORCE_CPU_ISA=AVX2 and MKL_ENABLE_INSTRUCTIONS=AVX2 for
+ctranslate2's MKL GEMMs, docs/BENCHMARKS.md "Per CPU class"):
   sotto sequential   `sotto transcribe` defaults (beam 5, best of 5, fallback, timestamps,
                      conditioning on previous text)
   sotto batched      `sotto transcribe --batch-size 8` (beam 5, VAD chunks, no timestamps)
@@ -27,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from wer import edits, normalise  # noqa: E402
+from machine import fma_peak, fmt_peak  # noqa: E402
 
 BB = "build-bench"
 PY = ".cache/fw-venv/bin/python"
@@ -88,18 +90,19 @@ def main():
     for cls in CLASSES:
         env = dict(os.environ)
         if cls == "avx2":
-            env.update(SOTTO_KERNELS="avx2", CT2_FORCE_CPU_ISA="AVX2")
+            env.update(SOTTO_KERNELS="avx2", CT2_FORCE_CPU_ISA="AVX2", MKL_ENABLE_INSTRUCTIONS="AVX2")
         for m in MODELS:
             for name, cmd, text_of in configs(m):
                 runs = []
                 for _ in range(RUNS):
+                    peak = fma_peak()
                     wall, cpu, rss, out = timed(cmd, env)
                     hyp = normalise(re.sub(r"\bMr\.", "mister", text_of(out)))
-                    runs.append((wall, cpu, rss, 100.0 * edits(ref, hyp) / len(ref)))
-                runs.sort()
-                wall, cpu, rss, wer = runs[len(runs) // 2]
+                    runs.append((wall, cpu, rss, 100.0 * edits(ref, hyp) / len(ref), peak))
+                runs.sort(key=lambda x: x[0])
+                wall, cpu, rss, wer, peak = runs[len(runs) // 2]
                 r = {"class": cls, "model": m, "engine": name, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-                     "rss_mb": round(rss), "wer": round(wer, 2), "load": round(os.getloadavg()[0], 1)}
+                     "rss_mb": round(rss), "wer": round(wer, 2), "load": round(os.getloadavg()[0], 1), "peak": peak}
                 rows.append(r)
                 log(json.dumps(r))
     os.makedirs(BB + "/results", exist_ok=True)
@@ -115,13 +118,16 @@ def write_doc(rows):
          f"`python3 bench/batched.py` (bench/batched.py), {time.strftime('%Y-%m-%d')}, sotto at {rev}, {THREADS} "
          f"threads, batch size {BATCH}, `{WAV}` (tests/data/make_long.py read5 twice, 603.7 s), one engine after "
          "the other on the same CTranslate2 weights (faster-whisper compute_type float32); the load average when each "
-         "run ended is beside it (the machine is shared: CPU seconds are the steadier figure). WER against the "
+         "run ended is beside it (the machine is shared: CPU seconds are the steadier figure), and one core's f32 "
+         "FMA rate (GFLOP/s, `build/tests/cpu_peak`) just before the run, which also sees other virtual machines on "
+         "the same host (a lower figure is a slower hour). WER against the "
          "clips' transcripts (tests/wer.py, Mr. → mister).", "",
-         "| CPU class | model | engine | wall s | CPU s | × real time | WER % | peak RSS MB | load |",
-         "|---|---|---|---|---|---|---|---|---|"]
+         "| CPU class | model | engine | wall s | CPU s | × real time | WER % | peak RSS MB | load | FMA |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         L.append(f"| {r['class']} | {r['model']} | {r['engine']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
-                 f"{603.7 / r['wall_s']:.1f} | {r['wer']:.2f} | {r['rss_mb']} | {r['load']} |")
+                 f"{603.7 / r['wall_s']:.1f} | {r['wer']:.2f} | {r['rss_mb']} | {r['load']} | "
+                 f"{fmt_peak(r.get('peak'))} |")
     L += ["", "Targets (issue 25): batched >= 2x the throughput of sequential defaults; <= 0.5x the wall time "
           "of faster-whisper's BatchedInferencePipeline(batch_size=8); batched WER within 1 point of sequential.", ""]
     for cls in sorted({r["class"] for r in rows}):

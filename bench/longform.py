@@ -8,7 +8,9 @@ temperature 0 only), tiny.en and base, on BENCH_LF_THREADS threads (default 2).
 
 CPU classes (BENCH_LF_CLASSES, default "avx2 native" on x86-64, "native" elsewhere):
   avx2    every engine pinned to AVX2 + FMA + F16C: sotto by SOTTO_KERNELS=avx2,
-          ctranslate2 by CT2_FORCE_CPU_ISA=AVX2, whisper.cpp built a second time with
+          ctranslate2 by CT2_FORCE_CPU_ISA=AVX2 and its GEMMs (Intel MKL, which picks its own
+          instructions: AVX-512 VNNI and AMX where the CPU has them) by
+          MKL_ENABLE_INSTRUCTIONS=AVX2, whisper.cpp built a second time with
           GGML_NATIVE=OFF GGML_AVX2=ON GGML_FMA=ON GGML_F16C=ON GGML_AVX512=OFF
           (bench/run.sh: build-bench/whisper.cpp-avx2)
   native  each engine's own choice on this CPU (sotto's best kernel set, ctranslate2's
@@ -38,6 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from wer import edits, normalise  # noqa: E402
+from machine import fma_peak, fmt_peak  # noqa: E402
 
 BB = "build-bench"
 MD = BB + "/models"
@@ -52,8 +55,11 @@ X86 = platform.machine() in ("x86_64", "AMD64")
 CLASSES = os.environ.get("BENCH_LF_CLASSES", "avx2 native" if X86 else "native").split()
 SOTTO_WEIGHTS = ("f16", "q8_0") if QUICK else ("f32", "f16", "q8_0")  # f16: the default model
 CT2 = {"tiny.en": "models/tiny.en-ct2", "base": "models/base-ct2"}
-# what each class pins: sotto's SOTTO_KERNELS, ctranslate2's CT2_FORCE_CPU_ISA, whisper.cpp's build
-PIN = {"avx2": ({"SOTTO_KERNELS": "avx2"}, {"CT2_FORCE_CPU_ISA": "AVX2"}, BB + "/whisper.cpp-avx2"),
+# what each class pins: sotto's SOTTO_KERNELS, ctranslate2's CT2_FORCE_CPU_ISA and MKL's
+# MKL_ENABLE_INSTRUCTIONS (ctranslate2's own ISA does not reach the MKL GEMMs it calls),
+# whisper.cpp's build
+PIN = {"avx2": ({"SOTTO_KERNELS": "avx2"}, {"CT2_FORCE_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+                BB + "/whisper.cpp-avx2"),
        "native": ({}, {}, BB + "/whisper.cpp")}
 MERGE = os.environ.get("BENCH_LF_MERGE", "0") not in ("", "0")
 BOUND = {"avx2": 0.5}  # issue 24: the avx2 class at most 0.5x the fastest pinned peer
@@ -68,7 +74,8 @@ def sh(cmd, **kw):
 
 
 def env_without_pins(extra):
-    e = {k: v for k, v in os.environ.items() if k not in ("SOTTO_KERNELS", "CT2_FORCE_CPU_ISA")}
+    e = {k: v for k, v in os.environ.items() if k not in ("SOTTO_KERNELS", "CT2_FORCE_CPU_ISA",
+                                                          "MKL_ENABLE_INSTRUCTIONS")}
     e.update(extra)
     return e
 
@@ -81,15 +88,21 @@ def sotto_kernels(extra):
 
 
 def ct2_isa(extra):
-    """The ISA ctranslate2 selects under EXTRA (its own log line), or '?'."""
-    code = "import ctranslate2; ctranslate2.models.Whisper('models/tiny.en-ct2', device='cpu', intra_threads=1)"
+    """The ISA ctranslate2 selects under EXTRA (its own log line) and the instructions its
+    MKL GEMMs dispatch to (MKL's banner: e.g. "AVX2 (MKL AVX-512+AMX)"), or '?'."""
+    code = ("import ctranslate2, numpy; m = ctranslate2.models.Whisper('models/tiny.en-ct2', device='cpu', "
+            "intra_threads=1); m.encode(ctranslate2.StorageView.from_array(numpy.zeros((1, 80, 3000), "
+            "numpy.float32)))")
     try:
         p = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=120,
-                           env=env_without_pins({**extra, "CT2_VERBOSE": "1"}))
-        m = re.search(r"Selected ISA: (\S+)", p.stderr + p.stdout)
-        return m.group(1) if m else "?"
+                           env=env_without_pins({**extra, "CT2_VERBOSE": "1", "MKL_VERBOSE": "1"}))
     except (OSError, subprocess.SubprocessError):
         return "?"
+    log_text = p.stderr + p.stdout
+    m = re.search(r"Selected ISA: (\S+)", log_text)
+    banner = next((l for l in log_text.splitlines() if l.startswith("MKL_VERBOSE oneMKL")), "")
+    mkl = "+".join(re.findall(r"\(Intel\(R\) ([A-Z0-9-]+)\)", banner)) or "?"
+    return f"{m.group(1) if m else '?'} (MKL {mkl})"
 
 
 def classes():
@@ -178,34 +191,34 @@ def cell(cls, m, mode, ref):
     for r in range(RUNS):
         for i in [(j + r) % len(cs) for j in range(len(cs))]:
             eng, wt, cmd, env, text_of = cs[i]
-            load = os.getloadavg()[0]
+            load, peak = os.getloadavg()[0], fma_peak()
             try:
                 wall, cpu, rss, out = timed(cmd, env)
             except subprocess.TimeoutExpired:
                 log(f"TIMEOUT {cls} {m} {mode} {eng} {wt}: > {TIMEOUT} s (load {load:.1f})")
-                timeouts.setdefault(i, load)
+                timeouts.setdefault(i, (load, peak))
                 continue
             except Exception as e:
                 log(f"FAILED {cls} {m} {mode} {eng} {wt}: {e}")
                 continue
             hyp = norm(text_of(out))
-            runs[i].append((wall, cpu, rss, 100.0 * edits(ref, hyp) / len(ref), len(hyp), load))
+            runs[i].append((wall, cpu, rss, 100.0 * edits(ref, hyp) / len(ref), len(hyp), load, peak))
             log(f"{cls} {m} {mode} {eng} {wt}: {wall:.1f} s ({cpu:.1f} s CPU), WER {runs[i][-1][3]:.2f} %, "
-                f"{rss:.0f} MB (load {load:.1f})")
+                f"{rss:.0f} MB (load {load:.1f}, FMA {fmt_peak(peak)} GFLOP/s)")
     rows = []
     for i, rs in runs.items():
         if not rs:
             if i in timeouts:  # the peer ran past the limit: its time is > TIMEOUT
                 rows.append({"class": cls, "model": m, "mode": mode, "engine": cs[i][0], "weights": cs[i][1],
-                             "timed_out": TIMEOUT, "load": round(timeouts[i], 1)})
+                             "timed_out": TIMEOUT, "load": round(timeouts[i][0], 1), "peak": timeouts[i][1]})
             continue
-        rs.sort()
-        wall, cpu, rss, wer, words, load = rs[len(rs) // 2]  # the median run by wall time
+        rs.sort(key=lambda x: x[0])
+        wall, cpu, rss, wer, words, load, peak = rs[len(rs) // 2]  # the median run by wall time
         rows.append({"class": cls, "model": m, "mode": mode, "engine": cs[i][0], "weights": cs[i][1],
                      "wall_s": round(wall, 2), "wall_min": round(rs[0][0], 2), "wall_max": round(rs[-1][0], 2),
                      "cpu_s": round(cpu, 2), "rss_mb": round(rss, 1), "wer": round(wer, 2),
                      "wer_min": round(min(x[3] for x in rs), 2), "wer_max": round(max(x[3] for x in rs), 2),
-                     "words": words, "load": round(load, 1), "runs": len(rs)})
+                     "words": words, "load": round(load, 1), "peak": peak, "runs": len(rs)})
     return rows
 
 
@@ -285,7 +298,9 @@ def write_doc(rows, info, audio_s):
          f"the runs differ). Machine: {model_name}, {os.cpu_count()} cores, CPU flags: {cpu_flags()}. "
          f"1-minute load average at the start of each reported run: {min(loads):.1f}–{max(loads):.1f} (the "
          "`load` column; the machine is shared, so wall times carry other processes' work and the CPU seconds "
-         "are the steadier figure). "
+         "are the steadier figure); beside it, one core's f32 FMA rate (GFLOP/s, `build/tests/cpu_peak`) just "
+         "before the run, which also sees other virtual machines on the same host: compare it across rows, a lower "
+         "figure is a slower hour. "
          "`default`: each engine's own defaults (beam 5, best of 5, temperature fallback, timestamps, previous "
          "text as prompt); `greedy`: beam 1, temperature 0 only. WER against the clips' transcripts, "
          "normalised as tests/wer.py (plus Mr. → mister). All engines read the same weights (CTranslate2 "
@@ -293,25 +308,26 @@ def write_doc(rows, info, audio_s):
     for cls, inf in info.items():
         if not any(r["class"] == cls for r in rows):
             continue
-        pin = ("`SOTTO_KERNELS=avx2`, `CT2_FORCE_CPU_ISA=AVX2`, whisper.cpp built with `GGML_NATIVE=OFF GGML_AVX2=ON "
-               "GGML_FMA=ON GGML_F16C=ON GGML_AVX512=OFF`" if cls == "avx2" else
+        pin = ("`SOTTO_KERNELS=avx2`, `CT2_FORCE_CPU_ISA=AVX2`, `MKL_ENABLE_INSTRUCTIONS=AVX2`, whisper.cpp built "
+               "with `GGML_NATIVE=OFF GGML_AVX2=ON GGML_FMA=ON GGML_F16C=ON GGML_AVX512=OFF`" if cls == "avx2" else
                "no pins: each engine's own choice, whisper.cpp built with `GGML_NATIVE=ON`")
         L += [f"### Class {cls}", "",
               f"{pin}. Runs as: sotto kernels `{inf['sotto_kernels']}`, ctranslate2 ISA `{inf['ct2_isa']}` (its log), "
               f"whisper.cpp from `{inf['wcpp']}`.", "",
-              "| model | mode | engine | weights | wall s | (range) | CPU s | × real time | WER % | peak RSS MB | load |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| model | mode | engine | weights | wall s | (range) | CPU s | × real time | WER % | peak RSS MB | load "
+              "| FMA |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             if r["class"] != cls:
                 continue
             if "timed_out" in r:
                 L.append(f"| {r['model']} | {r['mode']} | {r['engine']} | {r['weights']} | > {r['timed_out']} | "
-                         f"stopped | | | | | {r['load']:.1f} |")
+                         f"stopped | | | | | {r['load']:.1f} | {fmt_peak(r.get('peak'))} |")
                 continue
             spread = f" ({r['wer_min']:.2f}–{r['wer_max']:.2f})" if r["wer_min"] != r["wer_max"] else ""
             L.append(f"| {r['model']} | {r['mode']} | {r['engine']} | {r['weights']} | {r['wall_s']:.1f} | "
                      f"{r['wall_min']:.1f}–{r['wall_max']:.1f} | {r['cpu_s']:.1f} | {audio_s / r['wall_s']:.1f} | "
-                     f"{r['wer']:.2f}{spread} | {r['rss_mb']:.0f} | {r['load']:.1f} |")
+                     f"{r['wer']:.2f}{spread} | {r['rss_mb']:.0f} | {r['load']:.1f} | {fmt_peak(r.get('peak'))} |")
         bound = BOUND.get(cls)
         L += ["", "sotto / the fastest peer of the same run, by wall time (by CPU time against the peer with the "
               "least CPU time in brackets)" + (f"; target ≤ {bound} (✓ met, ✗ not)" if bound else

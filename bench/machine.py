@@ -1,0 +1,29 @@
+"""How fast this machine's cores run right now, for the benchmark tables.
+
+The load average counts this machine's own processes only; on a virtual machine the
+host's other guests can halve a core's speed without showing in it (the Intel Xeon of
+docs/BENCHMARKS.md: `build/tests/cpu_peak` 130 GFLOP/s at a quiet hour, 66-95 at busy
+ones, load average under 2 in both). So each benchmark run records one core's f32 FMA
+rate, measured by build/tests/cpu_peak just before it (half a second), beside the load.
+Standard library only."""
+import os
+import re
+import subprocess
+
+PEAK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "tests", "cpu_peak")
+
+
+def fma_peak():
+    """One core's f32 FMA GFLOP/s now (cpu_peak's first line), or None where there is no
+    build/tests/cpu_peak or it measures nothing here (not x86-64)."""
+    try:
+        out = subprocess.run([PEAK], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"FMA[^:]*:\s*([0-9.]+)\s*GFLOP/s", out)
+    return float(m.group(1)) if m else None
+
+
+def fmt_peak(v):
+    """A table cell for fma_peak's value (empty where none was measured)."""
+    return "" if v is None else f"{v:.0f}"
