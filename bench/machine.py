@@ -2,7 +2,7 @@
 
 The load average counts this machine's own processes only; on a virtual machine the
 host's other guests can halve a core's speed without showing in it (the Intel Xeon of
-docs/BENCHMARKS.md: `build/tests/cpu_peak` 130 GFLOP/s at a quiet hour, 66-95 at busy
+docs/BENCHMARKS.md: `build/tests/cpu_peak` 130 GFLOP/s at a quiet hour, 52-107 at busy
 ones, load average under 2 in both). So each benchmark run records one core's f32 FMA
 rate, measured by build/tests/cpu_peak just before it (half a second), beside the load.
 Standard library only."""
