@@ -47,8 +47,9 @@ const char *sotto_last_error(void);
 void sotto_free(void *ptr);
 
 /* Name of the compute kernels this process uses, picked once from the CPU's features:
- * "avx512" (AVX2 + AVX-512 VNNI), "avx2" or "scalar". SOTTO_KERNELS in the environment
- * forces one the CPU supports. */
+ * "avx512" (AVX2 + AVX-512 VNNI), "avx_vnni", "avx2", "neon_i8mm", "neon_dot", "neon" or
+ * "scalar". SOTTO_KERNELS in the environment (the name in any case) forces one the CPU
+ * supports. */
 const char *sotto_kernels_name(void);
 
 /* ---- model ---------------------------------------------------------------------- */

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "cpu/backend_cpu.h"
@@ -1168,6 +1169,9 @@ static void test_tables(void)
     }
     CHECK(n_sets >= 1, "no kernel set runs here");
     CHECK(sotto__kernels_by_name("bogus") == NULL, "an unknown set name is refused");
+    CHECK(sotto__kernels_by_name("SCALAR") == sotto__kernels_by_name("scalar") &&
+              sotto__kernels_by_name("Avx2") == sotto__kernels_by_name("avx2"),
+          "a set's name in capitals names the set");
     sotto__limits lim = {.max_rows = 8, .max_in = 64, .max_keys = 8, .max_heads = 1, .max_dh = 32,
                          .cross_type = SOTTO_TYPE_F32, .cross_keys = 8, .vocab_in = 32};
     sotto__backend *be = NULL;
@@ -1276,7 +1280,7 @@ int main(int argc, char **argv)
     /* SOTTO_KERNELS naming another set: the reference's own checks are skipped (test-arm.sh
      * runs each NEON set so under emulation; `make test` runs them natively) */
     const char *only = getenv("SOTTO_KERNELS");
-    const sotto__kernels *ref = only && strcmp(only, "scalar") != 0 ? NULL : sotto__kernels_by_name("scalar");
+    const sotto__kernels *ref = only && strcasecmp(only, "scalar") != 0 ? NULL : sotto__kernels_by_name("scalar");
     test_tables();
     test_host_for();
     test_cpu_detection();

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -155,20 +156,22 @@ static const sotto__kernels neon_i8mm = {
 };
 #endif
 
+/* NAME in any case (SOTTO_KERNELS=AVX2, as CT2_FORCE_CPU_ISA and MKL_ENABLE_INSTRUCTIONS
+ * spell theirs) */
 const sotto__kernels *sotto__kernels_by_name(const char *name)
 {
-    if (strcmp(name, "scalar") == 0) return &scalar;
+    if (strcasecmp(name, "scalar") == 0) return &scalar;
 #if defined(__x86_64__) || defined(__i386__)
     static const struct { const char *name; int need; const sotto__kernels *k; } x86[] = {
         {"avx2", X86_AVX2, &avx2}, {"avx_vnni", X86_AVX2 | X86_AVX_VNNI, &avx_vnni}, {"avx512", X86_AVX512, &avx512},
     };
     for (size_t i = 0; i < sizeof x86 / sizeof *x86; i++)
-        if (strcmp(name, x86[i].name) == 0) return (x86_sets() & x86[i].need) == x86[i].need ? x86[i].k : NULL;
+        if (strcasecmp(name, x86[i].name) == 0) return (x86_sets() & x86[i].need) == x86[i].need ? x86[i].k : NULL;
 #endif
 #if defined(__aarch64__)
-    if (strcmp(name, "neon") == 0) return &neon; /* AdvSIMD: part of every AArch64 CPU */
-    if (strcmp(name, "neon_dot") == 0) return arm_sets() & SOTTO__ARM_DOT ? &neon_dot : NULL;
-    if (strcmp(name, "neon_i8mm") == 0) return arm_sets() & SOTTO__ARM_I8MM ? &neon_i8mm : NULL;
+    if (strcasecmp(name, "neon") == 0) return &neon; /* AdvSIMD: part of every AArch64 CPU */
+    if (strcasecmp(name, "neon_dot") == 0) return arm_sets() & SOTTO__ARM_DOT ? &neon_dot : NULL;
+    if (strcasecmp(name, "neon_i8mm") == 0) return arm_sets() & SOTTO__ARM_I8MM ? &neon_i8mm : NULL;
 #endif
     return NULL;
 }

@@ -35,6 +35,7 @@ expect 1 "--hallucination-silence-threshold takes seconds >= 0" "$SOTTO" transcr
 expect 0 "SOTTO_KERNELS=bogus is not a kernel set" env SOTTO_KERNELS=bogus "$SOTTO" run -m "$TINY" --mel "$MEL" \
     --max-new-tokens 2 -t 1
 expect 0 "SOTTO_KERNELS=avx-2 is not a kernel set" env SOTTO_KERNELS=avx-2 "$SOTTO" --version
+expect 0 "stdout:(kernels: scalar)" env SOTTO_KERNELS=SCALAR "$SOTTO" --version
 # the default thread count: the cores this process may use (sotto_cpu_count: at most nproc,
 # lower under a cgroup CPU quota)
 cores=$("$SOTTO" bench -m "$TINY" --runs 1 --tokens 2 | sed -n 's/.*"threads": \([0-9]*\),.*/\1/p')

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "cli_opt.h"
@@ -55,7 +56,7 @@ static void print_usage(FILE *f)
 static void check_kernels_env(void)
 {
     const char *env = getenv("SOTTO_KERNELS");
-    if (env && strcmp(env, sotto_kernels_name()) != 0)
+    if (env && strcasecmp(env, sotto_kernels_name()) != 0) /* the library takes the name in any case */
         fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s is not a kernel set this CPU runs (scalar, avx2, avx_vnni, avx512 "
                         "on x86-64; neon, neon_dot, neon_i8mm on ARM; as the CPU allows); using %s\n", env,
                 sotto_kernels_name());
