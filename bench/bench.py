@@ -20,6 +20,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
+from machine import wcpp_build  # noqa: E402  (bench/, the script's directory)
+
 BB = "build-bench"
 MD = BB + "/models"
 RES = BB + "/results"
@@ -297,6 +299,7 @@ def versions():
                                      open(".cache/npm/package/cpp/whisper.cpp/CMakeLists.txt").read()).group(1)
     except Exception:
         v["whisper.cpp"] = "?"
+    v["whisper.cpp flags"] = wcpp_build(os.path.dirname(WCPP))
     try:
         v["nodejs-whisper"] = json.load(open(".cache/npm/package/package.json"))["version"]
     except Exception:
@@ -323,7 +326,8 @@ def report(eng, e2e, meta):
     w(f"- Date: {meta['date']}; mode: {'BENCH_QUICK=1' if QUICK else 'full'}; engine samples per figure: "
       f"{RUNS} (tiny.en), {BIG_RUNS} (random base/small); end-to-end samples: {E2E_RUNS}.")
     w(f"- Versions: sotto {meta['v']['sotto']}; whisper.cpp {meta['v']['whisper.cpp']} (source of npm "
-      f"`nodejs-whisper@{meta['v']['nodejs-whisper']}`, CMake Release, `GGML_NATIVE=ON`, OpenMP, static); "
+      f"`nodejs-whisper@{meta['v']['nodejs-whisper']}`, CMake Release, `GGML_NATIVE=ON`, OpenMP, static"
+      + (f", C++ flags `{meta['v']['whisper.cpp flags']}`" if meta['v'].get('whisper.cpp flags') else "") + "); "
       f"faster-whisper {meta['v']['faster-whisper']} with ctranslate2 {meta['v']['ctranslate2']} (PyPI wheels).")
     w(f"- Load average (1 min) during the samples: median {meta['load_med']:.1f}, range "
       f"{meta['load_min']:.1f}–{meta['load_max']:.1f} (other jobs shared the machine; see notes).")

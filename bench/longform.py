@@ -40,7 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from wer import edits, normalise  # noqa: E402
-from machine import fma_peak, fmt_peak  # noqa: E402
+from machine import fma_peak, fmt_peak, wcpp_build  # noqa: E402
 
 BB = "build-bench"
 MD = BB + "/models"
@@ -120,7 +120,7 @@ def classes():
         if c == "native" and "avx2" in CLASSES and ks == "avx2":
             log("class native: sotto's best set is avx2, measured already")
             continue
-        out.append((c, {"sotto_kernels": ks, "ct2_isa": ct2_isa(ce), "wcpp": wdir}))
+        out.append((c, {"sotto_kernels": ks, "ct2_isa": ct2_isa(ce), "wcpp": wdir, "wcpp_flags": wcpp_build(wdir)}))
     return out
 
 
@@ -313,7 +313,8 @@ def write_doc(rows, info, audio_s):
                "no pins: each engine's own choice, whisper.cpp built with `GGML_NATIVE=ON`")
         L += [f"### Class {cls}", "",
               f"{pin}. Runs as: sotto kernels `{inf['sotto_kernels']}`, ctranslate2 ISA `{inf['ct2_isa']}` (its log), "
-              f"whisper.cpp from `{inf['wcpp']}`.", "",
+              f"whisper.cpp from `{inf['wcpp']}`"
+              + (f" (C++ flags `{inf['wcpp_flags']}`)" if inf.get("wcpp_flags") else "") + ".", "",
               "| model | mode | engine | weights | wall s | (range) | CPU s | × real time | WER % | peak RSS MB | load "
               "| FMA |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]

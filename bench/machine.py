@@ -4,7 +4,8 @@ The load average counts this machine's own processes only; on a virtual machine 
 host's other guests can halve a core's speed without showing in it (the Intel Xeon of
 docs/BENCHMARKS.md: `build/tests/cpu_peak` 130 GFLOP/s at a quiet hour, 52-107 at busy
 ones, load average under 2 in both). So each benchmark run records one core's f32 FMA
-rate, measured by build/tests/cpu_peak just before it (half a second), beside the load.
+rate, measured by build/tests/cpu_peak just before it (half a second), beside the load;
+and the tables say how the whisper.cpp they ran was compiled (wcpp_build).
 Standard library only."""
 import os
 import re
@@ -27,3 +28,15 @@ def fma_peak():
 def fmt_peak(v):
     """A table cell for fma_peak's value (empty where none was measured)."""
     return "" if v is None else f"{v:.0f}"
+
+
+def wcpp_build(wdir):
+    """How the whisper.cpp build in WDIR was compiled, for the tables: its CMake cache's extra
+    C++ flags (bench/run.sh adds -fno-tree-dse -fno-dse where GCC 12 broke ggml's AMX path),
+    "" where it has none or no cache."""
+    try:
+        cache = open(os.path.join(wdir, "CMakeCache.txt")).read()
+    except OSError:
+        return ""
+    m = re.search(r"^CMAKE_CXX_FLAGS:STRING=(.*)$", cache, re.M)
+    return m.group(1).strip() if m else ""
