@@ -321,7 +321,9 @@ def report(eng, e2e, meta):
     w("package, installs faster-whisper from PyPI into `.cache/`, converts one set of weights for")
     w("all three engines, runs them alternately on this machine and writes this file. Raw samples:")
     w("`build-bench/results/*.jsonl`. Every figure is the **median** of the samples; the ratio")
-    w("columns are sotto / peer (below 1 = sotto is faster / smaller).")
+    w("columns are sotto / peer (below 1 = sotto is faster / smaller). The long-form, per-class and")
+    w("batched targets, with their latest figures at quiet and busy hours: \"Where the speed targets")
+    w("stand\" below.")
     w("")
     w(f"- Date: {meta['date']}; mode: {'BENCH_QUICK=1' if QUICK else 'full'}; engine samples per figure: "
       f"{RUNS} (tiny.en), {BIG_RUNS} (random base/small); end-to-end samples: {E2E_RUNS}.")
