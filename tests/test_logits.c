@@ -1,7 +1,8 @@
 /* test_logits.c — the logit rules of src/whisper/logits.c on a small vocabulary, case by
  * case as openai/whisper decoding.py states them, and the vectorised log-sum-exp against
  * libm in double. Vocabulary: text 0..9, <|endoftext|> 10, <|notimestamps|> 11,
- * timestamps 12..19. */
+ * timestamps 12..19. Also when the CPU backend makes its vocabulary proxy (the greedy
+ * argmax's shortcut): on the first argmax. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -100,9 +101,78 @@ static void test_penalties(void)
     CHECK(count_finite(L) == V, "fewer tokens than the n-gram: nothing");
 }
 
+/* The CPU backend's vocabulary proxy: made by the first argmax that needs it, not when a
+ * backend opens (transcription computes every logit and never asks), once for every backend
+ * on the same weights (the cache below stands in for the model's derived slots), and the
+ * argmax through it is the argmax of every logit. */
+enum { PV = 3000, PK = 128 }; /* the proxy takes rows of a multiple of 128 */
+static int proxy_makes;
+static void *proxy_data;
+static void (*proxy_free)(void *);
+
+static void *test_derived(const void *owner, int slot, void *(*make)(void *), void (*free_fn)(void *), void *arg)
+{
+    (void)owner;
+    if (slot != SOTTO__SLOT_VOCAB_PROXY) return NULL; /* no batched panels here */
+    if (!proxy_data) proxy_data = make(arg), proxy_free = free_fn, proxy_makes++;
+    return proxy_data;
+}
+
+static sotto__backend *open_vocab(const sotto__linear *vocab)
+{
+    static int owner;
+    sotto__backend_config cfg = {.n_threads = 2, .index = -1,
+                                 .lim = {.max_rows = 1, .max_in = PK, .max_keys = 1, .max_heads = 1, .max_dh = 32,
+                                         .cross_type = SOTTO_TYPE_F32, .cross_keys = 1, .vocab_in = PK},
+                                 .vocab = vocab, .cache = {test_derived, NULL, &owner}};
+    sotto__backend *b = NULL;
+    char desc[320];
+    sotto__err err = {0};
+    CHECK(sotto__backend_open("cpu", &cfg, &b, desc, sizeof desc, &err) == SOTTO_OK, "proxy: open a CPU backend");
+    return b;
+}
+
+/* The argmax of backend B over W's logits for X (SOTTO_OK and the id, or -1). */
+static int32_t argmax_on(sotto__backend *b, const float *W, const float *x)
+{
+    sotto__err err = {0};
+    sotto__buf w, X, U;
+    int32_t out = -1;
+    if (b->ops->import(b, W, (size_t)PV * PK * sizeof *W, &w, &err) || b->ops->alloc(b, PK * sizeof *x, &X, &err) ||
+        b->ops->alloc(b, PV * sizeof(float), &U, &err))
+        return -1;
+    b->ops->write(b, X, x, PK * sizeof *x);
+    sotto__blinear emb = {SOTTO_TYPE_F32, w, {NULL, 0}, PV, PK};
+    return b->ops->argmax(b, X, &emb, NULL, 0, U, &out) ? -1 : out;
+}
+
+static void test_proxy_on_first_argmax(void)
+{
+    float *W = malloc((size_t)PV * PK * sizeof *W), x[PK];
+    CHECK(W != NULL, "proxy: memory");
+    if (!W) return;
+    unsigned r = 12345;
+    for (size_t i = 0; i < (size_t)PV * PK; i++) r = r * 1103515245u + 12345u, W[i] = (float)((r >> 9) % 2001) / 1000.0f - 1.0f;
+    for (int i = 0; i < PK; i++) r = r * 1103515245u + 12345u, x[i] = (float)((r >> 9) % 2001) / 1000.0f - 1.0f;
+    sotto__linear vocab = {SOTTO_TYPE_F32, W, NULL, PV, PK};
+    sotto__backend *plain = open_vocab(NULL), *a = open_vocab(&vocab), *b = open_vocab(&vocab);
+    CHECK(proxy_makes == 0, "proxy: no backend makes it when it opens");
+    int32_t want = plain ? argmax_on(plain, W, x) : -1;
+    CHECK(want >= 0 && proxy_makes == 0, "proxy: every logit's argmax without a vocabulary");
+    CHECK(a && argmax_on(a, W, x) == want, "proxy: the argmax through it is every logit's");
+    CHECK(proxy_makes == 1 && proxy_data != NULL, "proxy: made by the first argmax");
+    CHECK(b && argmax_on(b, W, x) == want && proxy_makes == 1, "proxy: a second backend on the weights shares it");
+    sotto__backend *all[] = {plain, a, b};
+    for (int i = 0; i < 3; i++)
+        if (all[i]) all[i]->ops->free(all[i]);
+    if (proxy_data) proxy_free(proxy_data);
+    free(W);
+}
+
 int main(void)
 {
     test_penalties();
+    test_proxy_on_first_argmax();
     float L[V];
     bool ok[V];
     be = open_backend("cpu");

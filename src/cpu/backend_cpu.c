@@ -22,6 +22,8 @@ typedef struct cpu_backend {
     int n_blocks, cap_blocks;
     const void *proxy_w;       /* the matrix the proxy was made of */
     const sotto__proxy *proxy;
+    const sotto__linear *vocab; /* the embedding to make the proxy of on the first argmax, or NULL */
+    sotto__weights_cache cache; /* where that proxy is kept for every backend on the weights */
     sotto__panel_store *panels; /* the model's f16 weights in panels for linear_rows, or NULL */
 } cpu_backend;
 
@@ -178,10 +180,13 @@ static void cpu_embed(sotto__backend *be, const int32_t *tokens, int n, const so
     }
 }
 
+static void fetch_proxy(cpu_backend *c);
+
 static sotto_status cpu_argmax(sotto__backend *be, sotto__buf X, const sotto__blinear *emb, const sotto__i32list *excl,
                                int n_excl, sotto__buf U, int32_t *out)
 {
     cpu_backend *c = cpu(be);
+    if (c->vocab) fetch_proxy(c);
     sotto__linear h = host_linear(emb);
     const sotto__proxy *p = c->proxy && c->proxy_w == h.w ? c->proxy : NULL;
     *out = sotto__op_argmax_logits(&c->ex, at(X), &h, p, excl, n_excl, at(U), NULL);
@@ -303,30 +308,38 @@ void sotto__cpu_backend_use_proxy(sotto__backend *be, const void *w, const sotto
     cpu(be)->proxy = p;
 }
 
-typedef struct proxy_arg {
-    sotto__backend *be;
-    const sotto__backend_config *cfg;
-} proxy_arg;
-
-/* The vocabulary proxy of the embedding, made once per model on the first CPU backend's
- * threads. From then on a greedy step reads only a few rows of an f32/f16 table (the
- * token's own and the exact candidates): where it is mapped from the file, it is left to
- * the page cache (a q8_0 table stays: a flat step reads it whole). */
+/* The vocabulary proxy of the embedding, made once per model on the threads of the first
+ * CPU backend whose argmax asks for it. From then on a greedy step reads only a few rows of
+ * an f32/f16 table (the token's own and the exact candidates): where it is mapped from the
+ * file, it is left to the page cache (a q8_0 table stays: a flat step reads it whole). */
 static void *make_proxy(void *arg)
 {
-    proxy_arg *a = arg;
-    const sotto__linear *e = a->cfg->vocab;
-    sotto__proxy *p = sotto__cpu_proxy_make(a->be, e);
+    cpu_backend *c = arg;
+    const sotto__linear *e = c->vocab;
+    sotto__proxy *p = sotto__cpu_proxy_make(&c->base, e);
     size_t bytes;
-    if (p && e->type != SOTTO_TYPE_Q8_0 && a->cfg->cache.release_pages &&
+    if (p && e->type != SOTTO_TYPE_Q8_0 && c->cache.release_pages &&
         sotto__type_bytes(e->type, (int64_t)e->n_out * e->n_in, &bytes))
-        a->cfg->cache.release_pages(a->cfg->cache.owner, e->w, bytes);
+        c->cache.release_pages(c->cache.owner, e->w, bytes);
     return p;
 }
 
+/* C's proxy, from the weights' cache, made there by the first backend to ask: on the first
+ * argmax, not at creation, since only the greedy search's argmax reads it and transcription
+ * computes every logit (a 5 s clip's `sotto transcribe` with tiny.en: 0.45 -> 0.41 s, 166 ->
+ * 154 MB: docs/BENCHMARKS.md). NULL when making it failed: every logit then. */
+static void fetch_proxy(cpu_backend *c)
+{
+    const sotto__proxy *p = c->cache.derived(c->cache.owner, SOTTO__SLOT_VOCAB_PROXY, make_proxy,
+                                             sotto__cpu_proxy_free, c);
+    sotto__cpu_backend_use_proxy(&c->base, c->vocab->w, p);
+    c->vocab = NULL;
+}
+
 /* The registry's create: CFG's threads (sotto_cpu_count for <= 0, at most
- * SOTTO__POOL_MAX), with the vocabulary proxy of CFG's embedding (kept in its cache)
- * unless SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the same ids either way). */
+ * SOTTO__POOL_MAX), with the vocabulary proxy of CFG's embedding (kept in its cache, made
+ * on the first argmax) unless SOTTO_VOCAB_PROXY=0 switches it off (for comparison: the
+ * same ids either way). */
 static sotto_status cpu_create(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
                                sotto__err *err)
 {
@@ -343,10 +356,7 @@ static sotto_status cpu_create(const sotto__backend_config *cfg, sotto__backend 
                                                sotto__panel_store_free, NULL);
     const char *env = getenv("SOTTO_VOCAB_PROXY");
     if (!cfg->vocab || !cfg->cache.derived || (env && strcmp(env, "0") == 0)) return SOTTO_OK;
-    proxy_arg a = {*out, cfg};
-    const sotto__proxy *p = cfg->cache.derived(cfg->cache.owner, SOTTO__SLOT_VOCAB_PROXY, make_proxy,
-                                               sotto__cpu_proxy_free, &a);
-    sotto__cpu_backend_use_proxy(*out, cfg->vocab->w, p);
+    cpu(*out)->vocab = cfg->vocab, cpu(*out)->cache = cfg->cache;
     return SOTTO_OK;
 }
 
