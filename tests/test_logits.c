@@ -132,7 +132,7 @@ static sotto__backend *open_vocab(const sotto__linear *vocab)
     return b;
 }
 
-/* The argmax of backend B over W's logits for X (SOTTO_OK and the id, or -1). */
+/* The argmax of backend B over W's logits for X, or -1 when an op fails. */
 static int32_t argmax_on(sotto__backend *b, const float *W, const float *x)
 {
     sotto__err err = {0};
@@ -152,8 +152,12 @@ static void test_proxy_on_first_argmax(void)
     CHECK(W != NULL, "proxy: memory");
     if (!W) return;
     unsigned r = 12345;
-    for (size_t i = 0; i < (size_t)PV * PK; i++) r = r * 1103515245u + 12345u, W[i] = (float)((r >> 9) % 2001) / 1000.0f - 1.0f;
-    for (int i = 0; i < PK; i++) r = r * 1103515245u + 12345u, x[i] = (float)((r >> 9) % 2001) / 1000.0f - 1.0f;
+    for (size_t i = 0; i < (size_t)PV * PK + PK; i++) { /* W's values, then x's, in [-1, 1] */
+        r = r * 1103515245u + 12345u;
+        float v = (float)((r >> 9) % 2001) / 1000.0f - 1.0f;
+        if (i < (size_t)PV * PK) W[i] = v;
+        else x[i - (size_t)PV * PK] = v;
+    }
     sotto__linear vocab = {SOTTO_TYPE_F32, W, NULL, PV, PK};
     sotto__backend *plain = open_vocab(NULL), *a = open_vocab(&vocab), *b = open_vocab(&vocab);
     CHECK(proxy_makes == 0, "proxy: no backend makes it when it opens");
