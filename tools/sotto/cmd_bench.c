@@ -119,11 +119,8 @@ int cmd_bench(int argc, char **argv)
         sotto_decode_stats s;
         sotto_greedy_params first = gp;
         first.max_new_tokens = 1; /* untimed: the first argmax makes the CPU's vocabulary proxy, once per model */
-        if (r == 0 && sotto_greedy(ctx, &first, ids, &n_out, NULL) != SOTTO_OK) {
-            fprintf(stderr, "sotto bench: %s\n", sotto_context_error(ctx));
-            goto done;
-        }
-        if (sotto_greedy(ctx, &gp, ids, &n_out, &s) != SOTTO_OK) {
+        if ((r == 0 && sotto_greedy(ctx, &first, ids, &n_out, NULL) != SOTTO_OK) ||
+            sotto_greedy(ctx, &gp, ids, &n_out, &s) != SOTTO_OK) {
             fprintf(stderr, "sotto bench: %s\n", sotto_context_error(ctx));
             goto done;
         }
