@@ -1243,6 +1243,56 @@ static void test_panel_store(const sotto__kernels *k)
     sotto__panel_store_free(s);
 }
 
+/* The threaded products cut into pieces the threads take in turn (ops.c mm_plan): on 2 to
+ * 4 threads every output has the bits of the one-thread product (one kernel call), for
+ * each weight type and both cuts: many rows of A (row parts, in groups of columns; q8_0 in
+ * parts of rows) and few rows (columns only), with and without the rows' GEMM bits. */
+static void test_linear_pieces(const sotto__kernels *k)
+{
+    enum { MAXM = 400, MAXN = 3000, K = 128 };
+    static const int shapes[][2] = {{400, 264}, {301, 97}, {5, 3000}, {40, 3000}, {1, 2900}};
+    static const sotto_type types[] = {SOTTO_TYPE_F32, SOTTO_TYPE_F16, SOTTO_TYPE_Q8_0};
+    unsigned seed = 53;
+    float *X = malloc((size_t)MAXM * K * sizeof *X), *wf = malloc((size_t)MAXN * K * sizeof *wf);
+    float *bias = malloc(MAXN * sizeof *bias);
+    uint16_t *wh = malloc((size_t)MAXN * K * sizeof *wh);
+    sotto__block_q8_0 *wq = malloc((size_t)MAXN * (K / SOTTO__QK8_0) * sizeof *wq);
+    float *R = malloc((size_t)MAXM * MAXN * sizeof *R), *Y = malloc((size_t)MAXM * MAXN * sizeof *Y);
+    for (int i = 0; i < MAXM * K; i++) X[i] = rnd(&seed);
+    for (int i = 0; i < MAXN * K; i++) wh[i] = sotto__f32_to_f16(rnd(&seed)), wf[i] = sotto__f16_to_f32(wh[i]);
+    for (int i = 0; i < MAXN; i++) bias[i] = rnd(&seed), k->quantize_q8(wf + (size_t)i * K, wq + i * (K / 32), K);
+    sotto__exec one, many;
+    size_t scratch = sotto__op_linear_scratch(MAXM, K, SOTTO_TYPE_Q8_0);
+    CHECK(sotto__exec_init(&one, k, 1, scratch), "exec_init");
+    for (int nt = 2; nt <= 4; nt++) {
+        CHECK(sotto__exec_init(&many, k, nt, scratch), "exec_init");
+        for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+            for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+                for (int rows = 0; rows <= 1; rows++) {
+                    int M = shapes[si][0], N = shapes[si][1];
+                    const void *w = types[ti] == SOTTO_TYPE_F32 ? (const void *)wf
+                                    : types[ti] == SOTTO_TYPE_F16 ? (const void *)wh : (const void *)wq;
+                    sotto__linear l = {types[ti], w, bias, N, K};
+                    for (int round = 0; round < 3; round++) { /* the pieces fall to the threads differently */
+                        if (rows) {
+                            sotto__op_linear_rows(&one, X, M, &l, NULL, R);
+                            sotto__op_linear_rows(&many, X, M, &l, NULL, Y);
+                        } else {
+                            sotto__op_linear(&one, X, M, &l, R);
+                            sotto__op_linear(&many, X, M, &l, Y);
+                        }
+                        bool same = memcmp(R, Y, (size_t)M * N * sizeof *Y) == 0;
+                        CHECK(same, "%s %s linear%s %d x %d on %d threads differs from one thread", k->name,
+                              sotto__type_name(types[ti]), rows ? "_rows" : "", M, N, nt);
+                        if (!same) break;
+                    }
+                }
+        sotto__exec_free(&many);
+    }
+    sotto__exec_free(&one);
+    free(X), free(wf), free(bias), free(wh), free(wq), free(R), free(Y);
+}
+
 /* host_for runs each item exactly once, on 1 to 5 threads, for 0 to 9 items. */
 static void count_item(void *arg, int i) { __atomic_fetch_add((int *)arg + i, 1, __ATOMIC_RELAXED); }
 
@@ -1292,6 +1342,7 @@ int main(int argc, char **argv)
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);
         if (k) test_gemm_rows(k), test_gemm_strides(k);
         if (k && k->gemm_f16p) test_panel_store(k);
+        if (k) test_linear_pieces(k);
     }
     for (int i = 0; sotto__kernel_sets[i]; i++) { /* every set: f16 weights compute f32's bits */
         const sotto__kernels *k = sotto__kernels_by_name(sotto__kernel_sets[i]);

@@ -204,19 +204,21 @@ typedef struct host_job {
     void (*fn)(void *arg, int i);
     void *arg;
     int n;
+    atomic_int next;
 } host_job;
 
 static void host_task(void *arg, int tid, int nt)
 {
+    (void)tid, (void)nt;
     host_job *j = arg;
-    for (int i = tid; i < j->n; i += nt) j->fn(j->arg, i);
+    for (int i; (i = sotto__next_item(&j->next, j->n)) >= 0;) j->fn(j->arg, i);
 }
 
-/* The items spread over the pool's threads, item i on share i mod threads (a step's 5
- * beams: 3 and 2); one item runs on the caller. */
+/* The items taken by the pool's threads in turn (sotto__next_item: a step's 5 beams, 3
+ * and 2 when the threads run alike); one item runs on the caller. */
 static void cpu_host_for(sotto__backend *be, void (*fn)(void *arg, int i), void *arg, int n)
 {
-    host_job j = {fn, arg, n};
+    host_job j = {fn, arg, n, 0};
     if (n <= 1) host_task(&j, 0, 1);
     else sotto__parallel_for(cpu(be)->ex.pool, host_task, &j);
 }

@@ -73,6 +73,7 @@ typedef struct cross_job {
     size_t ldq, ldo;
     float *O;
     int T, S, n_head, dh;
+    atomic_int next; /* the next (head, block of rows) item */
 } cross_job;
 
 /* One thread's scratch: P [ATTN_ROWS, Sp] floats, then for q8_0 the quantised queries
@@ -122,12 +123,13 @@ static void head_q8(const cross_job *j, float *P, int h, int t0, int rows)
 
 static void cross_task(void *arg, int tid, int nt)
 {
+    (void)nt;
     cross_job *j = arg;
     const sotto__kernels *k = j->ex->k;
     float *P = (float *)((char *)j->ex->scratch + (size_t)tid * thread_bytes(j->S, j->dh, j->type));
     const int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS, S = j->S, dh = j->dh;
     const float scale = 1.0f / sqrtf((float)dh);
-    for (int item = tid; item < j->n_head * n_blocks; item += nt) {
+    for (int item; (item = sotto__next_item(&j->next, j->n_head * n_blocks)) >= 0;) {
         int h = item / n_blocks, t0 = (item % n_blocks) * SOTTO__ATTN_ROWS;
         int rows = j->T - t0 < SOTTO__ATTN_ROWS ? j->T - t0 : SOTTO__ATTN_ROWS;
         if (j->type == SOTTO_TYPE_Q8_0) {
@@ -152,7 +154,7 @@ static void cross_task(void *arg, int tid, int nt)
 void sotto__op_cross_attention(const sotto__exec *ex, const float *Q, size_t ldq, sotto_type type, const void *K,
                                const void *V, float *O, size_t ldo, int T, int S, int n_head, int dh)
 {
-    cross_job j = {ex, Q, type, K, V, ldq, ldo, O, T, S, n_head, dh};
+    cross_job j = {ex, Q, type, K, V, ldq, ldo, O, T, S, n_head, dh, 0};
     assert(sotto__op_cross_attention_scratch(sotto__pool_size(ex->pool), S, dh, type) <= ex->scratch_bytes);
     sotto__parallel_for(ex->pool, cross_task, &j);
 }

@@ -1,5 +1,6 @@
-/* ops.c — threaded operations: matmul split by output panels, attention split by
- * (head, block of query rows), element-wise ops split by ranges. */
+/* ops.c — threaded operations: matmul cut into pieces of output, attention into (head,
+ * block of query rows) items, both taken by the threads in turn; element-wise ops split
+ * by ranges. */
 #include "ops.h"
 
 #include <assert.h>
@@ -56,9 +57,11 @@ typedef struct mm_job {
     size_t lda, ldb, ldc;      /* in elements of the stored type (blocks for q8_0) */
     float *C;
     int M, N, K;
-    bool split_n;
     bool rows;                 /* f32/f16: the kernels' gemm (a GEMM's bits at any M) */
     const uint16_t *panels;    /* f16 rows: B in panels (gemm_f16p), or NULL */
+    /* the pieces (mm_plan): row parts of per_m rows by column groups of per_n columns */
+    int per_m, per_n, row_parts, pieces;
+    atomic_int next;
 } mm_job;
 
 static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
@@ -90,17 +93,54 @@ static void mm_range(const mm_job *j, int m0, int m1, int n0, int n1)
     }
 }
 
+/* A product is cut into pieces that the threads take in turn (sotto__next_item), at most
+ * MM_PIECES a thread and each of MM_PIECE_MACS multiply-adds or more: a thread that other
+ * processes preempt, or a slower core, then leaves its pieces to the others instead of
+ * holding up every operation by its fixed half (2 threads beside one busy loop on 2 cores:
+ * docs/BENCHMARKS.md). Many rows of A (the encoder) keep one part of rows a thread, cut
+ * into groups of columns (q8_0: into smaller parts of rows); few rows (the decoder) are
+ * cut by columns only. An output's chain does not depend on the piece that computes it
+ * (the kernels' row and column independence, test_kernels), so the bits are those of one
+ * call. */
+enum { MM_PIECES = 4, MM_PIECE_MACS = 1 << 20, MM_GROUP_ALIGN = 32, MM_Q8_ROWS = 24 };
+
+static int align_up(int n, int a) { return (n + a - 1) / a * a; }
+
+static void mm_plan(mm_job *j, int nt, bool split_n)
+{
+    double macs = (double)j->M * j->N * j->K;
+    int want = macs / MM_PIECE_MACS < MM_PIECES * nt ? (int)(macs / MM_PIECE_MACS) : MM_PIECES * nt;
+    if (want < nt) want = nt;
+    if (split_n) {
+        j->per_m = j->M, j->row_parts = 1;
+        j->per_n = align_up((j->N + want - 1) / want, j->panels ? SOTTO__PANEL_W : 8);
+    } else if (j->type == SOTTO_TYPE_Q8_0) {
+        /* its GEMMs prepare A and pack B once per block of rows anyway: cut by rows only
+         * (column groups would prepare each block's A again for every group: the avx2
+         * q8_0 encoder 280 -> 300-360 ms) */
+        j->per_m = align_up((j->M + want - 1) / want, MM_Q8_ROWS), j->per_n = j->N;
+        j->row_parts = (j->M + j->per_m - 1) / j->per_m;
+    } else {
+        j->per_m = align_up((j->M + nt - 1) / nt, 4);
+        j->row_parts = (j->M + j->per_m - 1) / j->per_m;
+        int groups = want / nt;
+        j->per_n = align_up((j->N + groups - 1) / groups, MM_GROUP_ALIGN);
+    }
+    j->pieces = j->row_parts * ((j->N + j->per_n - 1) / j->per_n);
+    atomic_init(&j->next, 0);
+}
+
+/* Pieces in the order row part, then column group: with 2 threads and 2 row parts each
+ * thread keeps to its own rows of A (in its L2) until one runs out of pieces. */
 static void mm_task(void *arg, int tid, int nt)
 {
+    (void)tid, (void)nt;
     mm_job *j = arg;
-    int total = j->split_n ? j->N : j->M;
-    int align = !j->split_n ? 4 : j->panels ? SOTTO__PANEL_W : 8;
-    int per = (total + nt - 1) / nt;
-    per = (per + align - 1) / align * align;
-    int b = tid * per, e = b + per < total ? b + per : total;
-    if (b >= e) return;
-    if (j->split_n) mm_range(j, 0, j->M, b, e);
-    else mm_range(j, b, e, 0, j->N);
+    for (int p; (p = sotto__next_item(&j->next, j->pieces)) >= 0;) {
+        int m0 = p % j->row_parts * j->per_m, n0 = p / j->row_parts * j->per_n;
+        int m1 = m0 + j->per_m < j->M ? m0 + j->per_m : j->M, n1 = n0 + j->per_n < j->N ? n0 + j->per_n : j->N;
+        mm_range(j, m0, m1, n0, n1);
+    }
 }
 
 static void mm_run(mm_job *j)
@@ -110,14 +150,14 @@ static void mm_run(mm_job *j)
         mm_range(j, 0, j->M, 0, j->N);
         return;
     }
-    j->split_n = j->N >= j->M || j->M < 4 * nt;
+    mm_plan(j, nt, j->N >= j->M || j->M < 4 * nt);
     sotto__parallel_for(j->ex->pool, mm_task, j);
 }
 
 void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const float *B, size_t ldb,
                       const float *bias, float *C, size_t ldc, int M, int N, int K)
 {
-    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false, false, NULL};
+    mm_job j = {ex, SOTTO_TYPE_F32, A, B, bias, lda, ldb, ldc, C, M, N, K, false, NULL, 0, 0, 0, 0, 0};
     mm_run(&j);
 }
 
@@ -146,7 +186,7 @@ static void linear(const sotto__exec *ex, const float *X, int M, const sotto__li
                    const uint16_t *panels)
 {
     mm_job j = {ex, l->type, X, l->w, l->b, (size_t)l->n_in, (size_t)l->n_in, (size_t)l->n_out, Y, M, l->n_out,
-                l->n_in, false, rows, rows && l->type == SOTTO_TYPE_F16 && ex->k->gemm_f16p ? panels : NULL};
+                l->n_in, rows, rows && l->type == SOTTO_TYPE_F16 && ex->k->gemm_f16p ? panels : NULL, 0, 0, 0, 0, 0};
     if (l->type == SOTTO_TYPE_Q8_0) {
         size_t nb = (size_t)l->n_in / SOTTO__QK8_0;
         assert(sotto__op_linear_scratch(M, l->n_in, l->type) <= ex->scratch_bytes);
@@ -205,23 +245,45 @@ static void layernorm_rows(const float *X, int m0, int m1, int d, const sotto__n
     }
 }
 
+/* Element-wise work in pieces of about ELT_PIECE values (at least one a thread, at most
+ * MM_PIECES), taken by the threads in turn as the products' pieces are: PER values a
+ * piece, a multiple of ALIGN, and the number of pieces. */
+enum { ELT_PIECE = 1 << 16 };
+
+static int elt_pieces(size_t n, size_t align, int nt, size_t *per)
+{
+    size_t want = n / ELT_PIECE;
+    if (want < (size_t)nt) want = (size_t)nt;
+    if (want > (size_t)(MM_PIECES * nt)) want = (size_t)(MM_PIECES * nt);
+    *per = (n + want - 1) / want;
+    *per = (*per + align - 1) / align * align;
+    return (int)((n + *per - 1) / *per);
+}
+
 typedef struct rows_job {
     const float *X;
     float *Y;
     int M, d, ld_dst;
     const sotto__norm *n;
+    int per, pieces; /* layer norm: rows a piece, pieces */
+    atomic_int next;
 } rows_job;
 
 static void layernorm_task(void *arg, int tid, int nt)
 {
+    (void)tid, (void)nt;
     rows_job *j = arg;
-    int per = (j->M + nt - 1) / nt, b = tid * per, e = b + per < j->M ? b + per : j->M;
-    if (b < e) layernorm_rows(j->X, b, e, j->d, j->n, j->Y);
+    for (int p; (p = sotto__next_item(&j->next, j->pieces)) >= 0;) {
+        int b = p * j->per, e = b + j->per < j->M ? b + j->per : j->M;
+        layernorm_rows(j->X, b, e, j->d, j->n, j->Y);
+    }
 }
 
 void sotto__op_layernorm(const sotto__exec *ex, const float *X, int M, int d, const sotto__norm *n, float *Y)
 {
-    rows_job j = {X, Y, M, d, 0, n};
+    size_t per = 0;
+    int pieces = elt_pieces((size_t)M * d, (size_t)d, sotto__pool_size(ex->pool), &per);
+    rows_job j = {X, Y, M, d, 0, n, (int)(per / (size_t)d), pieces, 0};
     if (M < 64) layernorm_rows(X, 0, M, d, n, Y);
     else sotto__parallel_for(ex->pool, layernorm_task, &j);
 }
@@ -245,55 +307,55 @@ static void transpose_task(void *arg, int tid, int nt)
 
 void sotto__op_transpose(const sotto__exec *ex, const float *src, int rows, int cols, float *dst, size_t ld_dst)
 {
-    rows_job j = {src, dst, rows, cols, (int)ld_dst, NULL};
+    rows_job j = {src, dst, rows, cols, (int)ld_dst, NULL, 0, 0, 0};
     if (rows < 64) transpose_rows(src, 0, rows, cols, dst, ld_dst);
     else sotto__parallel_for(ex->pool, transpose_task, &j);
 }
 
-typedef struct gelu_job {
+typedef struct elt_job {
     const sotto__kernels *k;
     float *x;
-    size_t n;
-} gelu_job;
+    const float *y; /* add: the second operand */
+    size_t n, per;  /* values, values a piece (a multiple of 16: the vector tail stays the last piece's) */
+    int pieces;
+    atomic_int next;
+} elt_job;
 
 static void gelu_task(void *arg, int tid, int nt)
 {
-    gelu_job *j = arg;
-    size_t per = (j->n + (size_t)nt - 1) / (size_t)nt;
-    per = (per + 7) & ~(size_t)7;
-    size_t b = per * (size_t)tid, e = b + per < j->n ? b + per : j->n;
-    if (b < e) j->k->gelu(j->x + b, e - b);
+    (void)tid, (void)nt;
+    elt_job *j = arg;
+    for (int p; (p = sotto__next_item(&j->next, j->pieces)) >= 0;) {
+        size_t b = j->per * (size_t)p, e = b + j->per < j->n ? b + j->per : j->n;
+        j->k->gelu(j->x + b, e - b);
+    }
 }
-
-void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n)
-{
-    gelu_job j = {ex->k, x, n};
-    if (n < 16384) gelu_task(&j, 0, 1);
-    else sotto__parallel_for(ex->pool, gelu_task, &j);
-}
-
-typedef struct add_job {
-    float *x;
-    const float *y;
-    size_t n;
-} add_job;
 
 static void add_task(void *arg, int tid, int nt)
 {
-    add_job *j = arg;
-    size_t per = ((j->n + (size_t)nt - 1) / (size_t)nt + 15) & ~(size_t)15;
-    size_t b = per * (size_t)tid, e = b + per < j->n ? b + per : j->n;
+    (void)tid, (void)nt;
+    elt_job *j = arg;
     float *restrict x = j->x;
     const float *restrict y = j->y;
-    for (size_t i = b; i < e; i++) x[i] += y[i];
+    for (int p; (p = sotto__next_item(&j->next, j->pieces)) >= 0;) {
+        size_t b = j->per * (size_t)p, e = b + j->per < j->n ? b + j->per : j->n;
+        for (size_t i = b; i < e; i++) x[i] += y[i];
+    }
 }
 
-void sotto__op_add(const sotto__exec *ex, float *x, const float *y, size_t n)
+static void elt_run(const sotto__exec *ex, sotto__task fn, float *x, const float *y, size_t n)
 {
-    add_job j = {x, y, n};
-    if (n < 16384) add_task(&j, 0, 1);
-    else sotto__parallel_for(ex->pool, add_task, &j);
+    elt_job j = {ex->k, x, y, n, n, 1, 0};
+    if (n < 16384) fn(&j, 0, 1);
+    else {
+        j.pieces = elt_pieces(n, 16, sotto__pool_size(ex->pool), &j.per);
+        sotto__parallel_for(ex->pool, fn, &j);
+    }
 }
+
+void sotto__op_gelu(const sotto__exec *ex, float *x, size_t n) { elt_run(ex, gelu_task, x, NULL, n); }
+
+void sotto__op_add(const sotto__exec *ex, float *x, const float *y, size_t n) { elt_run(ex, add_task, x, y, n); }
 
 typedef struct attn_job {
     const sotto__exec *ex;
@@ -302,6 +364,7 @@ typedef struct attn_job {
     size_t ldq, ldkt, ldv, ldo;
     float *O;
     int T, S, n_head, dh, causal_pos;
+    atomic_int next; /* the next (head, block of rows) item */
 } attn_job;
 
 /* A thread that takes several blocks of rows of one head (the encoder: 63 a head) first
@@ -321,7 +384,7 @@ static void attn_task(void *arg, int tid, int nt)
     int n_blocks = (j->T + SOTTO__ATTN_ROWS - 1) / SOTTO__ATTN_ROWS, copied = -1;
     const bool copy = n_blocks > nt;
     float scale = 1.0f / sqrtf((float)j->dh);
-    for (int item = tid; item < j->n_head * n_blocks; item += nt) {
+    for (int item; (item = sotto__next_item(&j->next, j->n_head * n_blocks)) >= 0;) {
         int h = item / n_blocks, t0 = (item % n_blocks) * SOTTO__ATTN_ROWS;
         int rows = j->T - t0 < SOTTO__ATTN_ROWS ? j->T - t0 : SOTTO__ATTN_ROWS;
         int S = j->S;
@@ -350,7 +413,7 @@ void sotto__op_attention(const sotto__exec *ex, const float *Q, size_t ldq, cons
                          const float *V, size_t ldv, float *O, size_t ldo, int T, int S, int n_head, int dh,
                          int causal_pos)
 {
-    attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos};
+    attn_job j = {ex, Q, KT, V, ldq, ldkt, ldv, ldo, O, T, S, n_head, dh, causal_pos, 0};
     assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S, dh) <= ex->scratch_bytes);
     sotto__parallel_for(ex->pool, attn_task, &j);
 }

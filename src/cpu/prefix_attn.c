@@ -18,17 +18,19 @@ typedef struct prefix_job {
     size_t ldq, ldkt, ldv, ldo;
     float *O;
     int n, P, S, n_head, dh;
+    atomic_int next; /* the next head */
 } prefix_job;
 
 static void prefix_task(void *arg, int tid, int nt)
 {
-    const prefix_job *j = arg;
+    (void)nt;
+    prefix_job *j = arg;
     const sotto__kernels *k = j->ex->k;
     const size_t S = (size_t)j->S, P = (size_t)j->P, rows = (size_t)SOTTO__ATTN_ROWS * S * sizeof(float);
     const int own = j->S - j->P;
     float *sc = (float *)((char *)j->ex->scratch + (size_t)tid * ((rows + 63) & ~(size_t)63)); /* [n, S] */
     const float scale = 1.0f / sqrtf((float)j->dh);
-    for (int h = tid; h < j->n_head; h += nt) {
+    for (int h; (h = sotto__next_item(&j->next, j->n_head)) >= 0;) {
         const size_t hq = (size_t)h * j->dh, hk = hq * j->ldkt;
         k->matmul_nn(j->Q + hq, j->ldq, j->KT0 + hk, j->ldkt, sc, S, j->n, j->P, j->dh);
         for (int r = 0; r < j->n; r++) {
@@ -48,6 +50,6 @@ void sotto__op_attention_prefix(const sotto__exec *ex, const float *Q, size_t ld
 {
     assert(n >= 1 && n <= SOTTO__ATTN_ROWS && P >= 0 && P < S);
     assert(sotto__op_attention_scratch(sotto__pool_size(ex->pool), S, 0) <= ex->scratch_bytes); /* scores only */
-    prefix_job j = {ex, Q, KT0, V0, KT, V, ldq, ldkt, ldv, ldo, O, n, P, S, n_head, dh};
+    prefix_job j = {ex, Q, KT0, V0, KT, V, ldq, ldkt, ldv, ldo, O, n, P, S, n_head, dh, 0};
     sotto__parallel_for(ex->pool, prefix_task, &j);
 }
