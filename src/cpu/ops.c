@@ -1,6 +1,6 @@
 /* ops.c — threaded operations: matmul cut into pieces of output, attention into (head,
- * block of query rows) items, both taken by the threads in turn; element-wise ops split
- * by ranges. */
+ * block of query rows) items, layer norm, GELU and add into pieces of values, all taken
+ * by the threads in turn; transposes and quantisation split by ranges. */
 #include "ops.h"
 
 #include <assert.h>
@@ -281,11 +281,14 @@ static void layernorm_task(void *arg, int tid, int nt)
 
 void sotto__op_layernorm(const sotto__exec *ex, const float *X, int M, int d, const sotto__norm *n, float *Y)
 {
+    if (M < 64) {
+        layernorm_rows(X, 0, M, d, n, Y);
+        return;
+    }
     size_t per = 0;
     int pieces = elt_pieces((size_t)M * d, (size_t)d, sotto__pool_size(ex->pool), &per);
     rows_job j = {X, Y, M, d, 0, n, (int)(per / (size_t)d), pieces, 0};
-    if (M < 64) layernorm_rows(X, 0, M, d, n, Y);
-    else sotto__parallel_for(ex->pool, layernorm_task, &j);
+    sotto__parallel_for(ex->pool, layernorm_task, &j);
 }
 
 /* dst[c * ld_dst + r] = src[r * cols + c] for rows [r0, r1), in 32 x 32 tiles. */
