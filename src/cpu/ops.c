@@ -1,6 +1,6 @@
 /* ops.c — threaded operations: matmul cut into pieces of output, attention into (head,
- * block of query rows) items, layer norm, GELU and add into pieces of values, all taken
- * by the threads in turn; transposes and quantisation split by ranges. */
+ * block of query rows) items, the element-wise ops (layer norm, GELU, add, transposes,
+ * quantisation) into pieces of rows or values, all taken by the threads in turn. */
 #include "ops.h"
 
 #include <assert.h>
@@ -161,25 +161,49 @@ void sotto__op_matmul(const sotto__exec *ex, const float *A, size_t lda, const f
     mm_run(&j);
 }
 
+/* Element-wise work in pieces of about ELT_PIECE values (at least one a thread, at most
+ * MM_PIECES), taken by the threads in turn as the products' pieces are: PER values a
+ * piece, a multiple of ALIGN, and the number of pieces. */
+enum { ELT_PIECE = 1 << 16 };
+
+static int elt_pieces(size_t n, size_t align, int nt, size_t *per)
+{
+    size_t want = n / ELT_PIECE;
+    if (want < (size_t)nt) want = (size_t)nt;
+    if (want > (size_t)(MM_PIECES * nt)) want = (size_t)(MM_PIECES * nt);
+    *per = (n + want - 1) / want;
+    *per = (*per + align - 1) / align * align;
+    return (int)((n + *per - 1) / *per);
+}
+
 typedef struct quant_job {
     const sotto__kernels *k;
     const float *X;
     sotto__block_q8_0 *out;
     int M, K;
+    int per, pieces; /* rows a piece, pieces */
+    atomic_int next;
 } quant_job;
 
 static void quant_task(void *arg, int tid, int nt)
 {
+    (void)tid, (void)nt;
     quant_job *q = arg;
     size_t nb = (size_t)q->K / SOTTO__QK8_0;
-    for (int m = tid; m < q->M; m += nt) q->k->quantize_q8(q->X + (size_t)m * q->K, q->out + m * nb, q->K);
+    for (int p; (p = sotto__next_item(&q->next, q->pieces)) >= 0;)
+        for (int m = p * q->per; m < (p + 1) * q->per && m < q->M; m++)
+            q->k->quantize_q8(q->X + (size_t)m * q->K, q->out + m * nb, q->K);
 }
 
 void sotto__op_quantize_rows(const sotto__exec *ex, const float *X, int M, int K, sotto__block_q8_0 *out)
 {
-    quant_job q = {ex->k, X, out, M, K};
-    if (M >= 8) sotto__parallel_for(ex->pool, quant_task, &q);
-    else quant_task(&q, 0, 1);
+    quant_job q = {ex->k, X, out, M, K, M, 1, 0};
+    if (M >= 8) {
+        size_t per = 0;
+        q.pieces = elt_pieces((size_t)M * K, (size_t)K, sotto__pool_size(ex->pool), &per);
+        q.per = (int)(per / (size_t)K);
+        sotto__parallel_for(ex->pool, quant_task, &q);
+    } else quant_task(&q, 0, 1);
 }
 
 static void linear(const sotto__exec *ex, const float *X, int M, const sotto__linear *l, float *Y, bool rows,
@@ -245,27 +269,12 @@ static void layernorm_rows(const float *X, int m0, int m1, int d, const sotto__n
     }
 }
 
-/* Element-wise work in pieces of about ELT_PIECE values (at least one a thread, at most
- * MM_PIECES), taken by the threads in turn as the products' pieces are: PER values a
- * piece, a multiple of ALIGN, and the number of pieces. */
-enum { ELT_PIECE = 1 << 16 };
-
-static int elt_pieces(size_t n, size_t align, int nt, size_t *per)
-{
-    size_t want = n / ELT_PIECE;
-    if (want < (size_t)nt) want = (size_t)nt;
-    if (want > (size_t)(MM_PIECES * nt)) want = (size_t)(MM_PIECES * nt);
-    *per = (n + want - 1) / want;
-    *per = (*per + align - 1) / align * align;
-    return (int)((n + *per - 1) / *per);
-}
-
 typedef struct rows_job {
     const float *X;
     float *Y;
     int M, d, ld_dst;
     const sotto__norm *n;
-    int per, pieces; /* layer norm: rows a piece, pieces */
+    int per, pieces; /* rows a piece, pieces */
     atomic_int next;
 } rows_job;
 
@@ -303,16 +312,25 @@ static void transpose_rows(const float *src, int r0, int r1, int cols, float *ds
 
 static void transpose_task(void *arg, int tid, int nt)
 {
+    (void)tid, (void)nt;
     rows_job *j = arg;
-    int per = ((j->M + nt - 1) / nt + 31) / 32 * 32, b = tid * per, e = b + per < j->M ? b + per : j->M;
-    if (b < e) transpose_rows(j->X, b, e, j->d, j->Y, (size_t)j->ld_dst);
+    for (int p; (p = sotto__next_item(&j->next, j->pieces)) >= 0;) {
+        int b = p * j->per, e = b + j->per < j->M ? b + j->per : j->M;
+        transpose_rows(j->X, b, e, j->d, j->Y, (size_t)j->ld_dst);
+    }
 }
 
+/* in pieces of whole 32-row tiles */
 void sotto__op_transpose(const sotto__exec *ex, const float *src, int rows, int cols, float *dst, size_t ld_dst)
 {
-    rows_job j = {src, dst, rows, cols, (int)ld_dst, NULL, 0, 0, 0};
-    if (rows < 64) transpose_rows(src, 0, rows, cols, dst, ld_dst);
-    else sotto__parallel_for(ex->pool, transpose_task, &j);
+    if (rows < 64) {
+        transpose_rows(src, 0, rows, cols, dst, ld_dst);
+        return;
+    }
+    size_t per = 0;
+    int pieces = elt_pieces((size_t)rows * cols, (size_t)cols * 32, sotto__pool_size(ex->pool), &per);
+    rows_job j = {src, dst, rows, cols, (int)ld_dst, NULL, (int)(per / (size_t)cols), pieces, 0};
+    sotto__parallel_for(ex->pool, transpose_task, &j);
 }
 
 typedef struct elt_job {
