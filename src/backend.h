@@ -172,6 +172,8 @@ struct sotto__backend {
     int exact_rows;            /* from this many rows on (M >= exact_rows >= 1), linear gives each row the
                                   same bits whatever the rows beside it and their count; 0: never
                                   promised (batched decoding then has no bit-identity to keep) */
+    bool host_memory;          /* its buffers are this process's memory: a context checks a batch's
+                                  buffers against what the process may still allocate */
 };
 
 /* ---- the registry (backend_reg.c) ------------------------------------------------- */

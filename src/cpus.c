@@ -29,71 +29,37 @@ int sotto__cgroup_max_cpus(const char *text)
     return sotto__quota_cpus(quota, period);
 }
 
-/* The first line of PATH into BUF; false when it cannot be read. */
-static bool first_line(const char *path, char *buf, size_t n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool ok = fgets(buf, (int)n, f) != NULL;
-    fclose(f);
-    return ok;
-}
-
-/* The path of this process's cgroup in the hierarchy whose controllers CONTROLLER names
- * (v1: "cpu" in "4:cpu,cpuacct:/path"; NULL: the v2 line "0::/path"), into OUT. */
-static bool cgroup_path(const char *controller, char *out, size_t n)
-{
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    if (!f) return false;
-    char line[4096];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f)) {
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2) continue;
-        *c2 = '\0';
-        const char *ctl = c1 + 1, *path = c2 + 1;
-        if (controller) {
-            char *save = NULL; /* strtok_r: contexts may be made on several threads at once */
-            for (char *tok = strtok_r((char *)ctl, ",", &save); tok && !found; tok = strtok_r(NULL, ",", &save))
-                found = strcmp(tok, controller) == 0;
-        } else {
-            found = strncmp(line, "0:", 2) == 0 && *ctl == '\0';
-        }
-        if (found) snprintf(out, n, "%.*s", (int)strcspn(path, "\n"), path);
-    }
-    fclose(f);
-    return found;
-}
-
 /* The quota in DIR, in CPUs (v2: cpu.max; v1: cpu.cfs_quota_us per cpu.cfs_period_us);
  * 0 when none or unreadable. */
 static int dir_quota(const char *dir, bool v2)
 {
     char path[4300], q[128], p[128];
     snprintf(path, sizeof path, "%s/%s", dir, v2 ? "cpu.max" : "cpu.cfs_quota_us");
-    if (!first_line(path, q, sizeof q)) return 0;
+    if (!sotto__first_line(path, q, sizeof q)) return 0;
     if (v2) return sotto__cgroup_max_cpus(q);
     snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
-    return first_line(path, p, sizeof p) ? sotto__quota_cpus(atoll(q), atoll(p)) : 0;
+    return sotto__first_line(path, p, sizeof p) ? sotto__quota_cpus(atoll(q), atoll(p)) : 0;
 }
 
-/* The smallest quota from this process's cgroup REL up to MOUNT, the hierarchy's root (a
- * limit on a parent, a systemd slice's CPUQuota, binds every cgroup below it; in a
- * container REL is "/" and MOUNT its own cgroup); 0 when there is none. */
+/* The smallest quota from this process's cgroup REL up to MOUNT, the hierarchy's root (in
+ * a container REL is "/" and MOUNT its own cgroup); 0 when there is none. */
+typedef struct quota_walk {
+    bool v2;
+    int best;
+} quota_walk;
+
+static void quota_dir(void *arg, const char *dir)
+{
+    quota_walk *w = arg;
+    int q = dir_quota(dir, w->v2);
+    if (q > 0 && (w->best == 0 || q < w->best)) w->best = q;
+}
+
 static int quota_up(const char *mount, const char *rel, bool v2)
 {
-    char dir[4200];
-    const size_t root = strlen(mount);
-    snprintf(dir, sizeof dir, "%s%s", mount, strcmp(rel, "/") == 0 ? "" : rel);
-    int best = 0;
-    for (;;) {
-        int q = dir_quota(dir, v2);
-        if (q > 0 && (best == 0 || q < best)) best = q;
-        char *slash = strrchr(dir, '/');
-        if (strlen(dir) <= root || !slash || (size_t)(slash - dir) < root) break;
-        *slash = '\0';
-    }
-    return best;
+    quota_walk w = {v2, 0};
+    sotto__cgroup_walk(mount, rel, quota_dir, &w);
+    return w.best;
 }
 
 /* The CPU quota of this process's cgroups (v2, and v1's cpu controller), rounded up to
@@ -102,8 +68,8 @@ static int cgroup_cpus(void)
 {
     char rel[2048];
     int best = 0;
-    if (cgroup_path(NULL, rel, sizeof rel)) best = quota_up("/sys/fs/cgroup", rel, true);
-    if (cgroup_path("cpu", rel, sizeof rel))
+    if (sotto__cgroup_path(NULL, rel, sizeof rel)) best = quota_up("/sys/fs/cgroup", rel, true);
+    if (sotto__cgroup_path("cpu", rel, sizeof rel))
         for (int m = 0; m < 2; m++) {
             int q = quota_up(m ? "/sys/fs/cgroup/cpu,cpuacct" : "/sys/fs/cgroup/cpu", rel, false);
             if (q > 0 && (best == 0 || q < best)) best = q;

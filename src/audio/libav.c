@@ -55,9 +55,16 @@ static void load(void)
     for (int i = 0; i < N_LIBS; i++) {
         if (!(lib[i] = open_lib(soname[i]))) {
             const char *why = dlerror();
-            sotto__fail(&failure, SOTTO_ERR_UNSUPPORTED, "its %s cannot be opened (%s): " HINT, soname[i],
-                        why ? why : "not found", LIBAVFORMAT_VERSION_MAJOR, LIBAVCODEC_VERSION_MAJOR,
-                        LIBSWRESAMPLE_VERSION_MAJOR);
+            if (why && (strstr(why, "failed to map") || strstr(why, "annot allocate memory")))
+                /* installed, but no room to map it: an address-space limit (ulimit -v) the
+                 * model's and a batch's buffers have filled */
+                sotto__fail(&failure, SOTTO_ERR_NOMEM, "its %s cannot be loaded for want of memory (%s): "
+                            "raise the process's memory limit (ulimit -v) or use a smaller --batch-size",
+                            soname[i], why);
+            else
+                sotto__fail(&failure, SOTTO_ERR_UNSUPPORTED, "its %s cannot be opened (%s): " HINT, soname[i],
+                            why ? why : "not found", LIBAVFORMAT_VERSION_MAJOR, LIBAVCODEC_VERSION_MAJOR,
+                            LIBSWRESAMPLE_VERSION_MAJOR);
             return;
         }
     }

@@ -272,6 +272,7 @@ sotto_status sotto__cpu_backend_create(int n_threads, const sotto__limits *lim, 
     if (!c) return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: out of memory");
     c->base.ops = &cpu_ops;
     c->base.exact_rows = SOTTO__GEMM_MIN_M; /* the GEMM's bits: the reference's fused chain (kernels.h) */
+    c->base.host_memory = true;
     if (!sotto__exec_init(&c->ex, sotto__kernels_get(), n_threads, scratch_bytes(lim, n_threads))) {
         free(c);
         return sotto__fail(err, SOTTO_ERR_NOMEM, "cpu: cannot start %d worker threads with their scratch",

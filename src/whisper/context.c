@@ -61,20 +61,41 @@ static sotto_status make_backend(sotto_context *ctx, const char *device, int n_t
     return sotto__backend_open(device, &cfg, &ctx->be, ctx->device, sizeof ctx->device, err);
 }
 
-/* SOTTO_OK when ARENA's buffers, declared for MAX_BATCH windows, fit the memory the
- * machine has available; else SOTTO_ERR_NOMEM on ERR naming the bytes asked, those
- * available and the largest batch that fits. */
-static sotto_status batch_fits(const sotto__arena *arena, int max_batch, sotto__err *err)
+/* The bytes of the buffers CTX's encoder and decoder declare for batches of B windows of
+ * MAX_SEQ sequences each (as sotto_context_init declares them); SIZE_MAX on overflow. */
+static size_t batch_bytes(const sotto_context *ctx, int max_seq, int b)
 {
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return SOTTO_OK; /* unknown: the allocation decides */
-    double avail = (double)pages * (double)page, need = (double)arena->total;
-    if (need <= avail) return SOTTO_OK;
-    int fits = (int)(max_batch * avail / need); /* the buffers grow about linearly with the batch */
+    sotto__encoder e = ctx->enc;
+    sotto__decoder d = ctx->dec;
+    e.n_batch = b, d.n_slots = max_seq * b, d.n_win = b;
+    sotto__arena a = {0};
+    sotto__encoder_declare(&e, ctx->model, &a);
+    sotto__decoder_declare(&d, &a);
+    return a.overflow ? SIZE_MAX : a.total;
+}
+
+/* SOTTO_OK when the buffers of CTX (declared on ARENA for batches of MAX_BATCH windows of
+ * MAX_SEQ sequences) fit the memory this process may still allocate (sotto__mem_room: the
+ * machine's, its cgroups', its ulimits); else SOTTO_ERR_NOMEM on ERR naming the bytes
+ * asked, those left and the largest batch that fits. */
+static sotto_status batch_fits(const sotto_context *ctx, const sotto__arena *arena, int max_seq, int max_batch,
+                               sotto__err *err)
+{
+    const uint64_t room = sotto__mem_room();
+    if (arena->overflow || (uint64_t)arena->total <= room) return SOTTO_OK; /* overflow: the allocation says so */
+    int lo = 0, hi = max_batch - 1; /* the largest batch whose buffers fit: the sizes grow with the batch */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if ((uint64_t)batch_bytes(ctx, max_seq, mid) <= room) lo = mid;
+        else hi = mid - 1;
+    }
+    char fits[96];
+    if (lo > 0) snprintf(fits, sizeof fits, "at most %d fit (%.0f MiB)", lo, batch_bytes(ctx, max_seq, lo) / 1048576.0);
+    else snprintf(fits, sizeof fits, "not even 1 fits (%.0f MiB)", batch_bytes(ctx, max_seq, 1) / 1048576.0);
     return sotto__fail(err, SOTTO_ERR_NOMEM,
-                       "context: a batch of %d windows needs %.0f MiB of buffers, but %.0f MiB of memory are available:"
-                       " at most %d fit%s", max_batch, need / 1048576.0, avail / 1048576.0, fits < 1 ? 1 : fits,
-                       fits < 1 ? " (or none)" : "");
+                       "context: a batch of %d windows needs %.0f MiB of buffers, but this process may allocate %.0f MiB"
+                       " more (the least of the memory available, its cgroup's limit and its ulimits): %s",
+                       max_batch, arena->total / 1048576.0, room / 1048576.0, fits);
 }
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
@@ -104,7 +125,8 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     if (!st) st = sotto__encoder_init(&ctx->enc, ctx->be, model, p.max_batch, &arena, &err);
     if (!st)
         st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences * p.max_batch, p.max_batch, &arena, &err);
-    if (!st && p.max_batch > 1) st = batch_fits(&arena, p.max_batch, &err);
+    /* a GPU's buffers are its own memory, which the process's limits do not bound */
+    if (!st && p.max_batch > 1 && ctx->be->host_memory) st = batch_fits(ctx, &arena, p.max_sequences, p.max_batch, &err);
     if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);
     if (st) {
         sotto_context_free(ctx);

@@ -41,6 +41,12 @@ sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const 
 
     dec->cross_type = sotto__decoder_cross_type(m);
     sotto__cross_layout(dec->cross_type, dec->n_audio, dec->n_head, dec->d / dec->n_head, &dec->cross_k_bytes, &dec->cross_v_bytes);
+    sotto__decoder_declare(dec, a);
+    return SOTTO_OK;
+}
+
+void sotto__decoder_declare(sotto__decoder *dec, sotto__arena *a)
+{
     const size_t L = (size_t)dec->n_layer, c = (size_t)dec->n_ctx, d = (size_t)dec->d, f = sizeof(float);
     const size_t S = (size_t)dec->n_slots;
     const size_t W = (size_t)dec->n_win;
@@ -53,7 +59,6 @@ sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const 
     sotto__arena_add(a, &dec->ff, c * 4 * d * f);
     size_t n_logits = S > 2 ? S : 2;
     sotto__arena_add(a, &dec->logits, n_logits * (size_t)dec->n_vocab * f);
-    return SOTTO_OK;
 }
 
 void sotto__decoder_ready(sotto__decoder *dec)

@@ -41,6 +41,9 @@ sotto_type sotto__decoder_cross_type(const sotto_model *m);
  * cache slots (>= 1) and N_WIN windows of cross K/V (>= 1). */
 sotto_status sotto__decoder_init(sotto__decoder *dec, sotto__backend *be, const sotto_model *m, int n_slots,
                                  int n_win, sotto__arena *a, sotto__err *err);
+/* Declares on A the buffers of DEC (its dimensions, n_slots, n_win and cross layout set,
+ * as by init): what init declares, alone, so that a context can size other batches. */
+void sotto__decoder_declare(sotto__decoder *dec, sotto__arena *a);
 /* After the arena is placed: touches the cache once, so that the first decode does not
  * pay its page faults. */
 void sotto__decoder_ready(sotto__decoder *dec);

@@ -19,18 +19,24 @@ sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const so
     *e = (sotto__encoder){.be = be, .n_mels = h->n_mels, .n_frames = SOTTO_N_FRAMES, .n_ctx = h->n_audio_ctx,
                           .d = h->n_audio_state, .n_head = h->n_audio_head, .n_layer = h->n_audio_layer,
                           .n_batch = n_batch < 1 ? 1 : n_batch, .ff_rows = (h->n_audio_ctx + 3) / 4};
-    const size_t n = (size_t)e->n_ctx * (size_t)e->n_batch, d = (size_t)e->d, T = (size_t)e->n_frames, mels = (size_t)e->n_mels;
+    const size_t d = (size_t)e->d, mels = (size_t)e->n_mels;
     e->blocks = calloc((size_t)e->n_layer, sizeof *e->blocks);
     if (!e->blocks) return sotto__fail(err, SOTTO_ERR_NOMEM, "encoder: out of memory");
     sotto_status st = sotto__import_f32(be, w->conv1_w, d * mels * 3, &e->conv1_w, err);
     if (!st) st = sotto__import_f32(be, w->conv1_b, d, &e->conv1_b, err);
     if (!st) st = sotto__import_f32(be, w->conv2_w, d * d * 3, &e->conv2_w, err);
     if (!st) st = sotto__import_f32(be, w->conv2_b, d, &e->conv2_b, err);
-    if (!st) st = sotto__import_f32(be, w->enc_pos, n * d, &e->pos, err);
+    if (!st) st = sotto__import_f32(be, w->enc_pos, (size_t)e->n_ctx * e->d, &e->pos, err);
     for (int l = 0; l < e->n_layer && !st; l++) st = sotto__import_layer(be, &w->enc[l], e->d, false, &e->blocks[l], err);
     if (!st) st = sotto__import_norm(be, &w->enc_ln, e->d, &e->ln_post, err);
-    if (st) return st;
+    if (!st) sotto__encoder_declare(e, m, a);
+    return st;
+}
 
+void sotto__encoder_declare(sotto__encoder *e, const sotto_model *m, sotto__arena *a)
+{
+    const sotto_model_info *h = &m->info;
+    const size_t n = (size_t)e->n_ctx * (size_t)e->n_batch, d = (size_t)e->d, T = (size_t)e->n_frames, mels = (size_t)e->n_mels;
     const size_t f = sizeof(float), dk = d > (size_t)h->n_text_state ? d : (size_t)h->n_text_state;
     sotto__arena_add(a, &e->x, n * d * f);
     /* h .. ff in this order, one run of bytes: the convolutions' buffers fit inside */
@@ -56,7 +62,6 @@ sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const so
         sotto__arena_add(a, &e->conv1, conv1);
         sotto__arena_add(a, &e->mel, mel);
     }
-    return SOTTO_OK;
 }
 
 void sotto__encoder_free(sotto__encoder *e)

@@ -39,6 +39,9 @@ typedef struct sotto__encoder {
  * up to N_BATCH (>= 1) windows. */
 sotto_status sotto__encoder_init(sotto__encoder *e, sotto__backend *be, const sotto_model *m, int n_batch,
                                  sotto__arena *a, sotto__err *err);
+/* Declares on A the buffers of E (its dimensions and n_batch set, as by init) for M's
+ * model: what init declares, alone, so that a context can size other batches. */
+void sotto__encoder_declare(sotto__encoder *e, const sotto_model *m, sotto__arena *a);
 void sotto__encoder_free(sotto__encoder *e);
 
 /* Runs the encoder on MEL [n_mels, n_frames] (host memory): e->out holds the result. */
