@@ -104,12 +104,13 @@ bool sotto__first_line(const char *path, char *buf, size_t n);
 bool sotto__cgroup_path(const char *controller, char *out, size_t n);
 void sotto__cgroup_walk(const char *mount, const char *rel, void (*fn)(void *arg, const char *dir), void *arg);
 
-/* memroom.c: the bytes this process may still allocate (memroom.c says from what);
- * UINT64_MAX when nothing bounds it. The parsers it uses: MemAvailable of /proc/meminfo's
+/* memroom.c: the bytes this process may still allocate (memroom.c says from what), HELD
+ * bytes it has allocated but may not have touched counted as taken; UINT64_MAX when
+ * nothing bounds it. The parsers it uses: MemAvailable of /proc/meminfo's
  * TEXT in bytes (0 when absent), and the room a cgroup's memory LIMIT text leaves above its
  * USAGE text (v2 memory.max / memory.current, v1 memory.limit_in_bytes / usage_in_bytes;
  * UINT64_MAX for "max", a limit from 2^62 on, or text that is not a number). */
-uint64_t sotto__mem_room(void);
+uint64_t sotto__mem_room(uint64_t held);
 uint64_t sotto__meminfo_available(const char *text);
 uint64_t sotto__cgroup_mem_room(const char *limit, const char *usage);
 

@@ -9,7 +9,11 @@
  *     (v2 memory.max - memory.current, v1 memory.limit_in_bytes - memory.usage_in_bytes):
  *     a container's limit, docker --memory, a systemd slice's MemoryMax;
  *   - the room under its address-space and data limits (ulimit -v, ulimit -d), against
- *     /proc/self/statm. */
+ *     /proc/self/statm.
+ * Memory the process has allocated but not yet touched (a batch's buffers before its
+ * passes reach every page) is in its address space but not in the first two, which count
+ * pages: the caller passes it, and it is taken from those two (in full: the touched part
+ * of it is then counted twice, which errs toward refusing). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -104,7 +108,7 @@ static uint64_t limits_room(void)
                    rlimit_room(RLIMIT_DATA, (uint64_t)data * (uint64_t)page));
 }
 
-uint64_t sotto__mem_room(void)
+uint64_t sotto__mem_room(uint64_t held)
 {
     char buf[8192];
     uint64_t avail = 0;
@@ -119,5 +123,7 @@ uint64_t sotto__mem_room(void)
         long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         avail = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
     }
-    return min_u64(min_u64(avail, cgroup_room()), limits_room());
+    uint64_t pages = min_u64(avail, cgroup_room()); /* pages touched; HELD are not, or not all */
+    pages = pages == UINT64_MAX ? pages : pages > held ? pages - held : 0;
+    return min_u64(pages, limits_room()); /* the address space holds HELD already */
 }

@@ -30,6 +30,7 @@ sotto_status sotto__arena_alloc(sotto__arena *a, sotto__backend *be, sotto__err 
     sotto__buf base;
     sotto_status st = be->ops->alloc(be, a->total, &base, err);
     if (st) return st;
+    a->base = base;
     for (int i = 0; i < a->n; i++)
         *a->item[i].dst = a->item[i].alias ? sotto__buf_at(*a->item[i].alias, a->item[i].off)
                                            : sotto__buf_at(base, a->item[i].off);

@@ -11,6 +11,7 @@ enum { SOTTO__ARENA_MAX = 48 };
 
 typedef struct sotto__arena {
     size_t total;              /* bytes so far */
+    sotto__buf base;           /* the allocation, once made */
     bool overflow;             /* a size did not fit size_t, or too many items */
     int n;
     struct {

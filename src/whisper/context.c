@@ -2,13 +2,16 @@
  * weights imported into it, one arena for every buffer), and the checked public entry
  * points of the engine. The backend comes from the registry (backend.h), by the
  * device string. */
+#define _DEFAULT_SOURCE /* mincore */
 #define _POSIX_C_SOURCE 200809L
 #include "context.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static void *model_derived(const void *owner, int slot, void *(*make)(void *), void (*free_fn)(void *), void *arg)
@@ -74,6 +77,42 @@ static size_t batch_bytes(const sotto_context *ctx, int max_seq, int b)
     return a.overflow ? SIZE_MAX : a.total;
 }
 
+/* This process's live batched contexts on host memory. The memory room's page counts
+ * (cgroup usage, MemAvailable) see their buffers only as their passes touch them, so a
+ * context made beside them counts the pages of theirs not yet touched as taken (sotto
+ * serve's workers, -j's files: two workers' batches of 4 on base each passed alone in a
+ * cgroup of 800 MB and were killed under load). The lock makes check, allocation and list
+ * one step for contexts made at once. */
+static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+static sotto_context *batch_live;
+
+/* The bytes of [P, P + N) not yet touched (mincore: not resident); all N when unknown. */
+static uint64_t untouched(const void *p, size_t n)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) return n;
+    const uintptr_t mask = (uintptr_t)page - 1, a = (uintptr_t)p & ~mask, e = ((uintptr_t)p + n + mask) & ~mask;
+    const size_t pages = (size_t)((e - a) / (uintptr_t)page);
+    unsigned char *vec = malloc(pages ? pages : 1);
+    if (!vec || mincore((void *)a, (size_t)(e - a), vec) != 0) {
+        free(vec);
+        return n;
+    }
+    uint64_t touched = 0;
+    for (size_t i = 0; i < pages; i++) touched += vec[i] & 1;
+    free(vec);
+    touched *= (uint64_t)page;
+    return touched >= n ? 0 : n - touched;
+}
+
+/* The untouched bytes of the live batched contexts (under batch_lock). */
+static uint64_t batch_held(void)
+{
+    uint64_t held = 0;
+    for (const sotto_context *c = batch_live; c; c = c->batch_next) held += untouched(c->batch_mem, c->batch_bytes);
+    return held;
+}
+
 /* SOTTO_OK when the buffers of CTX (declared on ARENA for batches of MAX_BATCH windows of
  * MAX_SEQ sequences) fit the memory this process may still allocate (sotto__mem_room: the
  * machine's, its cgroups', its ulimits); else SOTTO_ERR_NOMEM on ERR naming the bytes
@@ -81,7 +120,7 @@ static size_t batch_bytes(const sotto_context *ctx, int max_seq, int b)
 static sotto_status batch_fits(const sotto_context *ctx, const sotto__arena *arena, int max_seq, int max_batch,
                                sotto__err *err)
 {
-    const uint64_t room = sotto__mem_room();
+    const uint64_t held = batch_held(), room = sotto__mem_room(held);
     if (arena->overflow || (uint64_t)arena->total <= room) return SOTTO_OK; /* overflow: the allocation says so */
     int lo = 0, hi = max_batch - 1; /* the largest batch whose buffers fit: the sizes grow with the batch */
     while (lo < hi) {
@@ -92,10 +131,14 @@ static sotto_status batch_fits(const sotto_context *ctx, const sotto__arena *are
     char fits[96];
     if (lo > 0) snprintf(fits, sizeof fits, "at most %d fit (%.0f MiB)", lo, batch_bytes(ctx, max_seq, lo) / 1048576.0);
     else snprintf(fits, sizeof fits, "not even 1 fits (%.0f MiB)", batch_bytes(ctx, max_seq, 1) / 1048576.0);
+    char also[96] = "";
+    if (held)
+        snprintf(also, sizeof also, ", less the %.0f MiB of this process's other batches not yet in use",
+                 held / 1048576.0);
     return sotto__fail(err, SOTTO_ERR_NOMEM,
                        "context: a batch of %d windows needs %.0f MiB of buffers, but this process may allocate %.0f MiB"
-                       " more (the least of the memory available, its cgroup's limit and its ulimits): %s",
-                       max_batch, arena->total / 1048576.0, room / 1048576.0, fits);
+                       " more (the least of the memory available, its cgroup's limit and its ulimits%s): %s",
+                       max_batch, arena->total / 1048576.0, room / 1048576.0, also, fits);
 }
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
@@ -126,8 +169,17 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
     if (!st)
         st = sotto__decoder_init(&ctx->dec, ctx->be, model, p.max_sequences * p.max_batch, p.max_batch, &arena, &err);
     /* a GPU's buffers are its own memory, which the process's limits do not bound */
-    if (!st && p.max_batch > 1 && ctx->be->host_memory) st = batch_fits(ctx, &arena, p.max_sequences, p.max_batch, &err);
+    const bool counted = !st && p.max_batch > 1 && ctx->be->host_memory;
+    if (counted) pthread_mutex_lock(&batch_lock);
+    if (counted) st = batch_fits(ctx, &arena, p.max_sequences, p.max_batch, &err);
     if (!st) st = sotto__arena_alloc(&arena, ctx->be, &err);
+    if (counted) {
+        if (!st) {
+            ctx->batch_bytes = arena.total, ctx->batch_mem = ctx->be->ops->host(ctx->be, arena.base);
+            ctx->batch_next = batch_live, batch_live = ctx;
+        }
+        pthread_mutex_unlock(&batch_lock);
+    }
     if (st) {
         sotto_context_free(ctx);
         return sotto__publish(&err);
@@ -140,6 +192,13 @@ sotto_status sotto_context_init(const sotto_model *model, const sotto_context_pa
 void sotto_context_free(sotto_context *ctx)
 {
     if (!ctx) return;
+    if (ctx->batch_bytes) {
+        pthread_mutex_lock(&batch_lock);
+        sotto_context **p = &batch_live;
+        while (*p && *p != ctx) p = &(*p)->batch_next;
+        if (*p) *p = ctx->batch_next;
+        pthread_mutex_unlock(&batch_lock);
+    }
     sotto__encoder_free(&ctx->enc);
     sotto__decoder_free(&ctx->dec);
     if (ctx->be) ctx->be->ops->free(ctx->be);

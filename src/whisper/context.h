@@ -18,6 +18,9 @@ struct sotto_context {
     char error[SOTTO__ERR_LEN];
     char device[320];          /* sotto_context_device */
     int max_batch;             /* windows encoded and decoded together (sotto_context_params) */
+    size_t batch_bytes;        /* a batched context on host memory: its buffers, on the */
+    const void *batch_mem;     /* process's list of them (context.c), from batch_mem */
+    sotto_context *batch_next;
     int n_threads;             /* the host threads it may use (sotto_context_params, 0 resolved) */
     bool encoded;
     bool have_state;           /* dec.h row 0 holds the final state of the last decode */
