@@ -510,10 +510,10 @@ typedef struct sotto_transcribe_params {
     /* faster-whisper 1.2.1's options (its transcribe.py), with its meaning: */
     const char *hotwords;      /* text in every window's prompt: after <|startofprev|>, before
                                   the previous text (" " + it stripped, at most n_text_ctx / 2 - 1
-                                  tokens), but for a window given a prefix; NULL: none */
+                                  tokens), but for a window given a prefix; NULL or "": none */
     const char *prefix;        /* text the window at 0 s is forced to begin with (" " + it
                                   stripped, after <|0.00|> with timestamps); its tokens are the
-                                  first segment's; NULL: none */
+                                  first segment's; NULL or "": none */
     int multilingual;          /* 1: every window's language detected from it (a multilingual
                                   model, language auto or not): a recording that switches */
     const double *clip_timestamps; /* seconds start, end, start, end, ...: only these clips are

@@ -4,10 +4,13 @@ and openai-whisper's (``import sotto as whisper``) against openai's long-form go
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
+import logging
 import os
 import threading
+import time
 from typing import Any, Dict, List
 
 import numpy as np
@@ -77,13 +80,78 @@ def test_transcribe(fw, model, clips):
     assert inspect.isgenerator(segments)
     segments = list(segments)
     ref, _ = model.transcribe(path, word_timestamps=True, silence_check=False)
-    assert [s._replace(id=s.id - 1) for s in segments] == ref and segments[0].id == 1
+    assert [native(s) for s in segments] == ref and segments[0].id == 1
     text = "".join(s.text for s in segments).strip()
     assert text.startswith("And Mr. John Dashwood")
     for s in segments:
         assert s.words and s.start <= s.words[0].start and s.words[-1].end <= s.end + 0.01
-        assert s._asdict()["text"] == s.text
+        assert dataclasses.asdict(s)["text"] == s.text
     assert segments[0].words[0].word == " And"
+
+
+def native(s: Any) -> sotto.Segment:
+    """faster-whisper's segment as sotto.Model's (ids from 0, tokens a tuple)."""
+    words = None if s.words is None else [sotto.Word(w.start, w.end, w.word, w.probability) for w in s.words]
+    return sotto.Segment(s.id - 1, s.seek, s.start, s.end, s.text, tuple(s.tokens), s.avg_logprob,
+                         s.compression_ratio, s.no_speech_prob, words, s.temperature)
+
+
+def test_segments_are_faster_whispers_dataclasses(fw, clips):
+    # faster-whisper 1.2.1's Segment and Word are dataclasses: asdict, replace, assignment,
+    # tokens a list; _asdict still answers, with its DeprecationWarning
+    s = next(fw.transcribe(clip(clips, "librivox-0870.wav"), word_timestamps=True, beam_size=1)[0])
+    d = dataclasses.asdict(s)
+    assert list(d) == ["id", "seek", "start", "end", "text", "tokens", "avg_logprob", "compression_ratio",
+                       "no_speech_prob", "words", "temperature"]
+    assert isinstance(s.tokens, list) and list(d["words"][0]) == ["start", "end", "word", "probability"]
+    assert dataclasses.replace(s, text="x").text == "x"
+    s.start += 10
+    s.words[0].start += 10
+    with pytest.warns(DeprecationWarning, match="dataclasses.asdict"):
+        assert s._asdict()["start"] == s.start
+
+
+def test_empty_prefix_and_hotwords_are_none(fw, clips):
+    # faster-whisper's `if prefix` and `if hotwords`: "" is no prefix, no hotwords (sotto had
+    # forced <|0.00|> and nothing, and written an empty transcript)
+    path = clip(clips, "librivox-0870.wav")
+    plain = list(fw.transcribe(path, beam_size=1)[0])
+    assert plain[0].text.strip().startswith("And Mr. John")
+    assert list(fw.transcribe(path, beam_size=1, prefix="")[0]) == plain
+    assert list(fw.transcribe(path, beam_size=1, hotwords="")[0]) == plain
+
+
+def test_language_and_task_as_faster_whisper(fw, clips, models_dir, caplog):
+    # an English-only model transcribes English whatever language and task say (with the
+    # logger's warning); a multilingual one refuses a code it lacks when transcribe() is called
+    path = clip(clips, "librivox-0870.wav")
+    plain = list(fw.transcribe(path, beam_size=1)[0])
+    with caplog.at_level(logging.WARNING, logger="faster_whisper"):
+        segments, info = fw.transcribe(path, beam_size=1, language="fr", task="translate")
+    assert "English-only" in caplog.text and info.language == "en"
+    assert list(segments) == plain
+    if not os.path.isdir(os.path.join(models_dir, "base-ct2")):
+        pytest.skip("no base-ct2")
+    base = WhisperModel("base", device="cpu", cpu_threads=2)
+    for bad in ({"language": "xx"}, {"language": "German"}, {"task": "bogus"}):
+        with pytest.raises(ValueError):
+            base.transcribe(path, **bad)  # at the call, not when the segments are read
+
+
+def test_input_errors_are_pythons(fw, model, clips, tmp_path):
+    # a missing path: FileNotFoundError (faster-whisper's and openai's loaders), a directory:
+    # IsADirectoryError, each also a sotto.SottoError; integer PCM refused as sotto.Model does
+    missing = str(tmp_path / "no-such.wav")
+    for call in (lambda: list(fw.transcribe(missing)[0]), lambda: decode_audio(missing),
+                 lambda: model.transcribe(missing), lambda: whisper.load_audio(missing)):
+        with pytest.raises(FileNotFoundError, match="no-such.wav") as e:
+            call()
+        assert isinstance(e.value, sotto.SottoError) and e.value.status == "i/o error"
+    with pytest.raises(IsADirectoryError):
+        fw.transcribe(str(tmp_path))
+    pcm = (read_wav(clip(clips, "librivox-0870.wav")) * 32767).astype(np.int16)
+    with pytest.raises(TypeError, match="int16"):
+        fw.transcribe(pcm)
 
 
 def test_transcribe_inputs(fw, clips):
@@ -111,6 +179,27 @@ def test_segments_are_lazy(fw, clips):
     assert not any(t.name == "sotto-transcribe" for t in threading.enumerate())
     every = list(fw.transcribe(samples, beam_size=1)[0])
     assert every[0] == first and every[-1].end > 55
+
+
+def test_an_unread_generator_holds_the_engine(fw, clips, monkeypatch):
+    # faster-whisper's generator does no work while the reader does not ask for more: after
+    # a `break`, sotto's worker waits once _AHEAD segments are made, instead of decoding the
+    # rest of the file (it had gone on to the end: 8 CPU seconds of a 5-minute file)
+    monkeypatch.setattr(sotto.faster_whisper, "_AHEAD", 1)
+    samples = np.concatenate([read_wav(c) for c in clips] * 3)  # 3 minutes: many windows
+    segments, _ = fw.transcribe(samples, beam_size=1)
+    for s in segments:
+        break
+    cpu, deadline = time.process_time(), time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the process does nothing more
+        time.sleep(1.0)
+        now = time.process_time()
+        if now - cpu < 0.05:
+            break
+        cpu = now
+    assert any(t.name == "sotto-transcribe" for t in threading.enumerate()), "the worker decoded to the end"
+    segments.close()
+    assert not any(t.name == "sotto-transcribe" for t in threading.enumerate())
 
 
 def test_vad_filter(fw, clips, vad_path):
@@ -324,6 +413,20 @@ def test_openai_verbose_prints_segments(model_path, clips, capsys):
     result = model.transcribe(clip(clips, "librivox-0870.wav"), temperature=0.0, verbose=True)
     out = capsys.readouterr().out
     assert out.startswith("[00:00.000 --> ") and result["segments"][0]["text"] in out
+    # openai's format_timestamp: the hours from an hour on
+    assert sotto.whisper._timestamp(3599.9994) == "59:59.999" and sotto.whisper._timestamp(3600) == "01:00:00.000"
+
+
+def test_openai_model_and_options(model_path, clips):
+    # openai's model.dims (ModelDimensions, attributes); an English-only model transcribes
+    # English whatever language and task say (openai's tokenizer has neither), the result's
+    # language the one given, as openai's
+    model = whisper.load_model(model_path, device="cpu")
+    assert model.dims.n_mels == 80 and model.dims.n_text_layer == 4 and model.dims["n_vocab"] == 51864
+    path = clip(clips, "librivox-0870.wav")
+    plain = model.transcribe(path, temperature=0.0)
+    other = model.transcribe(path, temperature=0.0, language="fr", task="translate")
+    assert other["text"] == plain["text"] and other["language"] == "fr" and plain["language"] == "en"
 
 
 

@@ -117,10 +117,10 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (p->batch_size < 0 || p->batch_size > SOTTO_MAX_BATCH)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batch size %d (0: no batching, else 1 .. %d)", p->batch_size,
                            SOTTO_MAX_BATCH);
-    if (p->batch_size > 0 && (p->prefix || p->carry_initial_prompt))
+    if (p->batch_size > 0 && ((p->prefix && *p->prefix) || p->carry_initial_prompt))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched decoding (batch size %d) takes no %s: every chunk "
                            "gets the pipeline's one prompt", p->batch_size,
-                           p->prefix ? "prefix" : "carry_initial_prompt");
+                           p->prefix && *p->prefix ? "prefix" : "carry_initial_prompt");
     const sotto_vad_params *v = p->batch_size > 0 ? p->batch_vad : NULL;
     if (v && !(isfinite(v->threshold) && (!v->use_neg_threshold || isfinite(v->neg_threshold)) &&
                v->max_speech_duration_s > 0 && v->min_speech_duration_ms >= 0 && v->min_silence_duration_ms >= 0 &&

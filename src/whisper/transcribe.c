@@ -430,8 +430,11 @@ static sotto_status prompt_texts(run *r)
     const sotto_transcribe_params *p = r->p;
     const int most = r->ctx->model->info.n_text_ctx / 2 - 1;
     sotto_status st = SOTTO_OK;
-    if (p->hotwords) st = sotto__prompt_tokens(r->ctx, p->hotwords, most, "hotwords", &r->hotwords, &r->n_hotwords);
-    if (!st && p->prefix) st = sotto__prompt_tokens(r->ctx, p->prefix, most, "prefix", &r->prefix, &r->n_prefix);
+    /* "" is none, as faster-whisper's `if hotwords` and `if prefix` (and openai's prefix) take it */
+    if (p->hotwords && *p->hotwords)
+        st = sotto__prompt_tokens(r->ctx, p->hotwords, most, "hotwords", &r->hotwords, &r->n_hotwords);
+    if (!st && p->prefix && *p->prefix)
+        st = sotto__prompt_tokens(r->ctx, p->prefix, most, "prefix", &r->prefix, &r->n_prefix);
     if (!st && r->n_prefix && p->timestamps) { /* <|0.00|> before it (get_prompt) */
         int32_t *t = realloc(r->prefix, (size_t)(r->n_prefix + 1) * sizeof *t);
         if (!t) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "prefix: out of memory");

@@ -8,6 +8,7 @@ One model is loaded once and shared; each transcription runs on a context of its
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
@@ -78,6 +79,26 @@ class TranscriptionInfo(NamedTuple):
     """every segment's text, joined"""
     stopped: bool
     """on_segment asked to stop: the segments are those up to the one it stopped at"""
+
+
+class SottoFileNotFoundError(FileNotFoundError, SottoError):
+    """An audio path that does not exist: a :class:`SottoError` (status "i/o error", as the
+    engine reports it) and a FileNotFoundError, as faster-whisper's and openai-whisper's
+    loaders raise, so that either ``except`` catches it."""
+
+
+class SottoIsADirectoryError(IsADirectoryError, SottoError):
+    """An audio path that is a directory: a :class:`SottoError` and an IsADirectoryError."""
+
+
+def _check_path(path: Union[str, bytes]) -> None:
+    """Raises the two errors above for PATH, before the engine is asked to read it."""
+    for exists, cls, code in ((os.path.isdir, SottoIsADirectoryError, errno.EISDIR),
+                              (lambda p: not os.path.exists(p), SottoFileNotFoundError, errno.ENOENT)):
+        if exists(path):
+            e = cls(code, os.strerror(code), os.fsdecode(path))
+            e.status = "i/o error"
+            raise e
 
 
 def _segment(t: Tuple[Any, ...]) -> Segment:
@@ -380,7 +401,9 @@ class Model:
             (segments, info): the list of :class:`Segment` and a :class:`TranscriptionInfo`.
 
         Raises:
-            SottoError: the engine failed (unreadable audio, ...), with its message.
+            SottoError: the engine failed (unreadable audio, ...), with its message; a
+                path that does not exist is also a FileNotFoundError, a directory an
+                IsADirectoryError (faster-whisper's and openai-whisper's errors).
             ValueError, TypeError: an option or the samples are invalid (the library's
                 sotto_transcribe_params_check says which).
 
@@ -479,6 +502,8 @@ class Model:
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)
+        else:
+            _check_path(os.fspath(audio))
         if on_segment is not None and not callable(on_segment):
             raise TypeError("on_segment must be callable or None")
         callback = None if on_segment is None else (lambda t: on_segment(_segment(t)))

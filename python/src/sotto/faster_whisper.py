@@ -7,16 +7,19 @@ it when given a value sotto cannot honour yet."""
 from __future__ import annotations
 
 import io
+import logging
 import os
 import queue
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+import warnings
+from dataclasses import asdict, dataclass
 from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _sotto
-from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model, Segment, Word
+from . import _model
+from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
 from .models import converted, resolve_model, resolve_vad
 
 #: openai-whisper's language codes, in the order of its language tokens
@@ -39,6 +42,53 @@ __all__ = [
     "Word",
     "decode_audio",
 ]
+
+
+_logger = logging.getLogger("faster_whisper")
+
+
+@dataclass
+class Word:
+    """faster-whisper 1.2.1's Word (a dataclass: ``dataclasses.asdict`` and assignment work)."""
+
+    start: float
+    end: float
+    word: str
+    probability: float
+
+    def _asdict(self) -> Dict[str, Any]:
+        warnings.warn("Word._asdict() method is deprecated, use dataclasses.asdict(Word) instead",
+                      DeprecationWarning, 2)
+        return asdict(self)
+
+
+@dataclass
+class Segment:
+    """faster-whisper 1.2.1's Segment (a dataclass; ``tokens`` a list; ids from 1)."""
+
+    id: int
+    seek: int
+    start: float
+    end: float
+    text: str
+    tokens: List[int]
+    avg_logprob: float
+    compression_ratio: float
+    no_speech_prob: float
+    words: Optional[List[Word]]
+    temperature: Optional[float]
+
+    def _asdict(self) -> Dict[str, Any]:
+        warnings.warn("Segment._asdict() method is deprecated, use dataclasses.asdict(Segment) instead",
+                      DeprecationWarning, 2)
+        return asdict(self)
+
+
+def _fw_segment(s: "_model.Segment", id_offset: int = 1) -> Segment:
+    """sotto.Model's segment as faster-whisper's (its id counted from 1)."""
+    words = None if s.words is None else [Word(w.start, w.end, w.word, w.probability) for w in s.words]
+    return Segment(s.id + id_offset, s.seek, s.start, s.end, s.text, list(s.tokens), s.avg_logprob,
+                   s.compression_ratio, s.no_speech_prob, words, s.temperature)
 
 
 @dataclass
@@ -111,7 +161,8 @@ def decode_audio(
 
     Raises:
         NotImplementedError: a rate other than 16000.
-        SottoError: the file cannot be decoded, with the engine's message.
+        SottoError: the file cannot be decoded, with the engine's message (a missing
+            path: also a FileNotFoundError, a directory: an IsADirectoryError).
     """
     import numpy as np
 
@@ -124,6 +175,7 @@ def decode_audio(
             f.flush()
             return decode_audio(f.name, sampling_rate, split_stereo)
     path = os.fspath(input_file)  # type: ignore[arg-type]
+    _model._check_path(path)
     raw, channels = _sotto.audio_load(path, 1 if split_stereo else 0)
     samples = np.frombuffer(raw, dtype=np.float32).copy()
     if not split_stereo:
@@ -141,6 +193,8 @@ def _samples(audio: Any) -> Any:
         return decode_audio(audio)
     if isinstance(audio, (bytes, bytearray)):
         return decode_audio(io.BytesIO(bytes(audio)))
+    if np.issubdtype(getattr(audio, "dtype", np.dtype(np.float32)), np.integer):
+        raise TypeError(f"audio samples must be float32 in [-1, 1], not {audio.dtype} (divide int16 PCM by 32768)")
     arr = np.ascontiguousarray(audio, dtype=np.float32)
     if arr.ndim != 1:
         raise ValueError(f"audio samples must be 1-D (16 kHz mono), not of shape {arr.shape}")
@@ -248,6 +302,23 @@ class WhisperModel:
         info = self._model.info()
         self.is_multilingual = bool(info["multilingual"])
         self._n_languages = int(info["n_languages"])
+
+    def _language_task(self, language: Optional[str], task: str) -> Tuple[Optional[str], str]:
+        """LANGUAGE and TASK as faster-whisper's transcribe() takes them, checked before it
+        returns: an English-only model transcribes English whatever they say (a warning
+        when LANGUAGE is another, as its logger gives); a multilingual one refuses a
+        language code it does not have and a task that is not "transcribe" or
+        "translate" (ValueError, at the call, not when the segments are read)."""
+        if not self.is_multilingual:
+            if language not in (None, "en"):
+                _logger.warning("The current model is English-only but the language parameter is set to '%s'; "
+                                "using 'en' instead.", language)
+            return (None if language is None else "en"), "transcribe"
+        if language is not None and language not in self.supported_languages:
+            raise ValueError(f"{language} is not a valid language code")
+        if task not in ("transcribe", "translate"):
+            raise ValueError(f"'{task}' is not a valid task (accepted tasks: transcribe, translate)")
+        return language, task
 
     @property
     def supported_languages(self) -> List[str]:
@@ -427,6 +498,7 @@ class WhisperModel:
                 raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
         if initial_prompt is not None and not isinstance(initial_prompt, str):
             raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
+        language, task = self._language_task(language, task)
         vo = _vad_options(vad_parameters)
         samples = _samples(audio)
         duration = len(samples) / _sotto.SAMPLE_RATE
@@ -474,23 +546,40 @@ class WhisperModel:
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
 
 
+#: segments the worker may make ahead of the consumer: then it waits, inside the engine's
+#: callback, until the consumer takes one (a generator left unconsumed, after a `break`,
+#: holds the engine there instead of letting it decode the rest of the file)
+_AHEAD = 8
+
+
 def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Optional[float]) -> Iterator[Segment]:
     """The segments of model.transcribe(samples, **kwargs) as they are made: a worker
-    thread runs the engine and hands each segment over a queue; closing the generator
-    asks the engine to stop after the window in progress, and waits for it."""
-    q: "queue.Queue[Tuple[str, Any]]" = queue.Queue()
+    thread runs the engine and hands each segment over a queue of _AHEAD; closing the
+    generator asks the engine to stop after the window in progress, and waits for it."""
+    q: "queue.Queue[Tuple[str, Any]]" = queue.Queue(_AHEAD)
     stop = threading.Event()
 
-    def on_segment(s: Segment) -> bool:
-        q.put(("segment", s))
+    def on_segment(s: "_model.Segment") -> bool:
+        while not stop.is_set():
+            try:
+                q.put(("segment", s), timeout=0.1)
+                break
+            except queue.Full:
+                continue
         return stop.is_set()
 
     def work() -> None:
         try:
             model.transcribe(samples, on_segment=on_segment, **kwargs)
-            q.put(("end", None))
+            item: Tuple[str, Any] = ("end", None)
         except BaseException as e:  # handed to the consumer
-            q.put(("error", e))
+            item = ("error", e)
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     worker = threading.Thread(target=work, name="sotto-transcribe", daemon=True)
     worker.start()
@@ -498,12 +587,14 @@ def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Opt
         while True:
             kind, value = q.get()
             if kind == "end":
+                if progress_of:
+                    print("sotto: 100.0 %", file=sys.stderr)
                 return
             if kind == "error":
                 raise value
             if progress_of:
                 print(f"sotto: {min(100.0, 100.0 * value.end / progress_of):5.1f} %", file=sys.stderr)
-            yield value._replace(id=value.id + 1)  # faster-whisper counts from 1
+            yield _fw_segment(value)  # faster-whisper counts from 1
     finally:
         stop.set()
         worker.join()
@@ -618,6 +709,7 @@ class BatchedInferencePipeline:
         """
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, not {batch_size!r}")
+        language, task = self.model._language_task(language, task)
         chunk_s = chunk_length or 30
         if chunk_s != 30:
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")

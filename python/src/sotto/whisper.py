@@ -5,13 +5,14 @@ segments with openai's keys, language), from the same long-form decoding."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
 from .faster_whisper import decode_audio
 from .models import installed_models, resolve_model, resolve_vad
 
-__all__ = ["WhisperOpenAI", "available_models", "load_audio", "load_model", "transcribe"]
+__all__ = ["ModelDimensions", "WhisperOpenAI", "available_models", "load_audio", "load_model", "transcribe"]
 
 _TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -35,9 +36,11 @@ def load_model(name: str, device: Optional[str] = None, download_root: Optional[
                in_memory: bool = False, threads: int = 0) -> "WhisperOpenAI":
     """openai's load_model: NAME a model name installed ("tiny.en", "base", see
     :func:`sotto.models.resolve_model`) or a file or folder sotto reads. DEVICE: None
-    ("auto"), "cpu", "cuda" (a GPU through Vulkan) or a sotto device string. IN_MEMORY is
+    ("auto"), "cpu", "cuda" or "cuda:N" (a GPU through Vulkan) or a sotto device string. IN_MEMORY is
     accepted (sotto maps the weights either way)."""
     dev = {None: "auto", "cuda": "vulkan"}.get(device, device)
+    if isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
+        dev = f"vulkan:{device[5:]}"  # torch's "cuda:N": the Nth GPU
     extra = [download_root] if download_root else []
     return WhisperOpenAI(Model(resolve_model(name, extra), threads=threads, device=dev, vad_model=resolve_vad(extra)))
 
@@ -55,12 +58,34 @@ def _segment_dict(s: Any, with_words: bool) -> Dict[str, Any]:
 
 
 def _timestamp(seconds: float) -> str:
+    """openai's format_timestamp: [HH:]MM:SS.mmm, the hours only from an hour on."""
     ms = int(round(seconds * 1000))
-    return f"{ms // 60000:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+    hours = f"{ms // 3600000:02d}:" if ms >= 3600000 else ""
+    return f"{hours}{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
 
 
 def _print_segment(s: Any) -> None:
     print(f"[{_timestamp(s.start)} --> {_timestamp(s.end)}] {s.text}")
+
+
+@dataclass
+class ModelDimensions:
+    """openai's ModelDimensions (``model.dims.n_mels``); also read as a mapping
+    (``model.dims["n_mels"]``), as sotto's earlier dict was."""
+
+    n_mels: int
+    n_audio_ctx: int
+    n_audio_state: int
+    n_audio_head: int
+    n_audio_layer: int
+    n_vocab: int
+    n_text_ctx: int
+    n_text_state: int
+    n_text_head: int
+    n_text_layer: int
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
 
 
 class WhisperOpenAI:
@@ -70,7 +95,8 @@ class WhisperOpenAI:
         self.model = model
         info = model.info()
         self.is_multilingual = bool(info["multilingual"])
-        self.dims = info
+        self.num_languages = int(info["n_languages"]) if self.is_multilingual else 0
+        self.dims = ModelDimensions(**{k: int(info[k]) for k in ModelDimensions.__dataclass_fields__})
 
     def transcribe(
         self,
@@ -119,10 +145,13 @@ class WhisperOpenAI:
             temps = opts["temperature"]
         if isinstance(audio, (str, os.PathLike)):
             audio = os.fspath(audio)
+        language, task = opts.get("language"), opts.get("task", "transcribe")
+        if not self.is_multilingual:  # openai's English-only tokenizer has no language or task tokens
+            language, task = (None if language is None else "en"), "transcribe"
         segments, info = self.model.transcribe(
             audio,
-            language=opts.get("language"),
-            task=opts.get("task", "transcribe"),
+            language=language,
+            task=task,
             beam_size=opts.get("beam_size") or 1,
             best_of=opts.get("best_of") or 1,
             patience=opts.get("patience") or 1.0,
@@ -149,7 +178,8 @@ class WhisperOpenAI:
         return {
             "text": info.text,
             "segments": [_segment_dict(s, word_timestamps) for s in segments],
-            "language": info.language,
+            # openai's: the language given, even one an English-only model cannot say
+            "language": opts.get("language") or info.language,
         }
 
 
