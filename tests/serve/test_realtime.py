@@ -140,6 +140,8 @@ with connect(URL, additional_headers=AUTH) as ws:
 
     error_for("{\"type\": ", "invalid_json", "malformed JSON")
     error_for("[1, 2]", "invalid_event", "not an object")
+    error_for("42", "invalid_event", "JSON, but a number: not an event")
+    error_for("\"hi\"", "invalid_event", "JSON, but a string: not an event")
     error_for({"type": "response.create", "event_id": "ev_42"}, "unknown_event_type", "an unknown event type")
     e = error_for({"type": "input_audio_buffer.append", "audio": "abc$", "event_id": "ev_43"}, "invalid_audio",
                   "bad base64", "audio")
@@ -221,6 +223,10 @@ st, hd, _ = exchange(srv.port, (up + "Content-Length: 5\r\n\r\nhello").encode())
 check(st == 400, "an upgrade with a body: 400", str(st))
 st, _, _ = exchange(srv.port, (up + "Content-Length: 0\r\nContent-Length: 5\r\n\r\nhello").encode())
 check(st == 400, "an upgrade smuggling two Content-Lengths: 400 at the door", str(st))
+st, _, body = exchange(srv.port, (up + "Sec-WebSocket-Key: AQIDBAUGBwgJCgsMDQ4PEA==\r\n\r\n").encode())
+check(st == 400 and b"more than once" in body, "Sec-WebSocket-Key twice: 400 (RFC 6455 11.3.1)", str(st))
+st, _, body = exchange(srv.port, (up.replace("HTTP/1.1", "HTTP/1.0") + "\r\n").encode())
+check(st == 400 and b"HTTP/1.1" in body, "an upgrade over HTTP/1.0: 400 (it had had no answer)", str(st))
 with socket.create_connection(("127.0.0.1", srv.port)) as s:  # the RFC's example key and accept
     s.sendall((up + "\r\n").encode())
     s.settimeout(10)

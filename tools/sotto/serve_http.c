@@ -64,6 +64,7 @@ typedef struct request {
     int body_status;
     serve_sse *sse;                /* stream=true: the events, as the worker writes them */
     bool live_slot;                /* a live session's slot, until the upgrade hands it over */
+    bool http10;                   /* an HTTP/1.0 request (no upgrade to a WebSocket) */
     atomic_int refs;               /* MHD's (until completed) and, streaming, the worker's */
 } request;
 
@@ -383,6 +384,9 @@ static enum MHD_Result begin_live(request *q)
 {
     const char *missing;
     if (!serve_live_available(&missing)) return fail(q, 501, "server_error", NULL, "not_implemented", missing);
+    if (q->http10) /* libmicrohttpd upgrades HTTP/1.1 alone (it had answered nothing, logged as 101) */
+        return fail(q, 400, "invalid_request_error", NULL, "bad_request",
+                    "a WebSocket upgrade is an HTTP/1.1 request (RFC 6455 4.1), not HTTP/1.0");
     char accept[29];
     serve_error e;
     if (serve_live_handshake(q->srv->live, q->conn, accept, &e) != 0) return send_error(q, &e);
@@ -549,6 +553,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         atomic_init(&q->refs, 1);
         snprintf(q->method, sizeof q->method, "%s", method);
         snprintf(q->path, sizeof q->path, "%s", url);
+        q->http10 = version && !strcmp(version, MHD_HTTP_VERSION_1_0);
         atomic_fetch_add(&s->active, 1);
         *con_cls = q;
         return begin(q);

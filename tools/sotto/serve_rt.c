@@ -248,7 +248,7 @@ void serve_rt_message(serve_rt *rt, const char *text, size_t n)
 {
     json_error_t err;
     rt->client_event[0] = 0;
-    json_t *e = json_loadb(text, n, JSON_REJECT_DUPLICATES, &err);
+    json_t *e = json_loadb(text, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err); /* 42, "hi": JSON, not events */
     if (!e) {
         serve_rt_error(rt, "invalid_json", NULL, "the message is not JSON: %s (at byte %d)", err.text, err.position);
         return;

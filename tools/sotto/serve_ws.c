@@ -128,6 +128,13 @@ static void accept_of(const char *key, char out[29])
     out[28] = 0;
 }
 
+static enum MHD_Result count_key(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind, (void)value;
+    if (key && !strcasecmp(key, "Sec-WebSocket-Key")) ++*(int *)cls;
+    return MHD_YES;
+}
+
 int serve_live_handshake(serve_live *l, struct MHD_Connection *c, char accept[29], serve_error *e)
 {
 #define HDR(name) MHD_lookup_connection_value(c, MHD_HEADER_KIND, name)
@@ -151,6 +158,12 @@ int serve_live_handshake(serve_live *l, struct MHD_Connection *c, char accept[29
     }
     unsigned char raw[24];
     size_t bad;
+    int n_keys = 0;
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_key, &n_keys);
+    if (n_keys > 1) { /* RFC 6455 11.3.1: not more than once */
+        serve_error_set(e, 400, "invalid_request_error", NULL, "bad_request", "Sec-WebSocket-Key is given more than once");
+        return -1;
+    }
     if (!key || strlen(key) != 24 || serve_b64_decode(key, 24, raw, &bad) != 16) {
         serve_error_set(e, 400, "invalid_request_error", NULL, "bad_request",
                         "Sec-WebSocket-Key must be the base64 of 16 bytes");
