@@ -383,6 +383,11 @@ error_of(body, status, "overloaded", "waited past --queue-timeout")
 check(status == 503 and "retry-after:" in head.lower() and "--queue-timeout" in json.loads(body)["error"]["message"]
       and time.time() - t0 < 4, "a request waiting past --queue-timeout gets 503 with Retry-After",
       "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
+t0 = time.time()  # the same with stream=true: the stream's 200 waits for a worker (it had come at once)
+status, body, head = curl(lsrv.url + "/v1/audio/transcriptions", [("stream", "true")], clip)
+check(status == 503 and "retry-after:" in head.lower() and "--queue-timeout" in json.loads(body)["error"]["message"]
+      and time.time() - t0 < 4, "a streaming request waiting past --queue-timeout gets the same 503, no stream",
+      "(%s %r %.1f s)" % (status, body[:200], time.time() - t0))
 lsrv.terminate()
 t0 = time.time()
 status, _, rbody = read_response(conn, timeout=30)

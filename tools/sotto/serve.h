@@ -58,6 +58,8 @@ struct serve_job {
     double deadline_ms;            /* in: cli_now_ms() by which a worker must take it; 0: none */
     bool (*drop)(serve_job *job);  /* in: serve_pool_sweep's question for it instead of the sweep's
                                       own, or NULL */
+    void (*started)(serve_job *job); /* in: called on the worker's thread as it takes the job,
+                                      before running it; or NULL */
     int outcome;                   /* out: SERVE_JOB_RAN, or EXPIRED / DROPPED by serve_pool_sweep
                                       without running (status and result are then unset) */
     sotto_status status;           /* out: of sotto_transcribe_source */

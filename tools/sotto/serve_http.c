@@ -36,7 +36,7 @@ typedef struct server {
 } server;
 
 enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE, ROUTE_REALTIME };
-enum { ST_UPLOADING, ST_QUEUED, ST_DONE };
+enum { ST_UPLOADING, ST_QUEUED, ST_STREAMING, ST_DONE }; /* ST_STREAMING: stream=true, a worker took it */
 enum { STOP_TOO_LONG = 1, STOP_FORCED, STOP_GONE }; /* why a job was stopped or dropped */
 
 typedef struct request {
@@ -316,10 +316,12 @@ static void sse_job_done(request *q, serve_job *job)
 static void job_done(serve_job *job)
 {
     request *q = job->user;
-    if (q->sse) {
+    if (q->sse && job->outcome == SERVE_JOB_RAN) {
         sse_job_done(q, job);
         return;
     }
+    /* else answered plainly: a streaming request that expired in the queue or was dropped
+     * before a worker took it gets its 503 (with Retry-After) as any other, no stream */
     if (job->outcome == SERVE_JOB_RAN && job->status == SOTTO_OK) {
         q->audio_s = job->result->duration;
         q->body = serve_render(job->result, q->format, &q->n_body);
@@ -332,6 +334,7 @@ static void job_done(serve_job *job)
         q->body = serve_error_json(&e, &q->n_body);
         q->body_status = e.http_status;
     }
+    if (q->sse) release(q); /* the worker's reference (MHD's stays until completed) */
     atomic_store(&q->state, ST_DONE);
     MHD_resume_connection(q->conn); /* last: MHD may complete and free Q from here on */
 }
@@ -465,29 +468,45 @@ static int sse_segment(const sotto_segment *seg, void *user)
     return 0;
 }
 
-/* Q's job (a reserved slot, its parameters set) is submitted and answered 200 at once with
- * a stream of events that the worker writes as it decodes (serve_sse.c): a delta for each
- * segment, then done or an error. The worker holds a reference to Q until its last event. */
+/* A worker took Q's streaming job (its thread): the connection, suspended since the job
+ * was queued, is resumed, and body_done answers 200 with the stream. */
+static void stream_started(serve_job *job)
+{
+    request *q = job->user;
+    atomic_store(&q->state, ST_STREAMING);
+    MHD_resume_connection(q->conn);
+}
+
+/* Q's job (a reserved slot, its parameters set) is submitted with the connection
+ * suspended: the stream's 200 is answered when a worker takes it (stream_started), so that
+ * a request that passes --queue-timeout in the queue, or is dropped there, gets its plain
+ * 503 with Retry-After as any other. The worker writes the events as it decodes
+ * (serve_sse.c): a delta for each segment, then done or an error; it holds a reference to Q
+ * until its last event. */
 static enum MHD_Result begin_stream(request *q)
 {
     server *s = q->srv;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(q->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     q->sse = serve_sse_new(ci ? ci->connect_fd : -1, sse_wake, q);
-    struct MHD_Response *r = q->sse ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_reader, q, NULL)
-                                    : NULL;
-    if (!r) {
-        serve_sse_free(q->sse);
-        q->sse = NULL;
-        return fail(q, 500, "server_error", NULL, "internal_error", "out of memory");
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request a connection */
+    if (!q->sse) return fail(q, 500, "server_error", NULL, "internal_error", "out of memory");
     q->job.tp.on_segment = sse_segment;
+    q->job.started = stream_started;
     q->reserved = false; /* the job holds the slot now; the pool gives it back */
     atomic_store(&q->state, ST_QUEUED);
     atomic_fetch_add(&q->refs, 1); /* the worker's, let go after the last event */
+    MHD_suspend_connection(q->conn);
     serve_pool_submit(s->pool, &q->job);
+    return MHD_YES;
+}
+
+/* The stream's 200, once a worker has taken the job. */
+static enum MHD_Result answer_stream(request *q)
+{
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_reader, q, NULL);
+    if (!r) return MHD_NO; /* the worker's events go nowhere; on_completed cuts the job */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request a connection */
     enum MHD_Result ok = MHD_queue_response(q->conn, 200, r);
     MHD_destroy_response(r);
     q->status = 200;
@@ -498,6 +517,7 @@ static enum MHD_Result begin_stream(request *q)
 static enum MHD_Result body_done(request *q)
 {
     server *s = q->srv;
+    if (atomic_load(&q->state) == ST_STREAMING && !q->status) return answer_stream(q);
     if (atomic_load(&q->state) == ST_DONE) {
         char *b = q->body;
         q->body = NULL;

@@ -95,6 +95,8 @@ static void *worker_main(void *arg)
         int n = take_jobs(p, jobs);
         if (n > 1) p->runs++, p->batched_jobs += n;
         pthread_mutex_unlock(&p->mu);
+        for (int i = 0; i < n; i++)
+            if (jobs[i]->started) jobs[i]->started(jobs[i]);
         if (n == 1) run_job(w->ctx, jobs[0]);
         else if (n > 1) run_batch(w->ctx, jobs, n);
         pthread_mutex_lock(&p->mu);
