@@ -9,18 +9,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "common.h"
-
-static int failures;
-#define CHECK(c, ...)                                              \
-    do {                                                           \
-        if (!(c)) {                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);    \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fputc('\n', stderr);                                   \
-            failures++;                                            \
-        }                                                          \
-    } while (0)
 
 static void parsers(void)
 {
@@ -93,7 +83,6 @@ int main(void)
     if (room != UINT64_MAX && room > ((uint64_t)1 << 20))
         CHECK(sotto__mem_room(room - ((uint64_t)1 << 20)) <= ((uint64_t)1 << 20) + ((uint64_t)64 << 20),
               "held bytes are taken from the room (1 MiB left, give or take what changed meanwhile)");
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    else printf("memroom: ok (room now %.0f MiB)\n", room == UINT64_MAX ? -1.0 : room / 1048576.0);
-    return failures ? 1 : 0;
+    printf("room now %.0f MiB\n", room == UINT64_MAX ? -1.0 : room / 1048576.0);
+    return check_summary();
 }
