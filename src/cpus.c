@@ -41,8 +41,7 @@ static int dir_quota(const char *dir, bool v2)
     return sotto__first_line(path, p, sizeof p) ? sotto__quota_cpus(atoll(q), atoll(p)) : 0;
 }
 
-/* The smallest quota from this process's cgroup REL up to MOUNT, the hierarchy's root (in
- * a container REL is "/" and MOUNT its own cgroup); 0 when there is none. */
+/* quota_up's walk: the smallest quota so far (0: none). */
 typedef struct quota_walk {
     bool v2;
     int best;
@@ -55,6 +54,8 @@ static void quota_dir(void *arg, const char *dir)
     if (q > 0 && (w->best == 0 || q < w->best)) w->best = q;
 }
 
+/* The smallest quota from this process's cgroup REL up to MOUNT, the hierarchy's root (in
+ * a container REL is "/" and MOUNT its own cgroup); 0 when there is none. */
 static int quota_up(const char *mount, const char *rel, bool v2)
 {
     quota_walk w = {v2, 0};
