@@ -108,6 +108,10 @@ const char *sotto_token_bytes(const sotto_model *model, int32_t id, size_t *n_by
  * string; NULL for none of openai's 100 languages. */
 const char *sotto_language_code(const char *name);
 
+/* openai-whisper's name of a language code, in lower case as its LANGUAGES has it ("de":
+ * "german", "haw": "hawaiian"), as a static string; NULL for none of its 100 codes. */
+const char *sotto_language_name(const char *code);
+
 /* Id of a language code ("en", "de", ...) in a multilingual model, or -1. */
 int32_t sotto_language_token(const sotto_model *model, const char *code);
 

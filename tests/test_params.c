@@ -105,9 +105,26 @@ static void test_check(void)
     CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "any initial timestamp: %s", sotto_last_error());
 }
 
+/* openai's names and codes, both ways (lang_names.c): its LANGUAGES' name is a code's, an
+ * alias maps to the code but not back. */
+static void test_language_names(void)
+{
+    const char *pairs[][2] = {{"en", "english"}, {"de", "german"}, {"haw", "hawaiian"}, {"ht", "haitian creole"},
+                              {"yue", "cantonese"}, {"my", "myanmar"}, {"jw", "javanese"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        const char *name = sotto_language_name(pairs[i][0]), *code = sotto_language_code(pairs[i][1]);
+        CHECK(name && strcmp(name, pairs[i][1]) == 0, "name of %s: %s", pairs[i][0], name ? name : "(null)");
+        CHECK(code && strcmp(code, pairs[i][0]) == 0, "code of %s: %s", pairs[i][1], code ? code : "(null)");
+    }
+    CHECK(strcmp(sotto_language_code("Burmese"), "my") == 0, "an alias's code");
+    CHECK(!sotto_language_name("EN") && !sotto_language_name("xx") && !sotto_language_name("") &&
+          !sotto_language_name(NULL), "a code is exact, lower case");
+}
+
 int main(void)
 {
     test_schedule();
     test_check();
+    test_language_names();
     return check_summary();
 }

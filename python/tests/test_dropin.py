@@ -417,6 +417,26 @@ def test_openai_verbose_prints_segments(model_path, clips, capsys):
     assert sotto.whisper._timestamp(3599.9994) == "59:59.999" and sotto.whisper._timestamp(3600) == "01:00:00.000"
 
 
+def test_openai_verbose_prints_language(models_dir, clips, capsys):
+    """openai's transcribe() prints the language it detects (verbose True or False), and
+    with True the line before; nothing where the language is given or the model is
+    English-only."""
+    if not os.path.isdir(os.path.join(models_dir, "base-ct2")):
+        pytest.skip("no base-ct2")
+    base = whisper.load_model("base", device="cpu", download_root=models_dir)
+    audio = clip(clips, "librivox-0870.wav")
+    result = base.transcribe(audio, temperature=0.0, verbose=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["Detecting language using up to the first 30 seconds. Use `--language` to specify the "
+                         "language", "Detected language: English"] and lines[2].startswith("[00:00.000 --> ")
+    assert result["language"] == "en"
+    base.transcribe(audio, temperature=0.0, verbose=False)
+    assert capsys.readouterr().out == "Detected language: English\n"
+    base.transcribe(audio, temperature=0.0, verbose=False, language="en")
+    assert capsys.readouterr().out == ""
+    assert sotto._sotto.language_name("ht").title() == "Haitian Creole" and sotto._sotto.language_name("xx") is None
+
+
 def test_openai_model_and_options(model_path, clips):
     # openai's model.dims (ModelDimensions, attributes); an English-only model transcribes
     # English whatever language and task say (openai's tokenizer has neither), the result's

@@ -1,8 +1,10 @@
 /* lang_names.c — openai-whisper's language names (tokenizer.py LANGUAGES and the aliases of
  * TO_LANGUAGE_CODE, whisper 20250625) to the codes the vocabulary's language tokens carry,
- * so `-l German` works as openai's command line takes it. */
+ * so `-l German` works as openai's command line takes it, and back (openai prints
+ * "Detected language: German"). */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
+#include <string.h>
 #include <strings.h>
 
 #include "sotto.h"
@@ -39,5 +41,13 @@ const char *sotto_language_code(const char *name)
     if (!name) return NULL;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcasecmp(name, names[i][0]) == 0 || strcasecmp(name, names[i][1]) == 0) return names[i][0];
+    return NULL;
+}
+
+const char *sotto_language_name(const char *code)
+{
+    if (!code) return NULL;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) /* the first name of a code is LANGUAGES' */
+        if (strcmp(code, names[i][0]) == 0) return names[i][1];
     return NULL;
 }

@@ -323,6 +323,7 @@ class Model:
         no_repeat_ngram_size: int = 0,
         batch_vad: bool = True,
         carry_initial_prompt: bool = False,
+        on_language: Optional[Callable[[str, float], Any]] = None,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -373,6 +374,10 @@ class Model:
                 thread, the GIL held); a true return stops there (the segments up to
                 that one are returned), an exception stops and is raised from transcribe. Ctrl-C (SIGINT in the
                 main thread) raises KeyboardInterrupt after the window in progress.
+            on_language: called with the language detected (its code, "en", ..., and
+                probability) before the first window is decoded, only when it is
+                detected (language None on a multilingual model); a true return stops
+                there (no segments), an exception stops and is raised from transcribe.
             batch_size: 0 (default): the long-form loop above. N >= 1: faster-whisper's
                 BatchedInferencePipeline: the speech cut by faster-whisper's own Silero VAD
                 (:func:`default_batch_vad_path`) into chunks of at most 30 s, each decoded on
@@ -504,12 +509,13 @@ class Model:
             audio = _samples(audio)
         else:
             _check_path(os.fspath(audio))
-        if on_segment is not None and not callable(on_segment):
-            raise TypeError("on_segment must be callable or None")
+        for name, f in (("on_segment", on_segment), ("on_language", on_language)):
+            if f is not None and not callable(f):
+                raise TypeError(f"{name} must be callable or None")
         callback = None if on_segment is None else (lambda t: on_segment(_segment(t)))
         ctx = self._context(max(beam_size, best_of), max(batch_size, 1))
         try:
-            r = ctx.transcribe(audio, on_segment=callback, **options)
+            r = ctx.transcribe(audio, on_segment=callback, on_language=on_language, **options)
         finally:
             self._release(ctx)
         segments = [_segment(s) for s in r["segments"]]

@@ -412,6 +412,7 @@ static PyObject *result_to_python(const sotto_result *r)
  * transcription and is raised when it returns. */
 typedef struct callbacks {
     PyObject *on_segment;      /* callable(segment tuple) -> truthy to stop, or NULL */
+    PyObject *on_language;     /* callable(code, probability) -> truthy to stop, or NULL */
     int words;                 /* the segments carry words (word_timestamps) */
     int failed;                /* an exception is set on this thread */
     char warning[512];         /* the input's warning (a truncated WAV), raised when it returns */
@@ -435,6 +436,25 @@ static int cb_segment(const sotto_segment *s, void *user)
         PyObject *t = segment_to_python(s, c->words);
         PyObject *r = t ? PyObject_CallFunctionObjArgs(c->on_segment, t, NULL) : NULL;
         Py_XDECREF(t);
+        int truth = r ? PyObject_IsTrue(r) : -1;
+        Py_XDECREF(r);
+        if (truth < 0) stop = c->failed = 1;
+        else stop = truth;
+    }
+    PyGILState_Release(g);
+    return stop;
+}
+
+static int cb_language(const char *language, float probability, void *user)
+{
+    callbacks *c = user;
+    if (c->failed) return 1;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int stop = 0;
+    if (PyErr_CheckSignals() < 0) {
+        stop = c->failed = 1;
+    } else if (c->on_language) {
+        PyObject *r = PyObject_CallFunction(c->on_language, "sd", language, (double)probability);
         int truth = r ? PyObject_IsTrue(r) : -1;
         Py_XDECREF(r);
         if (truth < 0) stop = c->failed = 1;
@@ -482,7 +502,7 @@ static int opt_clips(PyObject *clips, double **out, int *n)
 }
 
 static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_transcribe_params *params, PyObject *vad,
-                                 PyObject *on_segment);
+                                 PyObject *on_segment, PyObject *on_language);
 
 /* Context.transcribe(audio, **options): AUDIO is a path (str, bytes, os.PathLike) or an
  * object exporting a 1-D buffer of float32 samples (a numpy array, array('f'), ...). */
@@ -497,13 +517,13 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "append_punctuations", "hallucination_silence_threshold", "batch_size", "hotwords",
                             "prefix", "multilingual", "clip_timestamps", "max_new_tokens", "repetition_penalty",
                             "no_repeat_ngram_size", "carry_initial_prompt", "batch_vad_params", "vad_neg_threshold",
-                            "vad_max_speech_s", NULL};
+                            "vad_max_speech_s", "on_language", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
-    PyObject *vneg = Py_None;
+    PyObject *vneg = Py_None, *on_language = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOf", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfO", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
@@ -513,7 +533,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                                      &p.append_punctuations, &hst, &p.batch_size, &p.hotwords, &p.prefix,
                                      &p.multilingual, &clips, &p.max_new_tokens, &p.repetition_penalty,
                                      &p.no_repeat_ngram_size, &p.carry_initial_prompt, &bvad, &vneg,
-                                     &p.vad_max_speech_s))
+                                     &p.vad_max_speech_s, &on_language))
         return NULL;
     if (vneg != Py_None && (p.vad_neg_threshold = (float)PyFloat_AsDouble(vneg)) == -1.0f && PyErr_Occurred())
         return NULL;
@@ -544,14 +564,14 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
     double *clip_ts = NULL; /* freed on every path below: the library reads it while transcribing */
     if (clips != Py_None && opt_clips(clips, &clip_ts, &p.n_clip_timestamps) < 0) return NULL;
     p.clip_timestamps = clip_ts;
-    PyObject *out = transcribe_with(self, audio, &p, vad, on_segment);
+    PyObject *out = transcribe_with(self, audio, &p, vad, on_segment, on_language);
     PyMem_Free(clip_ts);
     return out;
 }
 
 /* The rest of Context.transcribe, over P as parsed. */
 static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_transcribe_params *params, PyObject *vad,
-                                 PyObject *on_segment)
+                                 PyObject *on_segment, PyObject *on_language)
 {
     sotto_transcribe_params p = *params;
     if (vad != Py_None) {
@@ -565,12 +585,18 @@ static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_tra
         PyErr_SetString(PyExc_TypeError, "on_segment must be callable or None");
         return NULL;
     }
+    if (on_language != Py_None && !PyCallable_Check(on_language)) {
+        PyErr_SetString(PyExc_TypeError, "on_language must be callable or None");
+        return NULL;
+    }
     if (sotto_transcribe_params_check(&p) != SOTTO_OK) { /* the library's rules, before any audio is read */
         PyErr_SetString(PyExc_ValueError, sotto_last_error());
         return NULL;
     }
-    callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment, .words = p.word_timestamps};
+    callbacks cbs = {.on_segment = on_segment == Py_None ? NULL : on_segment,
+                     .on_language = on_language == Py_None ? NULL : on_language, .words = p.word_timestamps};
     p.on_segment = cb_segment, p.on_progress = cb_progress, p.on_warning = cb_warning, p.user_data = &cbs;
+    if (cbs.on_language) p.on_language = cb_language;
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError, "this Context is transcribing in another thread (one thread at a time)");
         return NULL;
@@ -835,12 +861,24 @@ static PyObject *mel_window(PyObject *m, PyObject *args)
     return out;
 }
 
+/* language_name(code) -> str or None: sotto_language_name (openai's LANGUAGES[code]). */
+static PyObject *language_name(PyObject *m, PyObject *args)
+{
+    const char *code;
+    if (!PyArg_ParseTuple(args, "s", &code)) return NULL;
+    const char *name = sotto_language_name(code);
+    if (!name) Py_RETURN_NONE;
+    return PyUnicode_FromString(name);
+}
+
 static PyMethodDef module_methods[] = {
     {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
     {"mel_window", mel_window, METH_VARARGS,
      "mel_window(samples, n_mels) -> bytes: the log-mel of a 30 s window, [n_mels, 3000] float32 (sotto_mel_window)."},
     {"audio_load", audio_load, METH_VARARGS,
      "audio_load(path, channel=0) -> (bytes of float32 16 kHz mono, channels): the mix or channel N."},
+    {"language_name", language_name, METH_VARARGS,
+     "language_name(code) -> openai's lower-case name of a language code (\"de\": \"german\"), or None."},
     {NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_sotto",

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from . import _sotto
 from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
 from .faster_whisper import decode_audio
 from .models import installed_models, resolve_model, resolve_vad
@@ -68,6 +69,10 @@ def _print_segment(s: Any) -> None:
     print(f"[{_timestamp(s.start)} --> {_timestamp(s.end)}] {s.text}")
 
 
+def _print_language(code: str, probability: float) -> None:
+    print(f"Detected language: {(_sotto.language_name(code) or code).title()}")
+
+
 @dataclass
 class ModelDimensions:
     """openai's ModelDimensions (``model.dims.n_mels``); also read as a mapping
@@ -124,7 +129,9 @@ class WhisperOpenAI:
         decode_options as openai's DecodingOptions: task, language, sample_len, best_of
         (None: 1), beam_size (None: greedy), patience, length_penalty, suppress_blank,
         without_timestamps, max_initial_timestamp, fp16 (accepted; the weights' own
-        types decide). verbose=True prints each segment as openai's does.
+        types decide). verbose=True prints each segment as openai's does; verbose
+        True or False prints the language detected ("Detected language: English"), True
+        also the line before its detection, as openai's.
 
         Raises:
             NotImplementedError: prompt, prefix, suppress_tokens other than "-1".
@@ -148,6 +155,8 @@ class WhisperOpenAI:
         language, task = opts.get("language"), opts.get("task", "transcribe")
         if not self.is_multilingual:  # openai's English-only tokenizer has no language or task tokens
             language, task = (None if language is None else "en"), "transcribe"
+        elif language is None and verbose:
+            print("Detecting language using up to the first 30 seconds. Use `--language` to specify the language")
         segments, info = self.model.transcribe(
             audio,
             language=language,
@@ -173,6 +182,7 @@ class WhisperOpenAI:
             silence_check=False,
             sample_len=opts.get("sample_len"),
             on_segment=_print_segment if verbose else None,
+            on_language=None if verbose is None else _print_language,
             clip_timestamps=clips,
         )
         return {
