@@ -473,7 +473,9 @@ def test_cli_channel_each(cli, model_path, clips, tmp_path):
     for ext in ("srt", "vtt", "tsv", "json", "lrc"):
         text = (out / f"stereo.{ext}").read_text()
         assert "[left] And Mr. John Dashwood" in text and "[right] Unless" in text, ext
-    segments = json.loads((out / "stereo.json").read_text())["segments"]
+    merged = json.loads((out / "stereo.json").read_text())
+    segments = merged["segments"]
+    assert merged["text"] == " ".join(s["text"] for s in segments)  # a space where each label took one
     assert [s["id"] for s in segments] == list(range(len(segments)))
     assert [s["start"] for s in segments] == sorted(s["start"] for s in segments)
     r = subprocess.run([*base, "--channel", "3", stereo], capture_output=True, text=True)

@@ -26,7 +26,9 @@ enum { FRAME = 160 };
 
 /* The pipeline's clip_timestamps as chunks: each start, end pair (seconds, int(t * 16000)
  * samples as faster-whisper's) one chunk at its own offset, an odd last start running to
- * the end; the samples past the signal are none, the duration stays the clip's. */
+ * the end; the samples past the signal are none, the duration stays the clip's. A clip
+ * that starts at or past the signal's end has no audio and gives no chunk (faster-whisper
+ * fails on one: "non-negative timestamp expected"; a window of zeros would decode to " ."). */
 static sotto_status cut_clips(sotto__brun *r, sotto__bin *in)
 {
     const sotto_transcribe_params *p = &in->p;
@@ -34,14 +36,17 @@ static sotto_status cut_clips(sotto__brun *r, sotto__bin *in)
     const int k = (p->n_clip_timestamps + 1) / 2;
     in->speech = malloc((size_t)k * sizeof *in->speech), in->chunks = malloc((size_t)k * sizeof *in->chunks);
     if (!in->speech || !in->chunks) return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
+    int j = 0;
     for (int i = 0; i < k; i++) {
         int64_t a = (int64_t)(p->clip_timestamps[2 * i] * SOTTO_SAMPLE_RATE);
         int64_t b = 2 * i + 1 < p->n_clip_timestamps ? (int64_t)(p->clip_timestamps[2 * i + 1] * SOTTO_SAMPLE_RATE) : n;
-        int64_t a_in = a < n ? a : n, b_in = b < n ? b : n;
-        in->speech[i] = (sotto_vad_interval){a_in, b_in > a_in ? b_in : a_in};
-        in->chunks[i] = (sotto_batch_chunk){.offset = a, .n_samples = b > a ? b - a : 0, .first = i, .n_speech = 1};
+        if (a >= n) continue;
+        int64_t b_in = b < n ? b : n;
+        in->speech[j] = (sotto_vad_interval){a, b_in > a ? b_in : a};
+        in->chunks[j] = (sotto_batch_chunk){.offset = a, .n_samples = b > a ? b - a : 0, .first = j, .n_speech = 1};
+        j++;
     }
-    in->n_speech = in->n_chunks = k;
+    in->n_speech = in->n_chunks = j;
     in->clips = true;
     return SOTTO_OK;
 }

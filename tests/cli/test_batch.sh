@@ -84,6 +84,14 @@ check "SIGINT: no partial output" test -z "$(find "$TMP/int" -name '*.tmp')"
 expect 0 "$N files: $((N - n_int)) transcribed, $n_int skipped" "$SOTTO" "${T[@]}" -j 2 \
     --output-dir "$TMP/int" "$TMP/in"
 
+# a link back to a directory above (a loop) is walked once: one file, a note, no nesting
+mkdir -p "$TMP/loop/sub"
+cp "$CLIPS/espeak-ng-01.wav" "$TMP/loop/sub/x.wav"
+ln -s .. "$TMP/loop/sub/up"
+expect 0 "1 file: 1 transcribed" "$SOTTO" "${T[@]}" --output-dir "$TMP/oloop" "$TMP/loop"
+check "the loop named" grep -q "sub/up: a link to a directory above it" "$TMP/err"
+check "one output a format" test "$(find "$TMP/oloop" -type f | wc -l)" -eq 2
+
 # refusals
 mkdir -p "$TMP/clash" "$TMP/empty"
 cp "$TMP/in/librivox-0870.wav" "$TMP/clash/a.wav"

@@ -83,6 +83,18 @@ else
     echo "note: no mount namespace here (unshare -m); the full-filesystem batch is not run"
 fi
 
+# an output place found unwritable before decoding: exit 2, as a write that fails later;
+# -o naming the input itself: refused, the audio kept
+expect 2 "cannot write $TMP/nodir/x.txt: No such file or directory" "$SOTTO" transcribe "${T[@]}" \
+    -o "$TMP/nodir/x.txt" "$clip"
+touch "$TMP/notdir"
+expect 2 "cannot create --output-dir $TMP/notdir/o" "$SOTTO" transcribe "${T[@]}" --output-dir "$TMP/notdir/o" "$clip"
+cp "$clip" "$TMP/self.wav"
+ln -s self.wav "$TMP/self.link"
+expect 1 "-o $TMP/self.link is the input: the transcript would replace the audio" "$SOTTO" transcribe "${T[@]}" \
+    -o "$TMP/self.link" "$TMP/self.wav"
+cmp -s "$clip" "$TMP/self.wav" && ok || bad "-o onto the input changed it"
+
 # one output name for two inputs: refused with --output-dir alone too (no o//a.*)
 mkdir -p "$TMP/d1" "$TMP/d2"
 cp "$clip" "$TMP/d1/a.wav"

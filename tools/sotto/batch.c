@@ -90,9 +90,30 @@ static bool is_media(const char *name)
     return false;
 }
 
-/* Every media file under DIR (hidden entries left out), its stem relative to ROOT_LEN. */
-static bool walk(list *l, const char *dir, size_t root_len)
+/* The directories from the root down to the one being walked (a link back to one of them
+ * would walk it again and again, down to the kernel's limit on links). */
+typedef struct ancestors {
+    dev_t dev;
+    ino_t ino;
+    const struct ancestors *up;
+} ancestors;
+
+/* Every media file under DIR (hidden entries left out), its stem relative to ROOT_LEN; a
+ * directory that is DIR itself or one above it (a symbolic link to it) is left out with a
+ * note. */
+static bool walk(list *l, const char *dir, size_t root_len, const ancestors *up)
 {
+    struct stat self;
+    if (stat(dir, &self) != 0) {
+        fprintf(stderr, "sotto transcribe: cannot read directory %s: %s\n", dir, strerror(errno));
+        return false;
+    }
+    for (const ancestors *a = up; a; a = a->up)
+        if (a->dev == self.st_dev && a->ino == self.st_ino) {
+            fprintf(stderr, "sotto transcribe: %s: a link to a directory above it, not walked again\n", dir);
+            return true;
+        }
+    const ancestors here = {self.st_dev, self.st_ino, up};
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "sotto transcribe: cannot read directory %s: %s\n", dir, strerror(errno));
@@ -106,7 +127,7 @@ static bool walk(list *l, const char *dir, size_t root_len)
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
         struct stat st;
         if (stat(path, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) ok = walk(l, path, root_len);
+        if (S_ISDIR(st.st_mode)) ok = walk(l, path, root_len, &here);
         else if (S_ISREG(st.st_mode) && is_media(e->d_name)) ok = push_file(l, path, root_len);
     }
     closedir(d);
@@ -166,7 +187,7 @@ static bool expand(const batch_job *job, list *l)
             char root[4096];
             size_t n = (size_t)snprintf(root, sizeof root, "%s", in);
             while (n > 1 && root[n - 1] == '/') root[--n] = 0; /* "dir/" walks as "dir" */
-            ok = walk(l, root, n + 1);
+            ok = walk(l, root, n + 1, NULL);
         } else {
             const char *slash = strrchr(in, '/');
             ok = push_file(l, in, slash ? (size_t)(slash + 1 - in) : 0);

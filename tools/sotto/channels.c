@@ -59,14 +59,15 @@ bool channel_merge_results(const sotto_result *const *rs, int n, channel_merge *
         size_t need = strlen(label) + strlen(s.text) + 3;
         if (!(m->texts[k] = malloc(need))) return m->pub.n_segments = k, channel_merge_free(m), false;
         snprintf(m->texts[k], need, "[%s]%s%s", label, s.text[0] == ' ' ? "" : " ", s.text);
-        len += strlen(m->texts[k]);
+        len += strlen(m->texts[k]) + 1;
         s.id = k, s.text = m->texts[k];
         m->seg[k] = s;
         m->pub.n_segments = k + 1;
     }
     if (!(m->text = malloc(len + 1))) return channel_merge_free(m), false;
     m->text[0] = 0;
-    for (int k = 0, pos = 0; k < total; k++) pos += sprintf(m->text + pos, "%s", m->texts[k]);
+    for (int k = 0, pos = 0; k < total; k++) /* a space between: each label took its segment's */
+        pos += sprintf(m->text + pos, "%s%s", k ? " " : "", m->texts[k]);
     m->pub = (sotto_result){.text = m->text, .language = rs[0]->language,
                             .language_probability = rs[0]->language_probability,
                             .language_detected = rs[0]->language_detected, .segments = m->seg,

@@ -372,6 +372,12 @@ static int parse(int argc, char **argv, opts *o)
     if (batch_wanted(o->files, o->n_files, o->jobs) && (!o->dir || o->output))
         return refuse("directories, @lists and -j write to --output-dir DIR (not stdout or -o)");
     if (o->output && (o->dir || o->n_files > 1)) return refuse("-o names one file: one input and no --output-dir");
+    struct stat in, out;
+    if (o->output && o->n_files == 1 && stat(o->output, &out) == 0 && stat(o->files[0], &in) == 0 &&
+        S_ISREG(out.st_mode) && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+        fprintf(stderr, "sotto transcribe: -o %s is the input: the transcript would replace the audio\n", o->output);
+        return EXIT_INPUT;
+    }
     for (int i = 0; o->channel == CHANNEL_EACH && i < o->n_files; i++)
         if (strcmp(o->files[i], "-") == 0) return refuse("--channel each reads its input once per channel: not -");
     return o->dir && !batch_wanted(o->files, o->n_files, o->jobs) && name_clash(o) ? EXIT_INPUT : EXIT_OK;
@@ -720,9 +726,11 @@ int cmd_transcribe(int argc, char **argv)
     sotto_model *model = NULL;
     sotto_vad *vad = NULL;
     rc = EXIT_INPUT;
-    if (!(o.c.device = cli_device("transcribe", o.c.device)) || !writable(&o) ||
-        !cli_model_path(o.c.model, path, sizeof path))
-        goto done;
+    if (!(o.c.device = cli_device("transcribe", o.c.device))) goto done;
+    rc = EXIT_EXEC; /* an output that cannot be written, as when it fails later */
+    if (!writable(&o)) goto done;
+    rc = EXIT_INPUT;
+    if (!cli_model_path(o.c.model, path, sizeof path)) goto done;
     rc = EXIT_EXEC;
     if (!(model = cli_load_model(path))) goto done;
     rc = EXIT_INPUT;
