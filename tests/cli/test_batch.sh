@@ -81,6 +81,8 @@ check "SIGINT: says how to go on" grep -q "run again to go on" "$TMP/int.err"
 n_int=$(find "$TMP/int" -name '*.json' | wc -l)
 check "SIGINT: some files done, not all" test "$n_int" -ge 1 -a "$n_int" -lt "$N"
 check "SIGINT: no partial output" test -z "$(find "$TMP/int" -name '*.tmp')"
+check "SIGINT: the summary counts the files not done" \
+    grep -q "$N files: $n_int transcribed, 0 skipped (outputs exist), 0 failed, $((N - n_int)) not done" "$TMP/int.err"
 expect 0 "$N files: $((N - n_int)) transcribed, $n_int skipped" "$SOTTO" "${T[@]}" -j 2 \
     --output-dir "$TMP/int" "$TMP/in"
 

@@ -77,8 +77,17 @@ if unshare -m true 2>/dev/null; then
     rc=$?
     [[ $rc == 2 ]] && [[ $(grep -c "No space left on device" "$TMP/err") == 2 ]] &&
         grep -q "stopped: No space left on device; the files left were not transcribed" "$TMP/err" &&
-        grep -q "4 files: 0 transcribed, 0 skipped (outputs exist), 1 failed" "$TMP/err" && ok ||
+        grep -q "4 files: 0 transcribed, 0 skipped (outputs exist), 1 failed, 3 not done" "$TMP/err" && ok ||
         bad "a batch onto a full filesystem: exit $rc, $(cat "$TMP/err")"
+    # files named one by one (no batch): the same stop after the first that cannot be written
+    unshare -m bash -c 'mount -t tmpfs -o size=64k tmpfs "$1" || exit 99
+        head -c 1M /dev/zero >"$1/filler" 2>/dev/null
+        shift; "$@"' _ "$TMP/full.mnt" "$SOTTO" transcribe "${T[@]}" -f txt --output-dir "$TMP/full.mnt/out" \
+        "$TMP"/full.in/c*.wav >/dev/null 2>"$TMP/err"
+    rc=$?
+    [[ $rc == 2 ]] && [[ $(grep -c "No space left on device" "$TMP/err") == 2 ]] &&
+        grep -q "stopped: No space left on device; the 3 inputs left were not transcribed" "$TMP/err" && ok ||
+        bad "files one by one onto a full filesystem: exit $rc, $(cat "$TMP/err")"
 else
     echo "note: no mount namespace here (unshare -m); the full-filesystem batch is not run"
 fi
@@ -108,6 +117,13 @@ expect 1 "write to --output-dir" "$SOTTO" transcribe "${T[@]}" -j 1 "$clip"
 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --vad-model "$VAD" --beam-size 1 -j 2 --output-dir "$TMP/j1" "$clip" \
     >/dev/null 2>"$TMP/err"
 grep -q "one file at a time" "$TMP/err" && ! grep -q "1 files" "$TMP/err" && ok || bad "-j 2, one file: $(cat "$TMP/err")"
+# without -t the cores are shared by the contexts that run: -j 4 on one file gets them all
+for j in 1 4; do
+    "$SOTTO" transcribe -m "$TINY" --device cpu --beam-size 1 --overwrite -j $j --output-dir "$TMP/j$j" "$clip" \
+        2>&1 | grep -o "[0-9]* threads*)" >"$TMP/threads.$j"
+done
+[[ -s $TMP/threads.1 ]] && cmp -s "$TMP/threads.1" "$TMP/threads.4" && ok ||
+    bad "-j 4 on one file: $(cat "$TMP/threads.4") where -j 1 has $(cat "$TMP/threads.1")"
 
 # no "==> name <==" for an input that fails
 "$SOTTO" transcribe "${T[@]}" "$TMP/missing.wav" "$clip" >"$TMP/out" 2>"$TMP/err"

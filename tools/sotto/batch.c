@@ -341,9 +341,11 @@ static int run_workers(shared *sh)
     int n = job->jobs < sh->n_todo ? job->jobs : sh->n_todo, rc = EXIT_OK, started = 0;
     worker *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
     if (!w) return EXIT_EXEC;
+    sotto_context_params cp = job->cp; /* the cores shared by the contexts that run: -j over the files left */
+    if (job->share_threads && n > 1) cp.n_threads = cp.n_threads / n > 1 ? cp.n_threads / n : 1;
     for (int i = 0; i < n && rc == EXIT_OK; i++) {
         w[i].sh = sh;
-        if (sotto_context_init(job->model, &job->cp, &w[i].ctx) != SOTTO_OK) {
+        if (sotto_context_init(job->model, &cp, &w[i].ctx) != SOTTO_OK) {
             fprintf(stderr, "sotto transcribe: context %d of %d: %s\n", i + 1, n, sotto_last_error());
             rc = EXIT_EXEC;
         } else if (i == 0 && !job->quiet) {
@@ -389,9 +391,12 @@ int batch_transcribe(const batch_job *job)
     }
     if (l.n > 0 && (rc == EXIT_OK || rc == EXIT_EXEC)) {
         double wall = (cli_now_ms() - sh.t0_ms) / 1000;
-        fprintf(stderr, "sotto transcribe: %d file%s: %d transcribed, %d skipped (outputs exist), %d failed; %.3f h of "
-                        "audio in %.1f s wall (%.1fx real time)\n", l.n, l.n == 1 ? "" : "s", sh.n_done, skipped, sh.n_failed,
-                sh.audio_s / 3600, wall, wall > 0.05 ? sh.audio_s / wall : 0.0);
+        int left = l.n - sh.n_done - skipped - sh.n_failed; /* stopped: interrupted or a full disk */
+        char rest[48] = "";
+        if (left > 0) snprintf(rest, sizeof rest, ", %d not done", left);
+        fprintf(stderr, "sotto transcribe: %d file%s: %d transcribed, %d skipped (outputs exist), %d failed%s; %.3f h "
+                        "of audio in %.1f s wall (%.1fx real time)\n", l.n, l.n == 1 ? "" : "s", sh.n_done, skipped,
+                sh.n_failed, rest, sh.audio_s / 3600, wall, wall > 0.05 ? sh.audio_s / wall : 0.0);
     }
     if (sh.write_errno) {
         fprintf(stderr, "sotto transcribe: stopped: %s; the files left were not transcribed\n",

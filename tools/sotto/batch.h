@@ -11,7 +11,8 @@
 
 typedef struct batch_job {
     const sotto_model *model;
-    sotto_context_params cp;     /* of each context (n_threads already chosen) */
+    sotto_context_params cp;     /* of each context; n_threads the whole run's, shared */
+    bool share_threads;          /* n_threads divided among the contexts (no -t given) */
     sotto_transcribe_params tp;  /* the options, the VAD included; callbacks are batch's */
     unsigned formats;            /* bits over out_writers */
     out_lines lines;             /* --max-line-len, --split-on-word (srt, vtt) */

@@ -44,9 +44,9 @@ const cli_opt cli_opt_no_fallback[] = {
 };
 const cli_opt cli_opts_search[] = {
     {"--beam-size", 0, OPT_INT, offsetof(sotto_transcribe_params, beam_size), 1, SOTTO_MAX_SEQUENCES, "N",
-     "a beam count in 1..16", .help = "beams at temperature 0 (default 5; 1: greedy)"},
+     "a beam count in 1..16", .help = "beams at temperature 0, 1..16 (default 5; 1: greedy)"},
     {"--best-of", 0, OPT_INT, offsetof(sotto_transcribe_params, best_of), 1, SOTTO_MAX_SEQUENCES, "N",
-     "a sample count in 1..16", .help = "samples at temperature > 0 (default 5)"},
+     "a sample count in 1..16", .help = "samples at temperature > 0, 1..16 (default 5)"},
     {"--sample-len", 0, OPT_INT, offsetof(sotto_transcribe_params, sample_len), 1, 224, "N",
      "a token count in 1..224", .help = "at most N tokens per window (default and most: 224, n_text_ctx / 2)"},
     {0},
@@ -174,9 +174,14 @@ static int store(const cli_cmd *cmd, const cli_opt *r, const char *a, const char
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos)
 {
     *n_pos = 0;
+    bool options = true; /* until "--": after it every argument is an operand ("--" -x.wav) */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (a[0] != '-' || !a[1]) {
+        if (options && !strcmp(a, "--")) {
+            options = false;
+            continue;
+        }
+        if (!options || a[0] != '-' || !a[1]) {
             argv[++*n_pos] = argv[i]; /* never ahead of I: the arguments not yet read stay */
             continue;
         }

@@ -65,7 +65,8 @@ typedef struct cli_cmd {
 enum { CLI_HELP = -1 };
 
 /* Parses ARGV[1..ARGC-1] into OPTS by CMD's table: `--name value`, `--name=value`, `-x value`;
- * `-` alone and anything not starting with '-' are positional, and on success ARGV[1..*N_POS]
+ * `-` alone, anything not starting with '-' and every argument after `--` are positional
+ * (`-- -x.wav`), and on success ARGV[1..*N_POS]
  * hold them in order. -h and --help print the help on stdout and return CLI_HELP. Returns 0,
  * or EXIT_INPUT after a message naming the command, the option and the value: an unknown
  * option, a missing value, a value out of range or not of its kind, a value given to an

@@ -254,6 +254,7 @@ static const cli_cmd command = {
 
 static volatile sig_atomic_t interrupted; /* SIGINT or SIGTERM once one came, else 0 */
 static int write_errno;                   /* stdout failed (ENOSPC, EPIPE, ...): nothing more can go there */
+static int full_errno;                    /* an output file met ENOSPC, EDQUOT or EROFS: the next ones would too */
 /* The segments of the input in progress decoded so far (-1: none in progress; -2: one is,
  * its segments not counted: --channel each), and whether they went to stdout: what the
  * message after Ctrl-C says was done. */
@@ -280,11 +281,13 @@ static int refuse(const char *why)
     return EXIT_INPUT;
 }
 
-/* The options the command line gives and how they go together; ARGV's positional
- * arguments are the inputs. */
 /* The base name of PATH without its extension, for DIR/NAME.EXT. */
 static void base_name(const char *path, char *out, size_t n)
 {
+    if (strcmp(path, "-") == 0) { /* standard input: DIR/stdin.txt, not DIR/-.txt */
+        snprintf(out, n, "stdin");
+        return;
+    }
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     snprintf(out, n, "%s", b);
@@ -312,6 +315,8 @@ static bool name_clash(const opts *o)
     return false;
 }
 
+/* The options the command line gives and how they go together; ARGV's positional
+ * arguments are the inputs. */
 static int parse(int argc, char **argv, opts *o)
 {
     o->tp = sotto_transcribe_params_default();
@@ -378,8 +383,10 @@ static int parse(int argc, char **argv, opts *o)
         fprintf(stderr, "sotto transcribe: -o %s is the input: the transcript would replace the audio\n", o->output);
         return EXIT_INPUT;
     }
-    for (int i = 0; o->channel == CHANNEL_EACH && i < o->n_files; i++)
-        if (strcmp(o->files[i], "-") == 0) return refuse("--channel each reads its input once per channel: not -");
+    int stdin_given = 0;
+    for (int i = 0; i < o->n_files; i++) stdin_given += strcmp(o->files[i], "-") == 0;
+    if (stdin_given > 1) return refuse("- (standard input) can be read once: give it once");
+    if (stdin_given && o->channel == CHANNEL_EACH) return refuse("--channel each reads its input once per channel: not -");
     return o->dir && !batch_wanted(o->files, o->n_files, o->jobs) && name_clash(o) ? EXIT_INPUT : EXIT_OK;
 }
 
@@ -530,7 +537,9 @@ static bool write_outputs(const opts *o, const char *path, const sotto_result *r
         snprintf(file, sizeof file, "%.*s/%s.%s", (int)n, o->dir, name, out_writers[i].ext);
         errno = 0;
         if (!out_write_file(file, &out_writers[i], r, &o->lines)) {
-            fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", file, errno ? strerror(errno) : "error");
+            int e = errno;
+            fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", file, e ? strerror(e) : "error");
+            if (e == ENOSPC || e == EDQUOT || e == EROFS) full_errno = e;
             return false;
         }
     }
@@ -649,13 +658,18 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
     }
     if (!ctx) return EXIT_EXEC;
     int failed = 0, rc = EXIT_OK, done = 0;
-    for (int i = 0; i < o->n_files && !interrupted && !write_errno; i++) {
+    int i = 0;
+    for (; i < o->n_files && !interrupted && !write_errno && !full_errno; i++) {
         int r = one_file(o, ctx, o->files[i], o->n_files > 1);
         if (r == EXIT_OK || r == EXIT_INPUT) done++, segments_decoded = -1; /* no longer in progress */
         if (r == EXIT_INPUT) failed++;
         else if (r != EXIT_OK) rc = r;
     }
-    if (write_errno) {
+    if (full_errno && i < o->n_files) {
+        fprintf(stderr, "sotto transcribe: stopped: %s; the %d input%s left %s not transcribed\n", strerror(full_errno),
+                o->n_files - i, o->n_files - i == 1 ? "" : "s", o->n_files - i == 1 ? "was" : "were");
+        rc = EXIT_EXEC;
+    } else if (write_errno) {
         fprintf(stderr, "sotto transcribe: write error: %s\n", strerror(write_errno));
         rc = EXIT_EXEC;
     } else if (interrupted) {
@@ -700,6 +714,8 @@ static bool language_fits(const opts *o, const sotto_model *model)
         fprintf(stderr, "sotto transcribe: this model has no language '%s'\n", o->lang);
         return false;
     }
+    if (!mi.multilingual && o->tp.multilingual && !o->quiet) /* faster-whisper's warning, and its False */
+        fprintf(stderr, "sotto transcribe: this model is English-only: --multilingual does nothing\n");
     return true;
 }
 
@@ -745,8 +761,7 @@ int cmd_transcribe(int argc, char **argv)
     cp.device = o.c.device;
     cp.max_batch = o.tp.batch_size > 0 ? o.tp.batch_size : 1;
     if (batch_wanted(o.files, o.n_files, o.jobs)) {
-        if (!o.c.threads && o.jobs > 1) cp.n_threads = cp.n_threads / o.jobs > 1 ? cp.n_threads / o.jobs : 1;
-        batch_job job = {.model = model, .cp = cp, .tp = o.tp, .formats = o.formats, .lines = o.lines, .dir = o.dir,
+        batch_job job = {.model = model, .cp = cp, .share_threads = !o.c.threads, .tp = o.tp, .formats = o.formats, .lines = o.lines, .dir = o.dir,
                          .jobs = o.jobs ? o.jobs : 1, .overwrite = o.overwrite, .quiet = o.quiet,
                          .inputs = o.files, .n_inputs = o.n_files, .channel = o.channel};
         rc = batch_transcribe(&job);
