@@ -43,6 +43,10 @@ void sotto__src_close(sotto__src *s);
 /* Reads up to N bytes; *got < N only at the end of input. */
 sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err);
 
+/* Reads what is there, up to N bytes: returns once some came (one read() of a pipe), so a
+ * reader of a live pipe is not held until N bytes arrive; *got == 0 only at the end. */
+sotto_status sotto__src_read_some(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err);
+
 /* Skips N bytes (lseek when seekable); *got < N only at the end of input. */
 sotto_status sotto__src_skip(sotto__src *s, uint64_t n, uint64_t *got, sotto__err *err);
 

@@ -75,7 +75,9 @@ static int io_read(void *opaque, uint8_t *buf, int size)
 {
     sotto__ff *f = opaque;
     size_t got;
-    if (sotto__src_read(f->src, buf, (size_t)size, &got, &f->io_err)) return AVERROR(EIO);
+    /* what a pipe has now: FFmpeg reads on as it needs, and a live stream's packets are not
+     * held until IO_BUFFER_BYTES arrive (20 s of a 24 kbit/s MP3) */
+    if (sotto__src_read_some(f->src, buf, (size_t)size, &got, &f->io_err)) return AVERROR(EIO);
     return got ? (int)got : AVERROR_EOF;
 }
 

@@ -102,7 +102,8 @@ static void record(sotto__src *s, const void *p, size_t n)
     s->rec_len += n;
 }
 
-sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err)
+/* sotto__src_read, or with SOME sotto__src_read_some. */
+static sotto_status src_read(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err, bool some)
 {
     uint8_t *out = buf;
     size_t k = 0;
@@ -125,7 +126,7 @@ sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, so
             s->rec_len = s->rec_cap = s->replay = 0;
         }
     }
-    while (k < n) {
+    while (k < n && !(some && k > 0)) {
         ssize_t r = read(s->fd, out + k, n - k);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
@@ -140,6 +141,16 @@ sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, so
     s->pos += (int64_t)k;
     *got = k;
     return SOTTO_OK;
+}
+
+sotto_status sotto__src_read(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err)
+{
+    return src_read(s, buf, n, got, err, false);
+}
+
+sotto_status sotto__src_read_some(sotto__src *s, void *buf, size_t n, size_t *got, sotto__err *err)
+{
+    return src_read(s, buf, n, got, err, true);
 }
 
 sotto_status sotto__src_skip(sotto__src *s, uint64_t n, uint64_t *got, sotto__err *err)

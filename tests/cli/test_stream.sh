@@ -2,7 +2,8 @@
 # test_stream.sh — `sotto stream` on tiny.en: the --jsonl events' shape and order, every
 # committed word in the final transcript (-f json) in order, the tail flushed at the end,
 # raw s16le on stdin (16 kHz, and f32le at 8 kHz through the resampler) near the file's
-# text, Ctrl-C -> exit 130 with the committed text printed and written, and bad options,
+# text, Ogg/Opus on a pipe held open decoded as it comes, Ctrl-C -> exit 130 with the
+# committed text printed and written, and bad options,
 # URLs and devices refused with a message.
 # usage: test_stream.sh SOTTO MODEL VAD_MODEL CLIPS_DIR WORK_DIR
 set -u
@@ -68,6 +69,21 @@ ffmpeg -nostdin -v error -i "$clip" -f f32le -ac 1 -ar 8000 - | "${S[@]}" --form
 [[ $? -eq 0 ]] && grep -qi "leisure" "$WORK/f32.txt" && ok || bad "f32le 8 kHz stdin: $(cat "$WORK/f32.txt" "$WORK/err")"
 "${S[@]}" - <"$clip" >"$WORK/wav.txt" 2>"$WORK/err" && grep -qi "dashwood" "$WORK/wav.txt" && ok ||
     bad "a WAV on stdin: $(cat "$WORK/wav.txt" "$WORK/err")"
+
+# a compressed stream on a pipe is decoded as it comes: 14 s of 16 kbit/s Ogg/Opus (30 KB)
+# and the pipe held open; its first words come before the writer closes (FFmpeg's reads
+# were held until 64 KB arrived: 35 s of such a stream, and none of this one before its end)
+ffmpeg -nostdin -v error -i "$CLIPS/librivox-0880.wav" -i "$CLIPS/librivox-0890.wav" -i "$CLIPS/librivox-0920.wav" \
+    -filter_complex concat=n=3:v=0:a=1 -ac 1 -ar 16000 -c:a libopus -b:a 16k -f ogg "$WORK/c3.ogg"
+mkfifo "$WORK/ogg.fifo"
+"${S[@]}" - <"$WORK/ogg.fifo" >"$WORK/ogg.txt" 2>"$WORK/ogg.err" &
+pid=$!
+exec 3>"$WORK/ogg.fifo"
+cat "$WORK/c3.ogg" >&3
+for _ in $(seq 250); do grep -q -- '-->' "$WORK/ogg.txt" && break; sleep 0.2; done
+grep -qi -- 'he was not' "$WORK/ogg.txt" && ok || bad "Ogg/Opus on an open pipe: no text before its end ($(cat "$WORK/ogg.err"))"
+exec 3>&-
+wait $pid || bad "the Ogg stream: exit $? at the pipe's end"
 
 # Ctrl-C: exit 130, what was committed printed (stdout, stderr) and written (-o)
 # (the speech, then 120 s of silence: a slow build, ASan on a loaded machine, commits late,
