@@ -106,6 +106,15 @@ first=$(sed -n '1s/^\[[^]]*\]//p' "$WORK/int.out")
     bad "Ctrl-C: -o lacks the committed '$first': $(cat "$WORK/int.txt" 2>&1)"
 at=$(sed -n 's/.*interrupted after \([0-9.]*\) s.*/\1/p' "$WORK/int.err")
 [[ -n $at ]] && awk -v t="$at" 'BEGIN { exit !(t < 138) }' && ok || bad "Ctrl-C came after the end: at '$at' s"
+# SIGTERM (systemd, docker stop, timeout) as Ctrl-C: exit 143, the committed text written
+"${S[@]}" --realtime -o "$WORK/term.txt" "$WORK/long.wav" >"$WORK/term.out" 2>"$WORK/term.err" &
+pid=$!
+for _ in $(seq 500); do grep -q -- '-->' "$WORK/term.out" 2>/dev/null && break; sleep 0.2; done
+kill -TERM $pid
+wait $pid
+rc=$?
+[[ $rc -eq 143 ]] && grep -q "terminated (SIGTERM) after .* s: committed:" "$WORK/term.err" && [[ -s $WORK/term.txt ]] &&
+    ok || bad "SIGTERM: exit $rc, $(cat "$WORK/term.err"), -o: $(cat "$WORK/term.txt" 2>&1)"
 
 # refused, with a message, before any decoding
 expect() { # CODE NEEDLE CMD...
@@ -125,7 +134,12 @@ expect 1 "INPUT is a URL" "${S[@]}" http://example.com/a.mp3
 expect 1 "capture devices need libavdevice" "${S[@]}" alsa:default
 expect 1 "-o FILE takes one format" "${S[@]}" -f srt -f vtt -o "$WORK/x" "$clip"
 expect 1 "-f needs -o FILE or --output-dir DIR" "${S[@]}" -f srt "$clip"
+expect 2 "cannot write $WORK/nodir/x.txt: No such file or directory" "${S[@]}" -o "$WORK/nodir/x.txt" "$clip"
 expect 1 "--trim must be below --max-buffer" "${S[@]}" --trim 20 --max-buffer 10 "$clip"
+expect 1 "--hold must be below --max-buffer" "${S[@]}" --hold 25 "$clip"
+expect 1 "this model is English-only: -l en or auto only" "${S[@]}" -l de "$clip"
+"${S[@]}" --max-buffer 12 "$clip" >"$WORK/mb.txt" 2>"$WORK/err" && grep -qi "dashwood" "$WORK/mb.txt" && ok ||
+    bad "--max-buffer 12 alone (its --trim follows it): $(cat "$WORK/err")"
 expect 1 "--min-step takes seconds in 0.05..10" "${S[@]}" --min-step 0 "$clip"
 expect 1 "unexpected argument" "${S[@]}" "$clip" "$clip"
 expect 1 "cannot open" "${S[@]}" --format s16le "$WORK/missing.raw"

@@ -1,6 +1,8 @@
+#define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +177,58 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+bool cli_language_fits(const char *cmd, const sotto_model *model, const char *lang, bool translate)
+{
+    sotto_model_info mi;
+    sotto_model_get_info(model, &mi);
+    const char *code = lang && strcmp(lang, "auto") ? sotto_language_code(lang) : NULL;
+    if (!mi.multilingual && ((code && strcmp(code, "en")) || translate)) {
+        fprintf(stderr, "sotto %s: this model is English-only: %s\n", cmd,
+                translate ? "it cannot translate" : "-l en or auto only");
+        return false;
+    }
+    if (mi.multilingual && code && sotto_language_token(model, code) < 0) {
+        fprintf(stderr, "sotto %s: this model has no language '%s'\n", cmd, lang);
+        return false;
+    }
+    return true;
+}
+
+bool cli_output_writable(const char *cmd, const char *dir, const char *output)
+{
+    char probe[PATH_MAX + 8];
+    if (dir) {
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "sotto %s: cannot create --output-dir %s: %s\n", cmd, dir, strerror(errno));
+            return false;
+        }
+        snprintf(probe, sizeof probe, "%s/.sotto-write-test-%ld", dir, (long)getpid());
+    } else if (output) {
+        char real[PATH_MAX];
+        struct stat st;
+        const char *target = realpath(output, real) ? real : output; /* a link: next to its target */
+        if (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+            if (access(target, W_OK) == 0) return true; /* a device or FIFO: written straight into */
+            fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, output, strerror(errno));
+            return false;
+        }
+        if (snprintf(probe, sizeof probe, "%s.tmp", target) >= (int)sizeof probe) {
+            fprintf(stderr, "sotto %s: -o %s: the name is too long\n", cmd, output);
+            return false;
+        }
+    } else {
+        return true;
+    }
+    FILE *f = fopen(probe, "w");
+    if (!f) {
+        fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, dir ? dir : output, strerror(errno));
+        return false;
+    }
+    fclose(f);
+    remove(probe);
+    return true;
 }
 
 bool cli_write_file(const char *path, const void *data, size_t n)

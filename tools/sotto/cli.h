@@ -63,6 +63,18 @@ bool cli_parse_ids(const char *text, size_t len, bool commas, int32_t n_vocab, c
 /* Reads a whole file into a NUL-terminated malloc'd buffer (at most MAX bytes). */
 char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t msg_len);
 
+/* -l LANG and --task against the model, once, before any input is read: an English-only
+ * model takes en (or auto) alone and no translation; a multilingual one needs the
+ * language's token. False after a message naming CMD. An unknown language is the
+ * library's to refuse (sotto_language_code: NULL, as auto). */
+bool cli_language_fits(const char *cmd, const sotto_model *model, const char *lang, bool translate);
+
+/* Whether the outputs can be written, checked before any decoding: DIR (--output-dir)
+ * exists or is made (one level) and takes a file; -o OUTPUT's directory (its target's, for
+ * a link) takes one, or OUTPUT is a device or FIFO open to writing. False after a message
+ * naming CMD. Neither given: true. */
+bool cli_output_writable(const char *cmd, const char *dir, const char *output);
+
 /* Writes N bytes to PATH through PATH.tmp and a rename. */
 bool cli_write_file(const char *path, const void *data, size_t n);
 

@@ -2,7 +2,7 @@
  * (stream_input.c) through a sotto_stream session: committed segments printed once, the
  * tentative tail rewritten on one terminal line, or one JSON object per event (--jsonl);
  * the committed transcript written in any format at the end (output.c). Ctrl-C ends it
- * with what was committed, exit 130. */
+ * with what was committed, exit 130 (SIGTERM as Ctrl-C: 143). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,7 +25,7 @@ typedef struct opts {
     cli_common c;
     sotto_stream_params sp;
     const char *lang, *format, *output, *dir;
-    int rate, rate_given, realtime, jsonl, no_vad, quiet;
+    int rate, rate_given, realtime, jsonl, no_vad, quiet, trim_given;
     double push_s;
     unsigned formats;
 } opts;
@@ -72,8 +71,8 @@ static const cli_opt options[] = {
              "\"final\", \"start\", \"end\", \"text\", \"words\", \"emission_time\"\n"
              "(wall seconds since the start), \"audio_time\" (audio read by then)}"},
     {"--output-format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format,
-     .help = "the committed transcript at the end: txt, srt, vtt, tsv, json or\n"
-             "all; repeatable; more than one needs --output-dir"},
+     .help = "the committed transcript at the end: txt, srt, vtt, tsv, json,\n"
+             "lrc or all; repeatable; more than one needs --output-dir"},
     {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the transcript's one format to FILE"},
     {"--output-dir", 0, OPT_STR, OFF(dir), 0, 0, "DIR", "a directory",
      .help = "write DIR/NAME.EXT for each format (NAME: INPUT's, or stream)"},
@@ -85,9 +84,12 @@ static const cli_opt options[] = {
              "and more work"},
     {"--hold", 0, OPT_DOUBLE, SP(hold_s), 0, 29, "S", "seconds in 0..29",
      .help = "commit an utterance's first words only once the buffer holds S\n"
-             "of audio (default 2; 0: none): later first words, fewer misheard"},
+             "of audio (default 2; 0: none; below --max-buffer): later first\n"
+             "words, fewer misheard"},
     {"--trim", 0, OPT_DOUBLE, SP(trim_s), 1, 29, "S", "seconds in 1..29",
-     .help = "cut the buffer at a committed segment's end past S (default 12)"},
+     .help = "cut the buffer at a committed segment's end past S (default 12,\n"
+             "or half --max-buffer when that is 24 or less; below it)",
+     .flags = CLI_ON, .on = OFF(trim_given)},
     {"--max-buffer", 0, OPT_DOUBLE, SP(max_buffer_s), 2, 30, "S", "seconds in 2..30",
      .help = "the buffer bound: past it pending words are committed (default 25)"},
     {"--prompt", 0, OPT_STR, SP(initial_prompt), 0, 0, "TEXT", "a text", .help = "text before the stream"},
@@ -114,13 +116,14 @@ static const cli_cmd command = {
              "are committed (LocalAgreement-2) and printed once, each committed segment a line\n"
              "\"[start --> end] text\"; on a terminal the uncommitted rest is rewritten in place.\n"
              "The Silero VAD skips silence and commits at a pause. The end of the input commits\n"
-             "everything; Ctrl-C stops with what was committed (exit 130).\n"
+             "everything; Ctrl-C (or SIGTERM) stops with what was committed (exit 130; 143).\n"
              "\n",
     .opts = options,
     .max_args = 1,
     .args = "one INPUT",
     .footer = "\n"
-              "exit status: 0 done, 1 bad options or input, 2 decoding failed, 130 interrupted\n"
+              "exit status: 0 done, 1 bad options or input, 2 decoding failed or an output that\n"
+              "cannot be written, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)\n"
               "\n"
               "examples:\n"
               "  sotto stream --realtime talk.wav\n"
@@ -356,7 +359,9 @@ static int parse(int argc, char **argv, opts *o, const char **input)
     if (!why && (!strncmp(*input, "alsa:", 5) || !strncmp(*input, "pulse:", 6)))
         why = "capture devices need libavdevice, which this build lacks (install libavdevice-dev and rebuild);\n"
               "  or pipe one in: arecord -q -f S16_LE -c 1 -r 16000 | sotto stream --format s16le -";
+    if (!o->trim_given && o->sp.trim_s >= o->sp.max_buffer_s) o->sp.trim_s = o->sp.max_buffer_s / 2;
     if (!why && o->sp.trim_s >= o->sp.max_buffer_s) why = "--trim must be below --max-buffer";
+    if (!why && o->sp.hold_s >= o->sp.max_buffer_s) why = "--hold must be below --max-buffer";
     if (why) {
         fprintf(stderr, "sotto stream: %s\n", why);
         return EXIT_INPUT;
@@ -385,7 +390,7 @@ static int feed(stream_input *in, sotto_stream *s, live *l)
             fprintf(stderr, "sotto stream: %s\n", msg);
             return EXIT_INPUT;
         }
-        if (interrupted) return 130;
+        if (interrupted) return 128 + interrupted;
         sotto_status st = n ? sotto_stream_push(s, x, n) : sotto_stream_finish(s);
         if (l->failed) {
             fprintf(stderr, "sotto stream: cannot write the output: %s\n", strerror(errno ? errno : EIO));
@@ -395,8 +400,8 @@ static int feed(stream_input *in, sotto_stream *s, live *l)
             fprintf(stderr, "sotto stream: %s\n", sotto_stream_error(s));
             return EXIT_EXEC;
         }
-        if (!n) return interrupted ? 130 : EXIT_OK;
-        if (interrupted) return 130;
+        if (!n) return interrupted ? 128 + interrupted : EXIT_OK;
+        if (interrupted) return 128 + interrupted;
     }
 }
 
@@ -420,12 +425,17 @@ static int run(const opts *o, const char *input, sotto_context *ctx)
     } else {
         struct sigaction sa = {.sa_handler = on_sigint};
         sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: a wait for input wakes up */
+        sigaction(SIGTERM, &sa, NULL); /* as Ctrl-C: systemd, docker stop, timeout keep the transcript */
         rc = feed(in, s, &l);
         signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         if (l.shown) fputs("\r\033[K", stdout), fflush(stdout);
-        if (rc == 130) fprintf(stderr, "sotto stream: interrupted after %.1f s: committed:%s\n", sotto_stream_time(s),
-                               sotto_stream_text(s));
-        if ((rc == EXIT_OK || rc == 130) && (o->output || o->dir) &&
+        bool stopped = rc == 128 + SIGINT || rc == 128 + SIGTERM;
+        if (stopped)
+            fprintf(stderr, "sotto stream: %s after %.1f s: committed:%s\n",
+                    rc == 128 + SIGTERM ? "terminated (SIGTERM)" : "interrupted", sotto_stream_time(s),
+                    sotto_stream_text(s));
+        if ((rc == EXIT_OK || stopped) && (o->output || o->dir) &&
             !write_outputs(o, input, &l.t, sotto_stream_text(s), sotto_stream_time(s), o->lang ? o->lang : "en"))
             rc = EXIT_EXEC;
     }
@@ -447,12 +457,12 @@ int cmd_stream(int argc, char **argv)
     sotto_context *ctx = NULL;
     rc = EXIT_INPUT;
     if (!(o.c.device = cli_device("stream", o.c.device)) || !cli_model_path(o.c.model, path, sizeof path)) goto done;
-    if (o.dir && mkdir(o.dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "sotto stream: cannot create --output-dir %s: %s\n", o.dir, strerror(errno));
-        goto done;
-    }
-    rc = EXIT_EXEC;
+    rc = EXIT_EXEC; /* an output that cannot be written: known now, not after the whole stream */
+    if (!cli_output_writable("stream", o.dir, o.output)) goto done;
     if (!(model = cli_load_model(path))) goto done;
+    rc = EXIT_INPUT;
+    if (!cli_language_fits("stream", model, o.lang, false)) goto done;
+    rc = EXIT_EXEC;
     if (!o.no_vad && cli_vad_model_path(o.c.vad_model, vad_path, sizeof vad_path, o.c.vad_model != NULL)) {
         if (sotto_vad_load(vad_path, &vad) != SOTTO_OK) {
             fprintf(stderr, "sotto stream: cannot load VAD model: %s\n", sotto_last_error());

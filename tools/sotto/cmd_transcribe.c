@@ -6,7 +6,6 @@
  * file for the input in progress. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
@@ -390,44 +389,6 @@ static int parse(int argc, char **argv, opts *o)
     return o->dir && !batch_wanted(o->files, o->n_files, o->jobs) && name_clash(o) ? EXIT_INPUT : EXIT_OK;
 }
 
-/* Output places are checked before any decoding: DIR exists (or is made) and takes a
- * file; -o FILE's directory (its target's, for a link) takes one, or FILE is a device or
- * FIFO open to writing. */
-static bool writable(const opts *o)
-{
-    char probe[PATH_MAX + 8];
-    if (o->dir) {
-        if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "sotto transcribe: cannot create --output-dir %s: %s\n", o->dir, strerror(errno));
-            return false;
-        }
-        snprintf(probe, sizeof probe, "%s/.sotto-write-test-%ld", o->dir, (long)getpid());
-    } else if (o->output) {
-        char real[PATH_MAX];
-        struct stat st;
-        const char *target = realpath(o->output, real) ? real : o->output; /* a link: next to its target */
-        if (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-            if (access(target, W_OK) == 0) return true; /* a device or FIFO: written straight into */
-            fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", o->output, strerror(errno));
-            return false;
-        }
-        if (snprintf(probe, sizeof probe, "%s.tmp", target) >= (int)sizeof probe) {
-            fprintf(stderr, "sotto transcribe: -o %s: the name is too long\n", o->output);
-            return false;
-        }
-    } else {
-        return true;
-    }
-    FILE *f = fopen(probe, "w");
-    if (!f) {
-        fprintf(stderr, "sotto transcribe: cannot write %s: %s\n", o->dir ? o->dir : o->output, strerror(errno));
-        return false;
-    }
-    fclose(f);
-    remove(probe);
-    return true;
-}
-
 typedef struct live {
     const opts *o;
     const char *path;
@@ -698,22 +659,13 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
     return rc;
 }
 
-/* -l and --task against the model, once, before any input is read: an English-only model
- * takes en alone and no translation; a multilingual one needs the language's token. */
+/* -l and --task against the model (cli_language_fits); --multilingual on an English-only
+ * one warns, as faster-whisper's does. */
 static bool language_fits(const opts *o, const sotto_model *model)
 {
+    if (!cli_language_fits("transcribe", model, o->lang, o->tp.translate)) return false;
     sotto_model_info mi;
     sotto_model_get_info(model, &mi);
-    const char *code = o->lang && strcmp(o->lang, "auto") ? sotto_language_code(o->lang) : NULL;
-    if (!mi.multilingual && ((code && strcmp(code, "en")) || o->tp.translate)) {
-        fprintf(stderr, "sotto transcribe: this model is English-only: %s\n",
-                o->tp.translate ? "it cannot translate" : "-l en or auto only");
-        return false;
-    }
-    if (mi.multilingual && code && sotto_language_token(model, code) < 0) {
-        fprintf(stderr, "sotto transcribe: this model has no language '%s'\n", o->lang);
-        return false;
-    }
     if (!mi.multilingual && o->tp.multilingual && !o->quiet) /* faster-whisper's warning, and its False */
         fprintf(stderr, "sotto transcribe: this model is English-only: --multilingual does nothing\n");
     return true;
@@ -744,7 +696,7 @@ int cmd_transcribe(int argc, char **argv)
     rc = EXIT_INPUT;
     if (!(o.c.device = cli_device("transcribe", o.c.device))) goto done;
     rc = EXIT_EXEC; /* an output that cannot be written, as when it fails later */
-    if (!writable(&o)) goto done;
+    if (!cli_output_writable("transcribe", o.dir, o.output)) goto done;
     rc = EXIT_INPUT;
     if (!cli_model_path(o.c.model, path, sizeof path)) goto done;
     rc = EXIT_EXEC;
