@@ -3,7 +3,7 @@
  * buffer of it would be, so that what the session commits can be checked exactly: no
  * loop committed (the compression-ratio rule), no word lost or committed twice at the
  * trims, the bound and big pushes (a slow machine's steps), timestamps that move from one
- * decoding to the next included.
+ * decoding to the next included, and old audio heard as other words.
  *
  * usage: test_stream_policy MODEL.gguf   (the model only for the session's context and
  *                                         its tokenizer: nothing is decoded)
@@ -32,8 +32,10 @@ typedef struct script {
     double jitter;             /* word times move by up to this, differently at every decoding */
     double echo_from, echo_until; /* buffers ending in [from, until), with a prompt, once a
                                   sentence is committed: the words after it heard as it */
-    const char *committed;     /* the session's committed text (the echo's condition) */
+    const char *committed;     /* the session's committed text (the echo's condition, the words late heard otherwise) */
     bool short_loop;           /* the loop is " so on" three times: too short to compress */
+    double late;               /* two decodings running in four hear every word this much later and
+                                  the committed words (but the last) as others */
     int n_calls;
     char text[MAX_SEG][1024];
     char word_text[MAX_WORDS][16];
@@ -88,6 +90,10 @@ static const sotto_result *decode(void *user, const float *x, int64_t n, double 
     script *s = user;
     double end = offset + (double)n / RATE;
     double shift = s->jitter * sin(1.7 * s->n_calls++);
+    bool other = s->late > 0 && s->n_calls / 2 % 2 == 0; /* old audio heard otherwise */
+    if (other) shift += s->late;
+    const char *lw = s->committed ? strrchr(s->committed, 'w') : NULL;
+    int last_committed = lw ? atoi(lw + 1) : -1;
     bool looping = end >= s->loop_from && end < s->loop_until;
     /* dots in the prompt make dots: once committed, beam search hears nothing else */
     if (s->dots && tp->initial_prompt && strstr(tp->initial_prompt, ". .")) looping = true;
@@ -112,7 +118,8 @@ static const sotto_result *decode(void *user, const float *x, int64_t n, double 
         }
         if (i / 8 != last_sentence) new_segment(s, a - offset), last_sentence = i / 8;
         char w[16];
-        snprintf(w, sizeof w, i == 0 && end - truth_start(i) < s->mishear_s ? " x%d" : " w%d", i);
+        snprintf(w, sizeof w, other && i < last_committed ? " y%d" : i == 0 && end - truth_start(i) < s->mishear_s
+                                                                       ? " x%d" : " w%d", i);
         add_word(s, w, fmax(a - offset, 0), b - offset);
     }
     if (looping) {
@@ -249,6 +256,20 @@ static void test_hold(sotto_context *ctx, const char *truth)
     CHECK(sotto_stream_params_check(&p) == SOTTO_ERR_INVALID_ARG, "a hold at the buffer bound is refused");
 }
 
+/* Old audio heard otherwise: two decodings running in four hear the committed words but
+ * the last as other words (tiny.en's "old -sposed young" for the committed "ill-disposed
+ * young...") and every word 0.25 s later, so the last committed word, heard as it was, has
+ * its middle past the last commit: it is the committed word, not a new one ("man." was
+ * committed twice, 2.42-2.58 and 2.44-2.72, at steps of 0.05 s). */
+static void test_reheard(sotto_context *ctx, const char *truth)
+{
+    script sc = {.loop_from = INFINITY, .silent_from = INFINITY, .late = 0.25};
+    events v = {0};
+    sc.committed = v.text;
+    run(ctx, sotto_stream_params_default(), &sc, 0.1, 42, &v);
+    CHECK(!strcmp(v.text, truth), "old audio heard otherwise: every word once, in order:\n  %s\n  %s", v.text, truth);
+}
+
 /* Trims at 12 s, the bound at 25 s, pushes from a tenth of a second to 10 s (a machine
  * whose steps take that long), word times that move between decodings: every word of the
  * timeline committed once, in order. */
@@ -289,6 +310,7 @@ int main(int argc, char **argv)
         test_last_decoding(ctx, truth);
         test_hold(ctx, truth);
         test_trims(ctx, truth);
+        test_reheard(ctx, truth);
     }
     sotto_context_free(ctx);
     sotto_model_free(m);

@@ -285,21 +285,31 @@ static sotto_status commit(sotto_stream *s, int n)
 
 /* ---- a decoding step ------------------------------------------------------------- */
 
-/* Drops the words at the start of CAND that are committed already: the longest run of
- * them (up to 5) that repeats the end of the committed words in the buffer, each near
- * the time it was committed at, then any whose middle is before the last commit (old
- * audio heard as other words). Times move by a few tenths of a second between
- * decodings, so a cut at the last commit's time alone drops new words or keeps old. */
-static void drop_committed(sotto_stream *s, sotto__twords *cand)
+/* Drops the longest run at the start of CAND (up to 5 words) that repeats the end of the
+ * committed words in the buffer, each near the time it was committed at. */
+static void drop_repeat(const sotto_stream *s, sotto__twords *cand)
 {
     const sotto__twords mine = {s->committed.w + s->in_buffer, s->committed.n - s->in_buffer, 0};
     int rep = sotto__repeat_of_committed(&mine, cand);
     for (int k = 0; k < rep; k++)
         if (fabs(cand->w[k].start - mine.w[mine.n - rep + k].start) > REPEAT_WINDOW_S) rep = 0;
     sotto__twords_drop(cand, rep);
+}
+
+/* Drops the words at the start of CAND that are committed already: a run repeating the
+ * committed words (drop_repeat), then any whose middle is before the last commit (old
+ * audio heard as other words), then a repeat again: old audio heard otherwise ("old
+ * -sposed young" for the committed "ill-disposed young...") can end in a word committed
+ * as it is ("man.", its middle at the last commit), which two decodings would agree on
+ * and commit twice. Times move by a few tenths of a second between decodings, so a cut
+ * at the last commit's time alone drops new words or keeps old. */
+static void drop_committed(sotto_stream *s, sotto__twords *cand)
+{
+    drop_repeat(s, cand);
     int old = 0;
     while (old < cand->n && (cand->w[old].start + cand->w[old].end) / 2 < s->last_commit) old++;
     sotto__twords_drop(cand, old);
+    if (old) drop_repeat(s, cand);
 }
 
 /* The words of result R (times shifted to the stream's timeline) that may be new: those
