@@ -137,6 +137,8 @@ expect 1 "-f needs -o FILE or --output-dir DIR" "${S[@]}" -f srt "$clip"
 expect 2 "cannot write $WORK/nodir/x.txt: No such file or directory" "${S[@]}" -o "$WORK/nodir/x.txt" "$clip"
 expect 1 "--trim must be below --max-buffer" "${S[@]}" --trim 20 --max-buffer 10 "$clip"
 expect 1 "--hold must be below --max-buffer" "${S[@]}" --hold 25 "$clip"
+expect 1 "--push paces a file read as fast as it decodes" "${S[@]}" --realtime --push 5 "$clip"
+expect 1 "--quiet leaves nothing on stdout: it needs -o FILE" "${S[@]}" --quiet "$clip"
 expect 1 "this model is English-only: -l en or auto only" "${S[@]}" -l de "$clip"
 "${S[@]}" --max-buffer 12 "$clip" >"$WORK/mb.txt" 2>"$WORK/err" && grep -qi "dashwood" "$WORK/mb.txt" && ok ||
     bad "--max-buffer 12 alone (its --trim follows it): $(cat "$WORK/err")"

@@ -25,7 +25,7 @@ typedef struct opts {
     cli_common c;
     sotto_stream_params sp;
     const char *lang, *format, *output, *dir;
-    int rate, rate_given, realtime, jsonl, no_vad, quiet, trim_given;
+    int rate, rate_given, realtime, jsonl, no_vad, quiet, trim_given, push_given;
     double push_s;
     unsigned formats;
 } opts;
@@ -65,7 +65,8 @@ static const cli_opt options[] = {
     {"--push", 0, OPT_DOUBLE, OFF(push_s), 0.01, 60, "S", "seconds in 0.01..60",
      .help = "without --realtime, give the session S seconds of a file at a time\n"
              "(default 0.1): S of a step's duration replays a machine that slow,\n"
-             "the same events at every run (bench/stream.py --simulate)"},
+             "the same events at every run (bench/stream.py --simulate)",
+     .flags = CLI_ON, .on = OFF(push_given)},
     {"--jsonl", 0, OPT_TRUE, OFF(jsonl),
      .help = "one JSON object per event on stdout: {\"type\": \"tentative\" or\n"
              "\"final\", \"start\", \"end\", \"text\", \"words\", \"emission_time\"\n"
@@ -294,7 +295,7 @@ static int on_event(const sotto_stream_event *e, void *user)
             char a[32], b[32];
             out_timestamp(a, sizeof a, e->start, false, '.');
             out_timestamp(b, sizeof b, e->end, false, '.');
-            printf("[%s --> %s]%s\n", a, b, e->text);
+            printf("[%s --> %s]%s%s\n", a, b, e->text[0] == ' ' ? "" : " ", e->text); /* "-hearted" too */
         } else if (e->text[0]) {
             printf("\033[2m%s\033[0m", tail_fitting(e->text, columns()));
             l->shown = true;
@@ -353,6 +354,9 @@ static int parse(int argc, char **argv, opts *o, const char **input)
     else if ((o->output || o->dir) && !o->formats) o->formats = out_format("txt");
     if (!why && o->output && __builtin_popcount(o->formats) > 1) why = "-o FILE takes one format: more need --output-dir";
     if (!why && o->formats && !o->output && !o->dir) why = "-f needs -o FILE or --output-dir DIR";
+    if (!why && o->push_given && (o->realtime || o->format))
+        why = "--push paces a file read as fast as it decodes: not with --realtime or raw --format";
+    if (!why && o->quiet && !o->output && !o->dir) why = "--quiet leaves nothing on stdout: it needs -o FILE or --output-dir DIR";
     if (!why && strstr(*input, "://")) why = "INPUT is a URL: this build reads files and standard input; pipe it in:\n"
                                              "  ffmpeg -loglevel quiet -i URL -f s16le -ac 1 -ar 16000 - | "
                                              "sotto stream --format s16le -";
