@@ -6,7 +6,7 @@ docs/transcript.schema.json with `jsonschema` (python3-jsonschema). Every cue mu
 segment of the JSON (same text, start and end to the millisecond), TXT and TSV must hold
 the same segments, and one format written to stdout must equal its file. Several inputs:
 a missing one is named and skipped, the other written, exit 1 with a count; an unwritable
---output-dir is refused.
+--output-dir is refused before decoding (exit 2, as any output that cannot be written).
 
 usage: test_outputs.py SOTTO MODEL AUDIO SCHEMA WORKDIR [SOTTO OPTIONS...]
 """
@@ -113,7 +113,7 @@ def several_inputs(base, audio, work):
     check(os.listdir(d) == [name + ".txt"], f"only the readable input's output: {os.listdir(d)}")
     ro = os.path.join(d, name + ".txt", "sub")  # a directory under a regular file
     p = subprocess.run(base + ["-f", "txt", "--output-dir", ro, clip], capture_output=True, text=True)
-    check(p.returncode == 1 and "sub" in p.stderr, f"unwritable --output-dir: exit {p.returncode} {p.stderr!r}")
+    check(p.returncode == 2 and "sub" in p.stderr, f"unwritable --output-dir: exit {p.returncode} {p.stderr!r}")
 
 
 if __name__ == "__main__":

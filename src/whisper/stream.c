@@ -312,6 +312,13 @@ static void drop_committed(sotto_stream *s, sotto__twords *cand)
     if (old) drop_repeat(s, cand);
 }
 
+/* T on a millisecond: the stream's times are an offset plus a window's, whose sum in
+ * binary is 9.299999999999999 where the window said 9.3. */
+static double ms(double t)
+{
+    return nearbyint(t * 1000) / 1000;
+}
+
 /* The words of result R (times shifted to the stream's timeline) that may be new: those
  * ending less than LOOKBACK_S before the last commit, less those drop_committed finds
  * committed, and none from a segment whose text compresses more than the
@@ -338,11 +345,11 @@ static sotto_status take_words(sotto_stream *s, const sotto_result *r, sotto__tw
             *looped = true;
             break;
         }
-        if (g->n_words) s->seg_end[s->n_seg++] = off + g->words[g->n_words - 1].end;
+        if (g->n_words) s->seg_end[s->n_seg++] = ms(off + g->words[g->n_words - 1].end);
         for (int k = 0; k < g->n_words; k++) {
             const sotto_word *w = &g->words[k];
             if (off + w->end <= s->last_commit - LOOKBACK_S || sotto__word_same(w->word, "")) continue;
-            if (!sotto__twords_push(out, w->word, off + w->start, off + w->end, w->probability))
+            if (!sotto__twords_push(out, w->word, ms(off + w->start), ms(off + w->end), w->probability))
                 return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
         }
     }

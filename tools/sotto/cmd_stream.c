@@ -70,7 +70,8 @@ static const cli_opt options[] = {
     {"--jsonl", 0, OPT_TRUE, OFF(jsonl),
      .help = "one JSON object per event on stdout: {\"type\": \"tentative\" or\n"
              "\"final\", \"start\", \"end\", \"text\", \"words\", \"emission_time\"\n"
-             "(wall seconds since the start), \"audio_time\" (audio read by then)}"},
+             "(wall seconds since the start), \"audio_time\" (audio read by then)};\n"
+             "a tentative event replaces the last, an empty one: none pending"},
     {"--output-format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format,
      .help = "the committed transcript at the end: txt, srt, vtt, tsv, json,\n"
              "lrc or all; repeatable; more than one needs --output-dir"},
