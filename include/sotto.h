@@ -124,8 +124,10 @@ sotto_convert_params sotto_convert_params_default(void); /* f32, f32 */
 
 /* Writes MODEL as one self-contained GGUF file at PATH (through the temporary name
  * PATH.tmp, renamed when complete and removed on failure; a caller that can be
- * interrupted removes it too). Matrices take the requested types; LayerNorm parameters,
- * biases and position tables stay f32. */
+ * interrupted removes it too; a symbolic link's target is written, the link kept; a PATH
+ * that exists and is not a regular file, a device or a FIFO, is SOTTO_ERR_INVALID_ARG).
+ * Matrices take the requested types; LayerNorm parameters, biases and position tables
+ * stay f32. */
 sotto_status sotto_model_save_gguf(const sotto_model *model, const char *path,
                                    const sotto_convert_params *params);
 

@@ -1,12 +1,16 @@
 /* gguf_write.c — writes a loaded model as one self-contained GGUF v3 file (the output of
  * `sotto convert`): hyper-parameters, byte-level tokens, merges, special ids, decoding
  * lists and every tensor in the requested storage type. Written to PATH.tmp and
- * renamed, so a failure never leaves a half-written model under the final name. */
+ * renamed, so a failure never leaves a half-written model under the final name; a link's
+ * target is replaced, and a path that is not a regular file (a device, a FIFO) refused. */
+#define _DEFAULT_SOURCE /* realpath, PATH_MAX */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../quant.h"
 #include "gguf.h"
@@ -180,7 +184,14 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
     for (int i = 0; i < 3; i++) enc_ok |= p.encoder_type == types[i], dec_ok |= p.decoder_type == types[i];
     if (!m || !path || !enc_ok || !dec_ok)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "save_gguf: bad model, path or weight type"});
-    char tmp[4096];
+    char tmp[4096], real[PATH_MAX];
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real))
+        path = real; /* a link's target is replaced, the link stays */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* never renamed over: /dev/null, a FIFO */
+        sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "%s: not a regular file (a model is written to a file)", path);
+        return sotto__publish(&err);
+    }
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "output path too long"});
     writer w = {fopen(tmp, "wb"), true};

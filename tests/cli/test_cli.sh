@@ -2,7 +2,7 @@
 # test_cli.sh — what every subcommand shares, as a new user meets it: `--opt=value` as
 # well as `--opt value`, value-less flags refusing a value, warnings for a SOTTO_KERNELS
 # set the CPU does not run and for more threads than cores, every option --help lists
-# known to the parser (one table drives both), `sotto bench` reporting the thread count it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind
+# known to the parser (one table drives both), `sotto bench` reporting the thread count it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind, outputs that are not plain files (a FIFO, a link, stdout) never renamed over,
 # when interrupted.
 # usage: test_cli.sh SOTTO TINY_EN.gguf BIG_MODEL CLIP.wav TMP_DIR
 set -u
@@ -104,6 +104,28 @@ for sig in TERM INT; do
         echo "FAIL: SIG$sig during convert: tmp seen $seen, exit $rc, left: $(ls "$OUT"* 2>/dev/null)"
     fi
 done
+
+# outputs that are not plain files are never renamed over (as root that replaced /dev/null):
+# convert refuses a FIFO, writes a link's target; mel writes into a FIFO and to - (stdout)
+mkfifo "$TMP/out.fifo"
+expect 2 "not a regular file" "$SOTTO" convert "$TINY" "$TMP/out.fifo" --type q8_0
+[ -p "$TMP/out.fifo" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: convert replaced a FIFO"; }
+rm -f "$TMP/target.gguf" && touch "$TMP/target.gguf" && ln -sfn target.gguf "$TMP/link.gguf"
+expect 0 "stdout:sotto convert: wrote $TMP/target.gguf" "$SOTTO" convert "$TINY" "$TMP/link.gguf" --type q8_0
+[ -L "$TMP/link.gguf" ] && [ -s "$TMP/target.gguf" ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: convert through a link: $(ls -l "$TMP"/*.gguf)"; }
+(cat "$TMP/out.fifo" | wc -c >"$TMP/fifo.n") &
+reader=$!
+"$SOTTO" mel "$CLIP" "$TMP/out.fifo"
+rc=$?
+wait $reader
+[ $rc -eq 0 ] && [ -p "$TMP/out.fifo" ] && [ "$(cat "$TMP/fifo.n")" = 960000 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: mel into a FIFO: $(cat "$TMP/fifo.n"), $(ls -l "$TMP/out.fifo")"; }
+"$SOTTO" mel "$CLIP" - | cmp -s - "$MEL" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: mel to -"; }
+# a CTranslate2 folder's own files are not replaced by its conversion
+mkdir -p "$TMP/ct" && echo '{}' >"$TMP/ct/config.json"
+expect 1 "$TMP/ct/config.json is a file of the input folder" "$SOTTO" convert "$TMP/ct" "$TMP/ct/config.json"
+rm -f "$TMP/out.fifo" "$TMP/link.gguf" "$TMP/target.gguf"
 
 echo "test_cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

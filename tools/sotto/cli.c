@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 
 int cli_threads(long requested)
 {
@@ -233,14 +234,19 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
 
 bool cli_write_file(const char *path, const void *data, size_t n)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return false;
-    FILE *f = fopen(tmp, "wb");
+    char real[PATH_MAX], tmp[PATH_MAX + 8];
+    if (strcmp(path, "-") == 0) return fwrite(data, 1, n, stdout) == n && fflush(stdout) == 0;
+    int how = out_target(&path, real);
+    if (how < 0) return false;
+    if (how == 0 && snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, false;
+    FILE *f = fopen(how ? path : tmp, "wb"); /* a device or FIFO straight into, never replaced */
     if (!f) return false;
     bool ok = fwrite(data, 1, n, f) == n;
+    int e = errno;
     ok = (fclose(f) == 0) && ok;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) remove(tmp);
+    if (ok && !how) ok = rename(tmp, path) == 0;
+    if (!ok && !how) e = errno, remove(tmp);
+    errno = e;
     return ok;
 }
 

@@ -75,7 +75,9 @@ bool cli_language_fits(const char *cmd, const sotto_model *model, const char *la
  * naming CMD. Neither given: true. */
 bool cli_output_writable(const char *cmd, const char *dir, const char *output);
 
-/* Writes N bytes to PATH through PATH.tmp and a rename. */
+/* Writes N bytes to PATH as out_write_file places an output: a regular file through
+ * PATH.tmp and a rename, a link's target so, a device or FIFO straight into; "-" is
+ * stdout. False with errno set. */
 bool cli_write_file(const char *path, const void *data, size_t n);
 
 /* Monotonic clock in milliseconds. */

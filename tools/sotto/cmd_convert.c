@@ -1,7 +1,10 @@
 /* cmd_convert.c — `sotto convert IN OUT.gguf`: any model sotto reads, written as one
  * self-contained GGUF file with the chosen weight types per half. */
+#define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +76,26 @@ static const cli_cmd command = {
     .args = "IN and OUT.gguf",
 };
 
+/* Whether OUT is a file in the folder IN other than a .gguf (its model.bin, config.json,
+ * ...: a folder's model is never a .gguf): the rename over it would break the input folder
+ * (said, naming it). OUT the input file itself is fine: the rename is atomic, the model
+ * read stays mapped (`sotto convert m.gguf m.gguf --type q8_0` converts in place). */
+static bool writes_input(const char *in, const char *out)
+{
+    struct stat si, so;
+    size_t n = strlen(out);
+    if (stat(out, &so) != 0 || stat(in, &si) != 0 || !S_ISDIR(si.st_mode) || !S_ISREG(so.st_mode) ||
+        (n > 5 && strcmp(out + n - 5, ".gguf") == 0))
+        return false;
+    char dir[PATH_MAX], parent[PATH_MAX + 4], rin[PATH_MAX], rparent[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    snprintf(parent, sizeof parent, "%s", slash ? (slash == dir ? "/" : (*slash = 0, dir)) : ".");
+    bool inside = realpath(parent, rparent) && realpath(in, rin) && strcmp(rparent, rin) == 0;
+    if (inside) fprintf(stderr, "sotto convert: %s is a file of the input folder: it would be replaced\n", out);
+    return inside;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     sotto_convert_params p = sotto_convert_params_default();
@@ -80,6 +103,11 @@ int cmd_convert(int argc, char **argv)
     int rc = cli_parse(&command, argc, argv, &p, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     const char *pos[2] = {argv[1], argv[2]};
+    char real[PATH_MAX];
+    struct stat st;
+    if (lstat(pos[1], &st) == 0 && S_ISLNK(st.st_mode) && realpath(pos[1], real))
+        pos[1] = real; /* its target is written (the library's rule): OUT.tmp beside it */
+    if (writes_input(pos[0], pos[1])) return EXIT_INPUT;
     if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp", pos[1]) >= (int)sizeof tmp_path) {
         fprintf(stderr, "sotto convert: output path too long\n");
         return EXIT_INPUT;
@@ -97,7 +125,6 @@ int cmd_convert(int argc, char **argv)
         rc = EXIT_EXEC;
     }
     signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
-    struct stat st;
     if (rc == EXIT_OK && stat(pos[1], &st) == 0) {
         static const char *tn[] = {"f32", "f16", "", "", "", "", "", "", "q8_0"};
         printf("sotto convert: wrote %s (%.1f MB; encoder %s, decoder %s)\n", pos[1], st.st_size / 1e6,

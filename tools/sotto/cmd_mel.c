@@ -1,5 +1,6 @@
 /* cmd_mel.c — `sotto mel AUDIO OUT`: the first 30 s window's log-mel, raw little-endian
  * fp32 [n_mels, 3000], the input of `sotto run`. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,8 @@ static const cli_cmd command = {
              "shorter) to OUT as raw little-endian float32 [n_mels, 3000], bin-major: the --mel\n"
              "input of `sotto run`. AUDIO is any audio or video file FFmpeg reads, or - for\n"
              "standard input, decoded to 16 kHz mono as `sotto transcribe` does (a build without\n"
-             "FFmpeg reads 16 kHz mono WAV only). Only the first 30 s are decoded.\n"
+             "FFmpeg reads 16 kHz mono WAV only). Only the first 30 s are decoded. OUT - is\n"
+             "standard output; a device or FIFO is written into, a link's target replaced.\n"
              "\n",
     .opts = options,
     .min_args = 2,
@@ -91,7 +93,7 @@ int cmd_mel(int argc, char **argv)
     }
     /* raw little-endian floats: this tool only builds on little-endian hosts */
     if (!cli_write_file(argv[2], mel, count * sizeof *mel)) {
-        fprintf(stderr, "sotto mel: cannot write %s\n", argv[2]);
+        fprintf(stderr, "sotto mel: cannot write %s: %s\n", argv[2], strerror(errno));
         goto done;
     }
     rc = EXIT_OK;

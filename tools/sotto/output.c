@@ -201,19 +201,27 @@ static bool write_into(const char *path, const out_writer *w, const sotto_result
     return ok;
 }
 
+int out_target(const char **path, char *real)
+{
+    struct stat st;
+    if (lstat(*path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (realpath(*path, real)) *path = real; /* the file it points to is replaced; the link stays */
+        else if (stat(*path, &st) != 0) return -1; /* dangling: its target's directory is not known */
+        /* else it names what has no path (/dev/stdout onto a pipe): written into below */
+    }
+    if (stat(*path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) return errno = EISDIR, -1;
+        return 1;
+    }
+    return 0;
+}
+
 bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines)
 {
     char real[PATH_MAX], tmp[PATH_MAX + 8];
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        if (realpath(path, real)) path = real; /* the file it points to is replaced; the link stays */
-        else if (stat(path, &st) != 0) return false; /* dangling: its target's directory is not known */
-        /* else it names what has no path (/dev/stdout onto a pipe): written into below */
-    }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISDIR(st.st_mode)) return errno = EISDIR, false;
-        return write_into(path, w, r, lines);
-    }
+    int how = out_target(&path, real);
+    if (how < 0) return false;
+    if (how > 0) return write_into(path, w, r, lines);
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, false;
     FILE *f = fopen(tmp, "w");
     if (!f) return false;
