@@ -2,8 +2,10 @@
 # test_cli.sh — what every subcommand shares, as a new user meets it: `--opt=value` as
 # well as `--opt value`, value-less flags refusing a value, warnings for a SOTTO_KERNELS
 # set the CPU does not run and for more threads than cores, every option --help lists
-# known to the parser (one table drives both), `sotto bench` reporting the thread count it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind, outputs that are not plain files (a FIFO, a link, stdout) never renamed over,
-# when interrupted.
+# known to the parser (one table drives both), `sotto bench` reporting the thread count
+# it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind when
+# interrupted, and outputs that are not plain files (a FIFO, a link, stdout) never
+# renamed over by convert or mel.
 # usage: test_cli.sh SOTTO TINY_EN.gguf BIG_MODEL CLIP.wav TMP_DIR
 set -u
 SOTTO=$1 TINY=$2 BIG=$3 CLIP=$4 TMP=$5
