@@ -130,7 +130,7 @@ bool sotto__rd_u64(sotto__reader *r, uint64_t *v, const char *what)
 sotto_status sotto__map_file(const char *path, sotto__map *map, sotto__err *err)
 {
     memset(map, 0, sizeof *map);
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK); /* a FIFO must not wait for a writer: refused below */
     if (fd < 0) return sotto__fail(err, SOTTO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -173,9 +173,11 @@ sotto_status sotto__read_file(const char *path, size_t max_bytes, char **out, si
                               sotto__err *err)
 {
     *out = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) /* before fopen: a FIFO would wait for a writer */
+        return sotto__fail(err, SOTTO_ERR_IO, "%s: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f) return sotto__fail(err, SOTTO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
         return sotto__fail(err, SOTTO_ERR_IO, "%s: not a regular file", path);

@@ -2,6 +2,7 @@
  * sotto reads (CTranslate2 and Hugging Face directories, whisper.cpp's ggml .bin, GGUF),
  * tried in order; each loader builds the model through model.c. */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "model.h"
 
@@ -37,6 +38,12 @@ sotto_status sotto_model_load(const char *path, sotto_model **out)
     if (!m) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});
     sotto_status st = SOTTO_ERR_FORMAT;
     const loader *l = NULL;
+    struct stat sb; /* a FIFO or device is never opened: a FIFO's open waits for a writer */
+    if (path && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        sotto__fail(&err, SOTTO_ERR_IO, "%s: not a regular file or a directory", path);
+        sotto_model_free(m);
+        return sotto__publish(&err);
+    }
     for (size_t i = 0; path && !l && i < sizeof loaders / sizeof *loaders; i++)
         if (loaders[i].probe(path)) l = &loaders[i];
     if (!path) {

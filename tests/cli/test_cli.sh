@@ -124,6 +124,8 @@ wait $reader
 [ $rc -eq 0 ] && [ -p "$TMP/out.fifo" ] && [ "$(cat "$TMP/fifo.n")" = 960000 ] && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL: mel into a FIFO: $(cat "$TMP/fifo.n"), $(ls -l "$TMP/out.fifo")"; }
 "$SOTTO" mel "$CLIP" - | cmp -s - "$MEL" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: mel to -"; }
+# a model path that is a FIFO is refused, not opened (its open waited for a writer forever)
+expect 2 "$TMP/out.fifo: not a regular file or a directory" timeout 60 "$SOTTO" info "$TMP/out.fifo"
 # a CTranslate2 folder's own files are not replaced by its conversion
 mkdir -p "$TMP/ct" && echo '{}' >"$TMP/ct/config.json"
 expect 1 "$TMP/ct/config.json is a file of the input folder" "$SOTTO" convert "$TMP/ct" "$TMP/ct/config.json"

@@ -1,6 +1,7 @@
 /* cmd_run.c — `sotto run`, the token-level runner (shared/DESIGN.md §4): raw fp32
  * log-mel in, the complete token-id sequence out, optionally checked against a
  * reference sequence. Every list is validated before the model executes. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,12 @@ int cmd_run(int argc, char **argv)
                 info.n_mels, SOTTO_N_FRAMES, want);
         goto done;
     }
+    for (size_t i = 0; i < want / sizeof(float); i++)
+        if (!isfinite(mel[i])) { /* a log-mel is finite: NaN or inf is a broken input, not one to decode */
+            fprintf(stderr, "sotto run: %s: value %zu (bin %zu, frame %zu) is %g: the mel input must be finite\n",
+                    o.mel, i, i / SOTTO_N_FRAMES, i % SOTTO_N_FRAMES, mel[i]);
+            goto done;
+        }
     rc = EXIT_EXEC;
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = cli_threads(o.c.threads);
