@@ -48,6 +48,13 @@ expect 0 "$((cores + 1)) threads on $cores core" "$SOTTO" run -m "$TINY" --mel "
 "$SOTTO" run -m "$TINY" --mel "$MEL" --max-new-tokens 2 -t "$cores" 2>"$TMP/err" >/dev/null
 if grep -q "threads on" "$TMP/err"; then fail=$((fail + 1)); echo "FAIL: warned at -t $cores"; else pass=$((pass + 1)); fi
 expect 0 "stdout:\"threads\": 1," "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2 -t 1
+# its JSON stays JSON whatever the model's path holds (quotes, a backslash, a newline)
+odd="$TMP/we\"ird\\dir"$'\n'"x.gguf"
+cp "$TINY" "$odd"
+"$SOTTO" bench -m "$odd" --runs 1 --tokens 2 -t 1 2>/dev/null |
+    python3 -c 'import json, sys; assert json.load(sys.stdin)["model"] == sys.argv[1]' "$odd" &&
+    pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: bench's JSON with an odd model path"; }
+rm -f "$odd"
 # the cores this process may use, not the machine's (taskset here; a container's cpuset or CPU quota alike)
 if command -v taskset >/dev/null && [ "$(nproc)" -gt 1 ]; then
     expect 0 "stdout:\"threads\": 1," taskset -c 0 "$SOTTO" bench -m "$TINY" --runs 1 --tokens 2
@@ -124,6 +131,17 @@ wait $reader
 [ $rc -eq 0 ] && [ -p "$TMP/out.fifo" ] && [ "$(cat "$TMP/fifo.n")" = 960000 ] && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL: mel into a FIFO: $(cat "$TMP/fifo.n"), $(ls -l "$TMP/out.fifo")"; }
 "$SOTTO" mel "$CLIP" - | cmp -s - "$MEL" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: mel to -"; }
+# an installed model's name works wherever a model is taken: info's and convert's MODEL,
+# SOTTO_MODEL; an unknown one lists what is installed
+mkdir -p "$TMP/xdg/sotto/models" && ln -sfn "$TINY" "$TMP/xdg/sotto/models/tiny.en.gguf"
+expect 0 "stdout:vocabulary     51864 tokens" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" info tiny.en
+expect 0 "stdout:$(cat "$TMP/spaced")" env XDG_DATA_HOME="$TMP/xdg" SOTTO_MODEL=tiny.en "$SOTTO" run --mel "$MEL" \
+    --max-new-tokens 4 -t 1
+expect 0 "stdout:sotto convert: wrote $TMP/named.gguf" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" convert tiny.en \
+    "$TMP/named.gguf" --type q8_0
+expect 1 "installed in $TMP/xdg/sotto/models: tiny.en" env XDG_DATA_HOME="$TMP/xdg" SOTTO_MODEL=tiny "$SOTTO" run \
+    --mel "$MEL"
+rm -rf "$TMP/xdg" "$TMP/named.gguf"
 # a model path that is a FIFO is refused, not opened (its open waited for a writer forever)
 expect 2 "$TMP/out.fifo: not a regular file or a directory" timeout 60 "$SOTTO" info "$TMP/out.fifo"
 # a CTranslate2 folder's own files are not replaced by its conversion

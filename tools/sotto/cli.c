@@ -61,22 +61,19 @@ bool cli_model_path(const char *flag, char *out, size_t n)
     char dir[4096];
     struct stat st;
     models_dir(dir, sizeof dir);
-    if (flag) {
-        snprintf(out, n, "%s", flag);
-        if (stat(flag, &st) == 0 || strchr(flag, '/')) return true; /* a path: the loader says what is wrong */
+    const char *env = getenv("SOTTO_MODEL"), *given = flag ? flag : env && *env ? env : NULL;
+    if (given) {
+        snprintf(out, n, "%s", given);
+        if (lstat(given, &st) == 0 || strchr(given, '/')) return true; /* a path: the loader says what is wrong */
         /* a name, as openai's -m tiny.en: an installed model */
-        size_t len = strlen(flag);
-        bool ext = len > 5 && strcmp(flag + len - 5, ".gguf") == 0;
-        snprintf(out, n, "%s/%s%s", dir, flag, ext ? "" : ".gguf");
+        size_t len = strlen(given);
+        bool ext = len > 5 && strcmp(given + len - 5, ".gguf") == 0;
+        snprintf(out, n, "%s/%s%s", dir, given, ext ? "" : ".gguf");
         if (dir[0] && stat(out, &st) == 0) return true;
-        fprintf(stderr, "sotto: no model '%s': not a file or directory here, nor an installed model\n", flag);
+        fprintf(stderr, "sotto: no model '%s'%s: not a file or directory here, nor an installed model\n", given,
+                flag ? "" : " (SOTTO_MODEL)");
         list_installed(dir);
         return false;
-    }
-    const char *env = getenv("SOTTO_MODEL");
-    if (env && *env) {
-        snprintf(out, n, "%s", env);
-        return true;
     }
     if (dir[0]) snprintf(out, n, "%s/tiny.en.gguf", dir);
     else out[0] = 0;

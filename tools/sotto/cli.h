@@ -21,11 +21,13 @@ int cmd_vad(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 
-/* The model to use: -m value, else $SOTTO_MODEL, else the default installed by
- * `make demo` (${XDG_DATA_HOME:-~/.local/share}/sotto/models/tiny.en.gguf). A -m value
- * with no '/' that names no file here is an installed model's name (NAME or NAME.gguf in
- * that directory, as openai's `-m tiny.en`). Writes the path into OUT; false (with a
- * message printed, listing the installed models for a name) when none exists. */
+/* The model to use: FLAG (-m's value, or a command's MODEL argument), else $SOTTO_MODEL,
+ * else the default installed by `make demo`
+ * (${XDG_DATA_HOME:-~/.local/share}/sotto/models/tiny.en.gguf). Either given with no '/'
+ * and naming nothing here (not even a dangling link) is an installed model's name (NAME
+ * or NAME.gguf in that directory, as openai's `-m tiny.en`). Writes the path into OUT;
+ * false (with a message printed, listing the installed models for a name) when none
+ * exists. */
 bool cli_model_path(const char *flag, char *out, size_t n);
 
 /* The thread count to run with: REQUESTED (-t), or every online core when it is 0; warns

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "output.h"
 
 typedef struct bench_opts {
     cli_common c;
@@ -130,11 +131,13 @@ int cmd_bench(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     const char *tn[] = {"f32", "f16", "", "", "", "", "", "", "q8_0"};
-    printf("{\"engine\": \"sotto\", \"version\": \"%s\", \"model\": \"%s\", \"encoder_type\": \"%s\", "
+    printf("{\"engine\": \"sotto\", \"version\": \"%s\", \"model\": ", SOTTO_VERSION);
+    out_json_string(stdout, path); /* a path may hold quotes, backslashes, control bytes */
+    printf(", \"encoder_type\": \"%s\", "
            "\"decoder_type\": \"%s\", \"device\": \"%s\", \"kernels\": \"%s\", \"threads\": %ld, \"runs\": %ld, \"load_ms\": %.2f, \"encode_ms\": %.2f, "
            "\"prefill_ms\": %.3f, \"prefill_tokens\": %d, \"step_ms\": %.3f, \"step_tokens\": %ld, "
            "\"peak_rss_mb\": %.1f}\n",
-           SOTTO_VERSION, path, tn[h.encoder_type], tn[h.decoder_type], sotto_context_device(ctx), sotto_kernels_name(), (long)cp.n_threads, runs, load_ms, median(enc, (int)runs),
+           tn[h.encoder_type], tn[h.decoder_type], sotto_context_device(ctx), sotto_kernels_name(), (long)cp.n_threads, runs, load_ms, median(enc, (int)runs),
            median(pre, (int)runs), h.multilingual ? 4 : 2, median(step, (int)runs), tokens - 1,
            ru.ru_maxrss / 1024.0);
     rc = EXIT_OK;

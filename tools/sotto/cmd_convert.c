@@ -112,7 +112,9 @@ int cmd_convert(int argc, char **argv)
         fprintf(stderr, "sotto convert: output path too long\n");
         return EXIT_INPUT;
     }
-    sotto_model *m = cli_load_model(pos[0]);
+    char in[4096];
+    if (!cli_model_path(pos[0], in, sizeof in)) return EXIT_INPUT; /* a name: the installed model */
+    sotto_model *m = cli_load_model(in);
     if (!m) return EXIT_EXEC;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);

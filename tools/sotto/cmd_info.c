@@ -84,11 +84,13 @@ int cmd_info(int argc, char **argv)
         fprintf(stderr, "usage: sotto info MODEL | --devices\n");
         return EXIT_INPUT;
     }
-    sotto_model *m = cli_load_model(argv[1]);
+    char path[4096];
+    if (!cli_model_path(argv[1], path, sizeof path)) return EXIT_INPUT; /* a name: the installed model */
+    sotto_model *m = cli_load_model(path);
     if (!m) return EXIT_EXEC;
     sotto_model_info h;
     sotto_model_get_info(m, &h);
-    printf("model          %s (%s)\n", argv[1], h.source_format);
+    printf("model          %s (%s)\n", path, h.source_format);
     printf("vocabulary     %d tokens, %s\n", h.n_vocab, h.multilingual ? "multilingual" : "English-only");
     if (h.multilingual) printf("languages      %d\n", h.n_languages);
     printf("mel bins       %d\n", h.n_mels);
