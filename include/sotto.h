@@ -616,7 +616,7 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
 /* Checks every value of P that does not depend on a model or a context, as
  * sotto_transcribe and sotto_transcribe_file do before they read a sample: 1 to
  * SOTTO_MAX_TEMPERATURES temperatures, each finite and >= 0; beam_size and best_of >= 1
- * (the context's max_sequences bounds them when transcribing); patience finite and > 0;
+ * (the context's max_sequences bounds them when transcribing); patience in (0, 100];
  * length_penalty finite when used; sample_len >= 0; the compression, logprob and
  * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
  * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;

@@ -57,6 +57,7 @@ static void test_check(void)
     p = d, p.best_of = -1, refused(&p, "best of -1", "best of -1");
     p = d, p.patience = 0, refused(&p, "patience 0", "patience");
     p = d, p.patience = NAN, refused(&p, "patience NaN", "patience");
+    p = d, p.patience = 1e30f, refused(&p, "patience 1e30 (beam_size x patience overflows an int)", "patience");
     p = d, p.use_length_penalty = 1, p.length_penalty = INFINITY, refused(&p, "length penalty inf", "length penalty");
     p = d, p.sample_len = -1, refused(&p, "sample_len -1", "sample length");
     p = d, p.compression_ratio_threshold = NAN, refused(&p, "compression NaN", "compression");

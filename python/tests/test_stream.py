@@ -43,6 +43,21 @@ def test_chunks_commit_in_order_and_the_end_flushes(model, clips):
     assert s.time == pytest.approx(len(x) / 16000)
     with pytest.raises(sotto.SottoError, match="finished"):
         s.feed(x[:100])
+    assert s.finish() == []  # finished already: nothing more
+
+
+def test_events_not_iterated_do_not_pile_up(model, clips):
+    # a caller who reads only what feed returns: the queue keeps the finals and the last
+    # tentative event, not every tentative one (115 events a minute of speech)
+    x = read_wav(_clip(clips, "librivox-0870.wav"))
+    s = model.stream(min_step=0.5)
+    got = []
+    for i in range(0, len(x), 1600):
+        got.extend(s.feed(x[i : i + 1600]))
+    queued = list(s)
+    finals = [e for e in got if e.type == "final"]
+    assert [e for e in queued if e.type == "final"] == finals
+    assert [e.type for e in queued].count("tentative") <= 1 and len(got) > len(queued)
 
 
 def test_whole_feed_equals_the_tool(model, cli, model_path, vad_path, clips):
@@ -114,6 +129,10 @@ def test_the_gil_is_released_while_decoding(model, clips):
 def test_bad_options_and_input(model):
     with pytest.raises(sotto.SottoError, match="minimum step"):
         model.stream(min_step=0)
+    with pytest.raises(sotto.SottoError, match="beam size 100"):  # named, not the context's max_sequences
+        model.stream(beam_size=100)
+    with pytest.raises(sotto.SottoError, match="English-only"):  # as transcribe refuses it
+        model.stream(language="de")
     with pytest.raises(sotto.SottoError, match="klingon"):
         model.stream(language="klingon")
     with pytest.raises(sotto.SottoError, match="bound"):

@@ -122,6 +122,18 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         model.transcribe(str(garbage), patience=0.0)
     with pytest.raises(ValueError, match="temperature"):
         model.transcribe(str(garbage), temperature=float("nan"))
+    # every number named when it is not one, or out of range, before the engine's parser
+    # ("argument 17 must be int", a bare OverflowError, "0.5" read a character at a time)
+    for kwargs, error, name in ((dict(patience="1"), TypeError, "patience"), (dict(patience=1e30), ValueError, "patience"),
+                                (dict(seed="1"), TypeError, "seed"), (dict(sample_len=10 ** 12), ValueError, "sample_len"),
+                                (dict(max_new_tokens=2.5), TypeError, "max_new_tokens"),
+                                (dict(temperature="0.5"), TypeError, "temperature"),
+                                (dict(temperature=None), TypeError, "temperature"),
+                                (dict(max_initial_timestamp="1"), TypeError, "max_initial_timestamp"),
+                                (dict(word_timestamps=True, hallucination_silence_threshold="x"), TypeError,
+                                 "hallucination_silence_threshold")):
+        with pytest.raises(error, match=name):
+            model.transcribe(str(garbage), **kwargs)
     with pytest.raises(ValueError, match="vad_parameters"):
         model.transcribe(str(garbage), vad_parameters={"treshold": 0.4})
     with pytest.raises(TypeError, match="append_punctuations"):
@@ -235,6 +247,27 @@ def test_threads_run_at_once(model, clips):
     assert not errors, errors
     assert results == serial
     assert len(model._free) >= 2  # contexts were made for the threads and returned
+
+
+def test_idle_contexts_are_bounded(model_path, clips):
+    # beam sizes one after another leave the largest context alone (each call made one:
+    # 12 contexts, 123 -> 912 MB for beams 1..16); threads at once keep one each
+    m = sotto.Model(model_path, threads=1, vad_model=False)
+    clip = clips[0]
+    for beam in range(1, 7):
+        m.transcribe(clip, beam_size=beam, best_of=1, temperature=0.0)
+    assert [c.max_sequences for c in m._free] == [6]
+    done = threading.Barrier(3)
+
+    def work() -> None:
+        m.transcribe(clip, beam_size=1, temperature=0.0, on_segment=lambda s: done.wait(60) and None)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(m._free) == 3 and m._peak == 3  # three out at once: three kept
 
 
 def test_the_gil_is_released_while_the_engine_runs(model, clips):

@@ -60,8 +60,8 @@ static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *e
     if (p->beam_size < 1 || p->best_of < 1)
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "beam size %d, best of %d (both >= 1)", p->beam_size,
                            p->best_of);
-    if (!(p->patience > 0 && isfinite(p->patience)))
-        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "patience %g (a number > 0)", p->patience);
+    if (!(p->patience > 0 && p->patience <= 100)) /* beam_size x patience candidates: an int, memory */
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "patience %g (a number in (0, 100])", p->patience);
     if (p->use_length_penalty && !isfinite(p->length_penalty))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "length penalty %g (a finite number)", p->length_penalty);
     if (p->sample_len < 0)

@@ -132,7 +132,9 @@ sotto_model *cli_load_model(const char *path)
 {
     sotto_model *m = NULL;
     if (sotto_model_load(path, &m) != SOTTO_OK) {
-        fprintf(stderr, "sotto: cannot load model: %s\n", sotto_last_error());
+        const char *why = sotto_last_error(); /* named, when the loader's reason does not name it */
+        if (strstr(why, path)) fprintf(stderr, "sotto: cannot load model: %s\n", why);
+        else fprintf(stderr, "sotto: cannot load model %s: %s\n", path, why);
         return NULL;
     }
     return m;

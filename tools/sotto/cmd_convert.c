@@ -103,6 +103,10 @@ int cmd_convert(int argc, char **argv)
     int rc = cli_parse(&command, argc, argv, &p, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     const char *pos[2] = {argv[1], argv[2]};
+    if (strcmp(pos[1], "-") == 0) { /* a model is mapped from a file: never streamed to stdout */
+        fprintf(stderr, "sotto convert: OUT is a file to write the model to, not - (standard output)\n");
+        return EXIT_INPUT;
+    }
     char real[PATH_MAX];
     struct stat st;
     if (lstat(pos[1], &st) == 0 && S_ISLNK(st.st_mode) && realpath(pos[1], real))

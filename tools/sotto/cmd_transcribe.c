@@ -83,8 +83,8 @@ static const cli_opt options[] = {
     {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the one format of the one input to FILE (through a\n"
                                                                           "temporary name; a device or FIFO written into; -: stdout)"},
     {.kind = OPT_INCLUDE, .sub = cli_opts_search, .offset = OFF(tp)},
-    {"--patience", 0, OPT_FLOAT, TP(patience), 0, HUGE_VAL, "P", "a number > 0",
-     .help = "beam search patience (default 1.0)", .flags = CLI_LO_OPEN},
+    {"--patience", 0, OPT_FLOAT, TP(patience), 0, 100, "P", "a number in (0, 100]",
+     .help = "beam search patience, (0, 100] (default 1.0)", .flags = CLI_LO_OPEN},
     {"--length-penalty", 0, OPT_FLOAT, TP(length_penalty), 0, 1, "A", "a number in 0..1",
      .help = "rank by logprob / ((5 + length) / 6)^A (default: / length)", .flags = CLI_ON, .on = TP(use_length_penalty)},
     {"--temperature", 0, OPT_DOUBLE, OFF(t0), 0, 1, "T", "a number in 0..1", .help = "the first temperature (default 0)",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ._stream import Stream
 
 SottoError = _sotto.SottoError
+_INT_MAX = 2 ** 31 - 1  # the engine's int options
 
 #: openai-whisper's temperatures, tried in order while a window fails its checks
 DEFAULT_TEMPERATURES: Tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -208,6 +209,7 @@ class Model:
         self._batch_vad: Optional[Any] = None  # loaded on the first batched call
         self._lock = threading.Lock()
         self._free: List[Any] = []  # idle contexts
+        self._in_use = self._peak = 0  # contexts out now; the most ever out at once
         # one context now, so a bad device fails here rather than at the first transcribe
         self._release(self._context(5))
 
@@ -267,10 +269,17 @@ class Model:
 
     def _context(self, max_sequences: int, max_batch: int = 1) -> Any:
         with self._lock:
+            self._in_use += 1
+            self._peak = max(self._peak, self._in_use)
             for i, ctx in enumerate(self._free):
                 if ctx.max_sequences >= max_sequences and ctx.max_batch >= max_batch:
                     return self._free.pop(i)
-        return _sotto.Context(self._model, self.threads, self.device, max_sequences, max_batch)
+        try:
+            return _sotto.Context(self._model, self.threads, self.device, max_sequences, max_batch)
+        except BaseException:
+            with self._lock:
+                self._in_use -= 1
+            raise
 
     def _batch_vad_model(self) -> Any:
         if self._batch_vad is None:
@@ -282,8 +291,20 @@ class Model:
         return self._batch_vad
 
     def _release(self, ctx: Any) -> None:
+        """Back to the pool, which holds no more idle contexts than were ever out at once
+        (threads transcribing together keep theirs), dropping first one that another
+        idle one can stand in for: beam sizes 1..16 one after another leave the beam-16
+        context alone (they held 12 contexts, 123 -> 912 MB)."""
         with self._lock:
+            self._in_use -= 1
             self._free.append(ctx)
+            while len(self._free) > self._peak:
+                covered = [c for c in self._free if any(
+                    d is not c and d.max_sequences >= c.max_sequences and d.max_batch >= c.max_batch
+                    for d in self._free)]
+                if not covered:
+                    break
+                self._free.remove(min(covered, key=lambda c: (c.max_sequences * c.max_batch, c.max_batch)))
 
     def transcribe(
         self,
@@ -420,6 +441,29 @@ class Model:
                            ("prefix", prefix)):
             if text is not None and not isinstance(text, str):
                 raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
+        # numbers named when wrong, before the engine's parser sees them ("argument 17 must
+        # be int", a bare OverflowError, a temperature string read a character at a time)
+        ints = (("seed", seed, 0, 2 ** 64 - 1), ("sample_len", sample_len, 0, _INT_MAX),
+                ("max_new_tokens", max_new_tokens, 0, _INT_MAX), ("no_repeat_ngram_size", no_repeat_ngram_size, 0, _INT_MAX))
+        for name, v, lo, hi in ints:
+            if v is None and name in ("sample_len", "max_new_tokens"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise (ValueError if isinstance(v, int) else TypeError)(f"{name} must be an int in {lo}..{hi}, not {v!r}")
+        nums = (("patience", patience, False), ("max_initial_timestamp", max_initial_timestamp, False),
+                ("repetition_penalty", repetition_penalty, False), ("length_penalty", length_penalty, True),
+                ("compression_ratio_threshold", compression_ratio_threshold, True),
+                ("log_prob_threshold", log_prob_threshold, True), ("no_speech_threshold", no_speech_threshold, True),
+                ("hallucination_silence_threshold", hallucination_silence_threshold, True))
+        for name, v, none_ok in nums:
+            if not (v is None and none_ok) and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise TypeError(f"{name} must be a number{' or None' if none_ok else ''}, not {v!r}")
+        if not 0 < patience <= 100:  # beam_size * patience candidates (sotto_transcribe_params_check's bound)
+            raise ValueError(f"patience must be in (0, 100], not {patience!r}")
+        if isinstance(temperature, (str, bytes)) or not isinstance(temperature, (int, float, Sequence)) or \
+                isinstance(temperature, bool) or (not isinstance(temperature, (int, float)) and not all(
+                    isinstance(t, (int, float)) and not isinstance(t, bool) for t in temperature)):
+            raise TypeError(f"temperature must be a number or a sequence of numbers, not {temperature!r}")
         puncts = (("prepend_punctuations", prepend_punctuations), ("append_punctuations", append_punctuations))
         for name, punct in puncts:
             if not isinstance(punct, str):

@@ -100,6 +100,17 @@ static int Stream_init(StreamObject *self, PyObject *args, PyObject *kw)
     p.language = self->language, p.initial_prompt = self->prompt;
     p.vad = vad == Py_None ? NULL : ((VadObject *)vad)->vad;
     p.on_event = on_event, p.user_data = self;
+    if (sotto_stream_params_check(&p) != SOTTO_OK) { /* the caller's options: named, before any context */
+        sotto_py_raise(SOTTO_ERR_INVALID_ARG, sotto_last_error());
+        return -1;
+    }
+    sotto_model_info mi;
+    sotto_model_get_info(((ModelObject *)model)->model, &mi);
+    const char *code = language && strcmp(language, "auto") ? sotto_language_code(language) : NULL;
+    if (!mi.multilingual && code && strcmp(code, "en")) { /* as transcribe and `sotto stream -l` refuse it */
+        sotto_py_raise(SOTTO_ERR_INVALID_ARG, "stream: this model is English-only: language en or auto only");
+        return -1;
+    }
     sotto_context_params cp = sotto_context_params_default();
     cp.n_threads = n_threads, cp.device = device, cp.max_sequences = p.beam_size > 0 ? p.beam_size : 1;
     sotto_status st;

@@ -9,7 +9,8 @@ events, never revised), the rest is the "tentative" tail, replaced by the next o
 
 from __future__ import annotations
 
-from typing import Any, Iterator, List, NamedTuple, Tuple
+from collections import deque
+from typing import Any, Deque, Iterator, List, NamedTuple, Tuple
 
 from . import _sotto
 
@@ -51,30 +52,44 @@ class Stream:
     ``feed(samples)`` takes 16 kHz mono float32 samples (a 1-D numpy array or a float32
     buffer) of any length; ``finish()`` ends the stream and commits everything. Both return
     the events they made; ``for event in stream`` yields the events made and not yet
-    iterated. One thread at a time.
+    iterated: every final, and of the tentative events the last (each replaces the one
+    before it), at most the last 4096 of them (a caller who only reads what ``feed``
+    returns holds no growing queue). One thread at a time.
     """
+
+    _KEPT = 4096  # events not iterated that are kept
 
     def __init__(self, native: Any) -> None:
         self._native = native
-        self._queue: List[StreamEvent] = []
+        self._queue: Deque[StreamEvent] = deque(maxlen=self._KEPT)
         self.finished = False
 
-    def feed(self, samples: Any) -> List[StreamEvent]:
-        from ._model import _samples
-
-        events = [_event(d) for d in self._native.feed(_samples(samples))]
-        self._queue.extend(events)
+    def _keep(self, events: List[StreamEvent]) -> List[StreamEvent]:
+        for e in events:
+            if self._queue and self._queue[-1].type == "tentative":
+                self._queue.pop()  # replaced: a tentative event is the uncommitted tail now
+            self._queue.append(e)
         return events
 
+    def feed(self, samples: Any) -> List[StreamEvent]:
+        """Feeds SAMPLES (16 kHz mono, float32 or convertible, any length) and runs the
+        decoding steps they make due (the GIL released); returns their events."""
+        from ._model import _samples
+
+        return self._keep([_event(d) for d in self._native.feed(_samples(samples))])
+
     def finish(self) -> List[StreamEvent]:
-        events = [_event(d) for d in self._native.finish()]
-        self._queue.extend(events)
+        """Ends the stream: the last decoding, every pending word committed; returns its
+        events ([] when the stream is finished already)."""
+        if self.finished:
+            return []
+        events = self._keep([_event(d) for d in self._native.finish()])
         self.finished = True
         return events
 
     def __iter__(self) -> Iterator[StreamEvent]:
         while self._queue:
-            yield self._queue.pop(0)
+            yield self._queue.popleft()
 
     @property
     def text(self) -> str:
@@ -93,6 +108,7 @@ class Stream:
 
     @property
     def device(self) -> str:
+        """The device the session decodes on ("cpu (avx512 kernels, 2 threads)", ...)."""
         return self._native.device
 
 

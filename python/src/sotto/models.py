@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from typing import List, Optional, Sequence
 
 from . import _sotto
@@ -118,5 +119,14 @@ def converted(model: "_sotto.Model", path: str, compute_type: str, cache: Option
     out = os.path.join(cache, f"{os.path.basename(os.path.normpath(path))}.{key}.{want}.gguf")
     if not os.path.exists(out):
         os.makedirs(cache, exist_ok=True)
-        model.save_gguf(out, want, want)  # written to OUT.tmp and renamed by the library
+        # a name of this process and thread's own, renamed over OUT: workers converting at
+        # once (gunicorn, Ray, pytest-xdist) each write a whole file and the last rename
+        # wins, where one OUT.tmp was truncated and renamed away under the other writer
+        mine = f"{out}.{os.getpid()}.{threading.get_ident()}"
+        try:
+            model.save_gguf(mine, want, want)  # itself through MINE.tmp and a rename
+            os.replace(mine, out)
+        finally:
+            if os.path.exists(mine):
+                os.remove(mine)
     return out
