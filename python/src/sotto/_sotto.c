@@ -424,18 +424,18 @@ static void cb_warning(const char *message, void *user)
     snprintf(c->warning, sizeof c->warning, "%s", message);
 }
 
-static int cb_segment(const sotto_segment *s, void *user)
+/* With the GIL: the pending signal handlers, then CALL(FN, ARG, C) when FN is set;
+ * nonzero to stop (a true return, or an exception, which sets C->failed). */
+static int with_gil(callbacks *c, PyObject *fn, PyObject *(*call)(PyObject *, const void *, const callbacks *),
+                    const void *arg)
 {
-    callbacks *c = user;
     if (c->failed) return 1;
     PyGILState_STATE g = PyGILState_Ensure();
     int stop = 0;
     if (PyErr_CheckSignals() < 0) {
         stop = c->failed = 1;
-    } else if (c->on_segment) {
-        PyObject *t = segment_to_python(s, c->words);
-        PyObject *r = t ? PyObject_CallFunctionObjArgs(c->on_segment, t, NULL) : NULL;
-        Py_XDECREF(t);
+    } else if (fn) {
+        PyObject *r = call(fn, arg, c);
         int truth = r ? PyObject_IsTrue(r) : -1;
         Py_XDECREF(r);
         if (truth < 0) stop = c->failed = 1;
@@ -443,35 +443,45 @@ static int cb_segment(const sotto_segment *s, void *user)
     }
     PyGILState_Release(g);
     return stop;
+}
+
+static PyObject *call_segment(PyObject *fn, const void *arg, const callbacks *c)
+{
+    PyObject *t = segment_to_python(arg, c->words);
+    PyObject *r = t ? PyObject_CallFunctionObjArgs(fn, t, NULL) : NULL;
+    Py_XDECREF(t);
+    return r;
+}
+
+static int cb_segment(const sotto_segment *s, void *user)
+{
+    callbacks *c = user;
+    return with_gil(c, c->on_segment, call_segment, s);
+}
+
+typedef struct language_arg {
+    const char *code;
+    float probability;
+} language_arg;
+
+static PyObject *call_language(PyObject *fn, const void *arg, const callbacks *c)
+{
+    const language_arg *a = arg;
+    (void)c;
+    return PyObject_CallFunction(fn, "sd", a->code, (double)a->probability);
 }
 
 static int cb_language(const char *language, float probability, void *user)
 {
     callbacks *c = user;
-    if (c->failed) return 1;
-    PyGILState_STATE g = PyGILState_Ensure();
-    int stop = 0;
-    if (PyErr_CheckSignals() < 0) {
-        stop = c->failed = 1;
-    } else if (c->on_language) {
-        PyObject *r = PyObject_CallFunction(c->on_language, "sd", language, (double)probability);
-        int truth = r ? PyObject_IsTrue(r) : -1;
-        Py_XDECREF(r);
-        if (truth < 0) stop = c->failed = 1;
-        else stop = truth;
-    }
-    PyGILState_Release(g);
-    return stop;
+    language_arg a = {language, probability};
+    return with_gil(c, c->on_language, call_language, &a);
 }
 
 static int cb_progress(double done_s, double total_s, void *user)
 {
-    callbacks *c = user;
-    if (c->failed) return 1;
-    PyGILState_STATE g = PyGILState_Ensure();
-    if (PyErr_CheckSignals() < 0) c->failed = 1;
-    PyGILState_Release(g);
-    return c->failed;
+    (void)done_s, (void)total_s;
+    return with_gil(user, NULL, NULL, NULL); /* Ctrl-C between windows */
 }
 
 /* CLIPS: a sequence of numbers (seconds) into *OUT (PyMem_Free) and *N; 0, or -1 with an
