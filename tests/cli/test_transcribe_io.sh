@@ -96,6 +96,7 @@ fi
 # -o naming the input itself: refused, the audio kept
 expect 2 "cannot write $TMP/nodir/x.txt: No such file or directory" "$SOTTO" transcribe "${T[@]}" \
     -o "$TMP/nodir/x.txt" "$clip"
+expect 2 "cannot write $TMP: Is a directory" "$SOTTO" transcribe "${T[@]}" -o "$TMP" "$clip"
 touch "$TMP/notdir"
 expect 2 "cannot create --output-dir $TMP/notdir/o" "$SOTTO" transcribe "${T[@]}" --output-dir "$TMP/notdir/o" "$clip"
 cp "$clip" "$TMP/self.wav"

@@ -207,13 +207,13 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
         snprintf(probe, sizeof probe, "%s/.sotto-write-test-%ld", dir, (long)getpid());
     } else if (output) {
         char real[PATH_MAX];
-        struct stat st;
-        const char *target = realpath(output, real) ? real : output; /* a link: next to its target */
-        if (stat(target, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-            if (access(target, W_OK) == 0) return true; /* a device or FIFO: written straight into */
+        const char *target = output; /* where out_write_file will put it: a link's target, ... */
+        int how = out_target(&target, real);
+        if (how != 0 && (how < 0 || access(target, W_OK) != 0)) { /* a directory, a dangling link */
             fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, output, strerror(errno));
             return false;
         }
+        if (how > 0) return true; /* a device or FIFO: written straight into */
         if (snprintf(probe, sizeof probe, "%s.tmp", target) >= (int)sizeof probe) {
             fprintf(stderr, "sotto %s: -o %s: the name is too long\n", cmd, output);
             return false;
