@@ -56,8 +56,8 @@ mv "$TMP/res/librivox-0880.txt" "$TMP/res/librivox-0880.txt.tmp"
 expect 0 "$N files: 2 transcribed, $((N - 2)) skipped (outputs exist), 0 failed" "$SOTTO" "${T[@]}" -j 2 --output-dir "$TMP/res" "$TMP/in"
 check "resumed files are complete again" diff -r "$TMP/ref" "$TMP/res" -x '*.tmp'
 
-# @list: comments, blank lines, CRLF; a missing file fails alone
-printf '# clips\n%s\r\n\n%s\n%s\n' "$TMP/in/librivox-0870.wav" "$TMP/in/missing.wav" "$TMP/in/sub/espeak-ng-01.wav" \
+# @list: comments, blank lines, CRLF, blanks at a line's end; a missing file fails alone
+printf '# clips\n%s \r\n\n%s\n%s\t \n' "$TMP/in/librivox-0870.wav" "$TMP/in/missing.wav" "$TMP/in/sub/espeak-ng-01.wav" \
     >"$TMP/list.txt"
 expect 1 "3 files: 2 transcribed, 0 skipped (outputs exist), 1 failed" "$SOTTO" "${T[@]}" -j 2 \
     --output-dir "$TMP/listed" "@$TMP/list.txt"

@@ -134,7 +134,8 @@ static bool walk(list *l, const char *dir, size_t root_len, const ancestors *up)
     return ok;
 }
 
-/* @FILE: one path per line (LF or CRLF); blank lines and lines starting with # skipped. */
+/* @FILE: one path per line (LF or CRLF; blanks at a line's end dropped, an editor's);
+ * blank lines and lines starting with # skipped. */
 static bool read_list(list *l, const char *file)
 {
     char msg[512];
@@ -150,7 +151,7 @@ static bool read_list(list *l, const char *file)
         next = nl ? nl + 1 : text + len;
         if (nl) *nl = 0;
         size_t n = strlen(line);
-        if (n && line[n - 1] == '\r') line[--n] = 0;
+        while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = 0;
         if (!n || line[0] == '#') continue;
         const char *slash = strrchr(line, '/');
         ok = push_file(l, line, slash ? (size_t)(slash + 1 - line) : 0);
