@@ -7,6 +7,7 @@
 
 #include <structmember.h>
 #include <stdbool.h>
+#include <math.h>
 #include <string.h>
 
 #include "sotto.h"
@@ -643,7 +644,9 @@ static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_tra
     return out;
 }
 
-/* A 1-D float32 buffer from AUDIO into VIEW: 0, or -1 with TypeError set. */
+/* A 1-D float32 buffer of finite samples from AUDIO into VIEW: 0, or -1 with TypeError
+ * (not such a buffer) or ValueError (NaN or infinity: every buffer, not only the numpy
+ * arrays the package checks, as array('f') and memoryview reach here as they are). */
 static int samples_view(PyObject *audio, Py_buffer *view)
 {
     if (PyObject_GetBuffer(audio, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
@@ -654,6 +657,13 @@ static int samples_view(PyObject *audio, Py_buffer *view)
         PyErr_SetString(PyExc_TypeError, "audio samples must be a 1-D float32 buffer (16 kHz mono)");
         return -1;
     }
+    const float *x = view->buf;
+    for (Py_ssize_t i = 0; i < view->len / 4; i++)
+        if (!isfinite(x[i])) {
+            PyBuffer_Release(view);
+            PyErr_Format(PyExc_ValueError, "audio samples must be finite (NaN or infinity at sample %zd)", i);
+            return -1;
+        }
     return 0;
 }
 
