@@ -110,6 +110,8 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         model.transcribe(array.array("d", [0.0] * 100))
     with pytest.raises(ValueError, match="finite"):
         model.transcribe(np.full(16000, np.nan, dtype=np.float32))
+    with pytest.raises(TypeError, match="decode_audio"):  # a file's contents, not its path
+        model.transcribe(b"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00")
     with pytest.raises(ValueError, match="NaN or infinity at sample 3"):  # any float32 buffer, not only numpy's
         model.transcribe(array.array("f", [0.0, 0.0, 0.0, float("inf")]))
     with pytest.raises(TypeError, match="language must be a str"):

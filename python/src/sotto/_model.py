@@ -93,7 +93,12 @@ class SottoIsADirectoryError(IsADirectoryError, SottoError):
 
 
 def _check_path(path: Union[str, bytes]) -> None:
-    """Raises the two errors above for PATH, before the engine is asked to read it."""
+    """Raises the two errors above for PATH, before the engine is asked to read it; a
+    file's contents given as bytes (a NUL in them, or more than a path's length) a
+    TypeError that says how to pass them."""
+    if isinstance(path, bytes) and (b"\0" in path or len(path) > 4096):
+        raise TypeError(f"audio as bytes is a path; these {len(path)} bytes look like a file's contents: "
+                        "decode them with sotto.decode_audio(io.BytesIO(data)) and pass the samples")
     for exists, cls, code in ((os.path.isdir, SottoIsADirectoryError, errno.EISDIR),
                               (lambda p: not os.path.exists(p), SottoFileNotFoundError, errno.ENOENT)):
         if exists(path):
