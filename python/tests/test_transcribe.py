@@ -253,6 +253,14 @@ def test_threads_run_at_once(model, clips):
     assert len(model._free) >= 2  # contexts were made for the threads and returned
 
 
+def test_vad_model_true_needs_the_installed_one(model_path, vad_path, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOTTO_VAD_MODEL", vad_path)
+    assert sotto.Model(model_path, vad_model=True)._vad is not None
+    monkeypatch.setenv("SOTTO_VAD_MODEL", str(tmp_path / "none.gguf"))  # asked for and absent: said, not none
+    with pytest.raises(FileNotFoundError, match="vad_model=True"):
+        sotto.Model(model_path, vad_model=True)
+
+
 def test_idle_contexts_are_bounded(model_path, clips):
     # beam sizes one after another leave the largest context alone (each call made one:
     # 12 contexts, 123 -> 912 MB for beams 1..16); threads at once keep one each

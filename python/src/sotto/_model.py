@@ -177,7 +177,8 @@ class Model:
         device: "auto" (a GPU when there is one, else the CPU) or a device string the
             library takes: "cpu", "vulkan", "vulkan:N" (``sotto info --devices`` lists them).
         vad_model: a Silero VAD GGUF for ``vad_filter`` and the silence check; None: the
-            one setup installed, if any (as the tool does); False: none.
+            one setup installed, if any (as the tool does); True: that one, which must be
+            there (FileNotFoundError); False: none.
 
     Raises:
         SottoError: the model (or VAD) cannot be read; the message says why.
@@ -205,11 +206,13 @@ class Model:
         self.device = device
         self._model = _sotto.Model(self.path)
         self._vad: Optional[Any] = None
-        if vad_model is None:
+        if vad_model is None or vad_model is True:
             default = default_vad_path()
             if os.path.exists(default):
                 self._vad = _sotto.Vad(default)
-        elif vad_model is not False and vad_model is not True:
+            elif vad_model is True:  # asked for: not silently none
+                raise FileNotFoundError(f"vad_model=True: no Silero VAD installed at {default} (run scripts/setup.sh)")
+        elif vad_model is not False:
             self._vad = _sotto.Vad(os.fspath(vad_model))
         self._batch_vad: Optional[Any] = None  # loaded on the first batched call
         self._lock = threading.Lock()
