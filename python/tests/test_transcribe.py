@@ -138,6 +138,10 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
                                  "hallucination_silence_threshold")):
         with pytest.raises(error, match=name):
             model.transcribe(str(garbage), **kwargs)
+    # numpy's scalars and arrays are numbers and sequences of them: taken as before
+    with pytest.raises(sotto.SottoError, match="garbage"):  # past every option check, to the audio
+        model.transcribe(str(garbage), temperature=np.arange(0.0, 1.0, 0.5), seed=np.int64(3),
+                         patience=np.float32(1.5), beam_size=2)
     with pytest.raises(ValueError, match="vad_parameters"):
         model.transcribe(str(garbage), vad_parameters={"treshold": 0.4})
     with pytest.raises(TypeError, match="append_punctuations"):

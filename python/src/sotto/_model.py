@@ -9,9 +9,10 @@ One model is loaded once and shared; each transcription runs on a context of its
 from __future__ import annotations
 
 import errno
+import numbers
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _sotto
 
@@ -453,25 +454,34 @@ class Model:
         # be int", a bare OverflowError, a temperature string read a character at a time)
         ints = (("seed", seed, 0, 2 ** 64 - 1), ("sample_len", sample_len, 0, _INT_MAX),
                 ("max_new_tokens", max_new_tokens, 0, _INT_MAX), ("no_repeat_ngram_size", no_repeat_ngram_size, 0, _INT_MAX))
-        for name, v, lo, hi in ints:
+        for name, v, lo, hi in ints:  # numbers.Integral, Real: numpy's scalars too
             if v is None and name in ("sample_len", "max_new_tokens"):
                 continue
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise (ValueError if isinstance(v, int) else TypeError)(f"{name} must be an int in {lo}..{hi}, not {v!r}")
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= v <= hi:
+                raise (ValueError if isinstance(v, numbers.Integral) else TypeError)(
+                    f"{name} must be an int in {lo}..{hi}, not {v!r}")
         nums = (("patience", patience, False), ("max_initial_timestamp", max_initial_timestamp, False),
                 ("repetition_penalty", repetition_penalty, False), ("length_penalty", length_penalty, True),
                 ("compression_ratio_threshold", compression_ratio_threshold, True),
                 ("log_prob_threshold", log_prob_threshold, True), ("no_speech_threshold", no_speech_threshold, True),
                 ("hallucination_silence_threshold", hallucination_silence_threshold, True))
         for name, v, none_ok in nums:
-            if not (v is None and none_ok) and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            if not (v is None and none_ok) and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
                 raise TypeError(f"{name} must be a number{' or None' if none_ok else ''}, not {v!r}")
         if not 0 < patience <= 100:  # beam_size * patience candidates (sotto_transcribe_params_check's bound)
             raise ValueError(f"patience must be in (0, 100], not {patience!r}")
-        if isinstance(temperature, (str, bytes)) or not isinstance(temperature, (int, float, Sequence)) or \
-                isinstance(temperature, bool) or (not isinstance(temperature, (int, float)) and not all(
-                    isinstance(t, (int, float)) and not isinstance(t, bool) for t in temperature)):
-            raise TypeError(f"temperature must be a number or a sequence of numbers, not {temperature!r}")
+        def real(t: Any) -> bool:
+            return isinstance(t, numbers.Real) and not isinstance(t, bool)
+
+        wrong = TypeError(f"temperature must be a number or a sequence of numbers, not {temperature!r}")
+        if real(temperature):
+            given: Tuple[Any, ...] = (temperature,)
+        elif isinstance(temperature, (str, bytes)) or not isinstance(temperature, Iterable):
+            raise wrong
+        else:
+            given = tuple(temperature)  # read once: a generator too; () is the library's to refuse
+            if not all(real(t) for t in given):
+                raise wrong
         puncts = (("prepend_punctuations", prepend_punctuations), ("append_punctuations", append_punctuations))
         for name, punct in puncts:
             if not isinstance(punct, str):
@@ -497,10 +507,7 @@ class Model:
                 f"vad_filter needs a Silero VAD model: pass Model(vad_model=PATH) or install one at {default_vad_path()}"
             )
         temps: Optional[Sequence[float]]
-        if isinstance(temperature, (int, float)):
-            temps = (float(temperature),)
-        else:
-            temps = tuple(float(t) for t in temperature)
+        temps = tuple(float(t) for t in given)
         if temps == DEFAULT_TEMPERATURES:
             temps = None  # the library's own six, bit for bit the tool's
         vp = dict(vad_parameters or {})
@@ -521,7 +528,7 @@ class Model:
             timestamps=not without_timestamps,
             beam_size=beam_size,
             best_of=best_of,
-            patience=patience,
+            patience=float(patience),
             length_penalty=length_penalty,
             temperatures=temps,
             compression_ratio_threshold=compression_ratio_threshold,
@@ -530,9 +537,9 @@ class Model:
             condition_on_previous_text=condition_on_previous_text,
             initial_prompt=initial_prompt,
             suppress_blank=suppress_blank,
-            max_initial_timestamp=max_initial_timestamp,
-            seed=seed,
-            sample_len=sample_len or 0,
+            max_initial_timestamp=float(max_initial_timestamp),
+            seed=int(seed),  # numpy's ints too: the parser takes Python's
+            sample_len=int(sample_len or 0),
             vad=(self._batch_vad_model() if batch_vad and clip_timestamps is None else None) if batch_size else self._vad,
             batch_size=batch_size,
             silence_check=silence_check,
