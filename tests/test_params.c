@@ -15,7 +15,13 @@ static void test_schedule(void)
           p.n_temperatures);
     for (int i = 0; i < p.n_temperatures; i++) /* double arithmetic, as numpy's */
         CHECK(p.temperatures[i] == 0 + i * 0.2, "temperature %d: %.17g", i, p.temperatures[i]);
-    CHECK(p.temperatures[3] != (double)0.6f, "0.6 in double, not the default's float");
+    CHECK(p.temperatures[3] != 0.6, "0 + 3 * 0.2 in double, as numpy's arange: not 0.6");
+    /* the library's default is openai transcribe()'s tuple (0.0, 0.2, ..., 1.0) of doubles: a
+     * segment decoded at 0.8 says 0.8, not float's 0.800000011920929 */
+    const sotto_transcribe_params d = sotto_transcribe_params_default();
+    const double openai[] = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+    CHECK(d.n_temperatures == 6, "default: %d temperatures", d.n_temperatures);
+    for (int i = 0; i < 6; i++) CHECK(d.temperatures[i] == openai[i], "default %d: %.17g", i, d.temperatures[i]);
     CHECK(sotto_transcribe_params_temperatures(&p, 0.4, 0.2) == SOTTO_OK && p.n_temperatures == 4 &&
           p.temperatures[0] == 0.4 && p.temperatures[3] == 0.4 + 3 * 0.2, "0.4 by 0.2: %d", p.n_temperatures);
     CHECK(sotto_transcribe_params_temperatures(&p, 0.5, 0) == SOTTO_OK && p.n_temperatures == 1 &&

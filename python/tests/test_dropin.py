@@ -408,6 +408,27 @@ def test_openai_word_timestamps(model_path, clips):
         model.transcribe(clips[0], no_such_option=1)
 
 
+def test_openai_options_checked_as_openai_does(model_path, clips, models_dir, tmp_path, monkeypatch):
+    model = whisper.load_model(model_path, device="cpu")
+    audio = clip(clips, "librivox-0870.wav")
+    with pytest.raises(ValueError, match="patience requires beam_size"):
+        model.transcribe(audio, patience=2.0)
+    model.transcribe(audio, temperature=0.5, patience=2.0, sample_len=4)  # no decode at 0: openai drops it
+    with pytest.raises(ValueError, match="length_penalty .alpha. should be a value between 0 and 1"):
+        model.transcribe(audio, beam_size=5, length_penalty=2.0)
+    for name in ("beam_size", "best_of"):  # was read as 1
+        with pytest.raises(ValueError, match=name):
+            model.transcribe(audio, **{name: 0})
+    # openai's falsy max_initial_timestamp: no bound
+    assert model.transcribe(audio, max_initial_timestamp=None, temperature=0.0)["text"]
+    # a name that is not installed: openai's RuntimeError, and a FileNotFoundError
+    monkeypatch.setenv("SOTTO_MODELS_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    for cls in (RuntimeError, FileNotFoundError, sotto.SottoError):
+        with pytest.raises(cls, match="no model 'tiny'"):
+            whisper.load_model("tiny")
+
+
 def test_openai_verbose_prints_segments(model_path, clips, capsys):
     model = whisper.load_model(model_path, device="cpu")
     result = model.transcribe(clip(clips, "librivox-0870.wav"), temperature=0.0, verbose=True)

@@ -11,7 +11,7 @@ sotto_transcribe_params sotto_transcribe_params_default(void)
 {
     return (sotto_transcribe_params){
         .language = NULL, .translate = 0, .timestamps = 1, .beam_size = 5, .best_of = 5, .patience = 1.0f,
-        .temperatures = {0.0f, 0.2f, 0.4f, 0.6f, 0.8f, 1.0f}, .n_temperatures = 6,
+        .temperatures = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0}, .n_temperatures = 6,
         .check_compression = 1, .compression_ratio_threshold = 2.4f, .check_logprob = 1, .logprob_threshold = -1.0f,
         .check_no_speech = 1, .no_speech_threshold = 0.6f, .condition_on_previous_text = 1, .suppress_blank = 1,
         .max_initial_timestamp = 1.0f, .seed = 0, .silence_check = 1, .vad_threshold = 0.5f,

@@ -168,9 +168,11 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t
         if (got == 0) break;
     }
     bool bad = ferror(f);
+    int why = errno; /* a directory: EISDIR */
     fclose(f);
+    if (bad) snprintf(msg, msg_len, "%s: read error: %s", path, strerror(why));
+    else if (n > max) snprintf(msg, msg_len, "%s: file too large", path);
     if (bad || n > max) {
-        snprintf(msg, msg_len, bad ? "%s: read error" : "%s: file too large", path);
         free(buf);
         return NULL;
     }

@@ -3,6 +3,7 @@
  * Silero VAD with silero-vad's get_speech_timestamps rules (sotto_vad_speech), one
  * "start end" line each in seconds, or with --probs every 32 ms window's probability. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,9 @@ static const cli_opt options[] = {
      .on = OFF(p.use_neg_threshold)},
     {"--min-speech-ms", 0, OPT_INT, OFF(p.min_speech_duration_ms), 0, 3600000, "N", "milliseconds in 0..3600000",
      .help = "shorter speech is dropped (250)"},
-    {"--max-speech-s", 0, OPT_DOUBLE, OFF(p.max_speech_duration_s), 1e-3, 1e9, "X", "a number of seconds > 0",
-     .help = "longer speech is split at its longest silence (default: never)"},
+    {"--max-speech-s", 0, OPT_DOUBLE, OFF(p.max_speech_duration_s), 0, HUGE_VAL, "X",
+     "a finite number of seconds > 0 (without it: never)",
+     .help = "longer speech is split at its longest silence (default: never)", .flags = CLI_LO_OPEN},
     {"--min-silence-ms", 0, OPT_INT, OFF(p.min_silence_duration_ms), 0, 3600000, "N", "milliseconds in 0..3600000",
      .help = "the silence that ends speech (100)"},
     {"--speech-pad-ms", 0, OPT_INT, OFF(p.speech_pad_ms), 0, 3600000, "N", "milliseconds in 0..3600000",

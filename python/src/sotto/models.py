@@ -78,8 +78,9 @@ def resolve_model(name_or_path: str, extra: Sequence[str] = ()) -> str:
     """NAME_OR_PATH itself when it exists, else the first installed file of that name.
 
     Raises:
-        FileNotFoundError: neither; the message lists the folders searched and the
-            names installed there.
+        sotto.SottoFileNotFoundError: neither (a FileNotFoundError, and a RuntimeError
+            as openai's load_model raises); the message lists the folders searched and
+            the names installed there.
     """
     path = os.fspath(name_or_path)
     if os.path.exists(path):
@@ -90,10 +91,14 @@ def resolve_model(name_or_path: str, extra: Sequence[str] = ()) -> str:
             if os.path.exists(c):
                 return c
     have = installed_models(extra)
-    raise FileNotFoundError(
+    from ._model import SottoFileNotFoundError  # _model imports this module
+
+    e = SottoFileNotFoundError(
         f"no model '{path}': not a file or folder, and no {path}.gguf or {path}-ct2 in "
-        f"{', '.join(dirs)}; installed: {', '.join(have) if have else 'none'}"
+        f"{', '.join(dirs)}; installed: {', '.join(have) if have else 'none'}",
     )
+    e.status = "i/o error"
+    raise e
 
 
 def converted(model: "_sotto.Model", path: str, compute_type: str, cache: Optional[str] = None) -> Optional[str]:

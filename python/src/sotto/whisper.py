@@ -4,6 +4,7 @@ segments with openai's keys, language), from the same long-form decoding."""
 
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -71,6 +72,21 @@ def _print_segment(s: Any) -> None:
 
 def _print_language(code: str, probability: float) -> None:
     print(f"Detected language: {(_sotto.language_name(code) or code).title()}")
+
+
+def _given(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+def _check_decode_options(opts: Dict[str, Any], temps: Any) -> None:
+    """openai's DecodingTask._verify_options, as its transcribe() reaches them: beam_size
+    and patience go to the decodes at temperature 0 only, best_of to the others."""
+    zero = temps == 0 if isinstance(temps, (int, float)) else any(t == 0 for t in temps)
+    if zero and opts.get("patience") is not None and opts.get("beam_size") is None:
+        raise ValueError("patience requires beam_size to be given")
+    alpha = opts.get("length_penalty")
+    if isinstance(alpha, numbers.Real) and not 0 <= alpha <= 1:
+        raise ValueError("length_penalty (alpha) should be a value between 0 and 1")
 
 
 @dataclass
@@ -152,6 +168,7 @@ class WhisperOpenAI:
             temps = opts["temperature"]
         if isinstance(audio, (str, os.PathLike)):
             audio = os.fspath(audio)
+        _check_decode_options(opts, temps)
         language, task = opts.get("language"), opts.get("task", "transcribe")
         if not self.is_multilingual:  # openai's English-only tokenizer has no language or task tokens
             language, task = (None if language is None else "en"), "transcribe"
@@ -161,9 +178,9 @@ class WhisperOpenAI:
             audio,
             language=language,
             task=task,
-            beam_size=opts.get("beam_size") or 1,
-            best_of=opts.get("best_of") or 1,
-            patience=opts.get("patience") or 1.0,
+            beam_size=_given(opts.get("beam_size"), 1),  # 0 refused, not greedy
+            best_of=_given(opts.get("best_of"), 1),
+            patience=_given(opts.get("patience"), 1.0),
             length_penalty=opts.get("length_penalty"),
             temperature=temps,
             compression_ratio_threshold=compression_ratio_threshold,
@@ -174,7 +191,8 @@ class WhisperOpenAI:
             carry_initial_prompt=bool(carry_initial_prompt),
             suppress_blank=opts.get("suppress_blank", True),
             without_timestamps=opts.get("without_timestamps", False),
-            max_initial_timestamp=opts.get("max_initial_timestamp", 1.0),
+            # openai's: a false value (None, 0) sets no bound; the library's is < 0
+            max_initial_timestamp=opts.get("max_initial_timestamp", 1.0) or -1.0,
             word_timestamps=word_timestamps,
             prepend_punctuations=prepend_punctuations,
             append_punctuations=append_punctuations,
