@@ -4,6 +4,7 @@
  * --temperature T` makes them, word granularity turning word timestamps on, verbose_json
  * with OpenAI's top-level words, and the error and model-list bodies. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,51 @@ static bool refused(serve_form *f, bool translate, const char *param, const char
            (param ? e.param && !strcmp(e.param, param) : !e.param) && e.message[0];
 }
 
+/* BODY cut by its close delimiter (boundary XX) fed in pieces of PIECE bytes: the bytes
+ * kept. */
+static size_t kept(const char *body, size_t piece)
+{
+    serve_epilogue ep;
+    serve_epilogue_init(&ep, "multipart/form-data; boundary=XX");
+    size_t n = strlen(body), total = 0;
+    bool cut = false;
+    for (size_t off = 0; off < n; off += piece) {
+        size_t len = n - off < piece ? n - off : piece, k = serve_epilogue_cut(&ep, body + off, len);
+        if (k > len || (cut && k)) return (size_t)-1; /* more than given, or bytes after a cut */
+        cut = cut || k < len;
+        total += k;
+    }
+    return total;
+}
+
+static void test_epilogue(void)
+{
+    const char *part = "--XX\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--XY\r\n--X\r\r\n--XX";
+    char body[256];
+    const char *tails[] = {"--", "--\r\n", "--\r\n\r\n", "--\r\ngarbage", "--garbage", "--\r", "--\r\r\n"};
+    const size_t keep[] = {2, 4, 4, 4, 2, 3, 3}; /* of the tail: the delimiter and its CRLF */
+    for (size_t t = 0; t < sizeof tails / sizeof *tails; t++)
+        for (size_t piece = 1; piece <= 9; piece++) {
+            snprintf(body, sizeof body, "%s%s", part, tails[t]);
+            CHECK(kept(body, piece) == strlen(part) + keep[t], "tail %zu, pieces of %zu: %zu of %zu", t, piece,
+                  kept(body, piece), strlen(body));
+        }
+    snprintf(body, sizeof body, "%s\r\n", part); /* no close delimiter: all of it */
+    CHECK(kept(body, 4) == strlen(body), "open body kept");
+    serve_epilogue ep;
+    const char *types[] = {"multipart/form-data", "multipart/form-data; boundary=", "multipart/form-data; boundary=\"\"",
+                           "multipart/form-data; boundary=0123456789012345678901234567890123456789012345678901234567890123456789x"};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        serve_epilogue_init(&ep, types[i]);
+        CHECK(ep.len == 0 && serve_epilogue_cut(&ep, "\r\n--x--\r\n\r\n", 11) == 11, "no boundary: %s", types[i]);
+    }
+    serve_epilogue_init(&ep, "Multipart/Form-Data; BOUNDARY=\"a b\"; charset=x");
+    CHECK(ep.len && !strcmp(ep.delim, "\r\n--a b--"), "quoted boundary: '%s'", ep.delim);
+}
+
 int main(void)
 {
+    test_epilogue();
     for (size_t piece = 1; piece <= 8; piece++) {
         serve_form f = {0};
         feed(&f, "response_format", "verbose_json", piece);
@@ -112,6 +156,16 @@ int main(void)
         {"temperature", "-0", NULL, NULL}, /* -0 is 0: fine */
         {"temperature", "nan", "temperature", "invalid_value"},
         {"temperature", "0.5x", "temperature", "invalid_value"},
+        {"temperature", "1e-05", NULL, NULL}, /* Python's str(0.00001), as the openai client sends it */
+        {"temperature", "+0.5", NULL, NULL},
+        {"temperature", "5E-1", NULL, NULL},
+        {"temperature", "2e0", "temperature", "invalid_value"},
+        {"temperature", "1e", "temperature", "invalid_value"},
+        {"temperature", "1e+", "temperature", "invalid_value"},
+        {"temperature", "e5", "temperature", "invalid_value"},
+        {"temperature", "0x1p-1", "temperature", "invalid_value"},
+        {"temperature", " 0.5", "temperature", "invalid_value"},
+        {"temperature", "inf", "temperature", "invalid_value"},
         {"model", "whisper-2", "model", "model_not_found"},
         {"language", "de", "language", "unsupported_language"},
         {"language", "auto", NULL, NULL},
@@ -265,8 +319,12 @@ int main(void)
                            "\"param\": null, \"code\": \"x\"}}\n";
         CHECK(j && n == strlen(want) && !memcmp(j, want, n), "error json: %s", j ? j : "(null)");
         free(j);
-        j = serve_models_json("tiny.en", &n);
+        j = serve_models_json("tiny.en", true, &n);
         CHECK(j && strstr(j, "\"id\": \"tiny.en\"") && strstr(j, "\"object\": \"list\""), "models: %s", j ? j : "");
+        free(j);
+        j = serve_models_json("whisper-1", false, &n); /* GET /v1/models/whisper-1 */
+        CHECK(j && !strcmp(j, "{\"id\": \"whisper-1\", \"object\": \"model\", \"created\": 0, \"owned_by\": \"sotto\"}\n") &&
+                  n == strlen(j), "model: %s", j ? j : "");
         free(j);
     }
     { /* request heads (RFC 9112): what libmicrohttpd took or answered twice */
@@ -328,13 +386,13 @@ int main(void)
         serve_form_field(&g2, "language", "", 0, 0); /* MHD's empty first piece, then the value */
         serve_form_field(&g2, "language", "en", 0, 2);
         CHECK(refused(&g2, false, NULL, NULL), "an empty piece at 0, then the value: one value");
-        const char *bad_t[] = {" 0.5", "0x1p-1", "+0.5", "5e-1", "0.5 ", "inf", "nan", ".", "0..5", "-.", "--0"};
+        const char *bad_t[] = {" 0.5", "0x1p-1", "0.5 ", "inf", "nan", ".", "0..5", "-.", "--0", "+-1", "1e1.5"};
         for (size_t i = 0; i < sizeof bad_t / sizeof *bad_t; i++) {
             serve_form t = {0};
             feed(&t, "temperature", bad_t[i], 3);
             CHECK(refused(&t, false, "temperature", "invalid_value"), "temperature '%s' refused", bad_t[i]);
         }
-        const char *good_t[] = {"0", "0.5", ".5", "1", "1.0", "0.25"};
+        const char *good_t[] = {"0", "0.5", ".5", "1", "1.0", "0.25", "+0.5", "5e-1", "1e-05"};
         for (size_t i = 0; i < sizeof good_t / sizeof *good_t; i++) {
             serve_form t = {0};
             feed(&t, "temperature", good_t[i], 3);

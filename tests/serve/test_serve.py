@@ -95,6 +95,23 @@ status, body, _ = curl(srv.url + "/v1/models", key=KEY)
 check(status == 200 and json.loads(body)["data"][0]["id"] == "tiny.en", "GET /v1/models lists tiny.en", body)
 status, body, _ = curl(srv.url + "/v1/models")
 check(status == 401, "GET /v1/models without a key is 401")
+for name in ("tiny.en", "whisper-1"):  # the openai client's models.retrieve(NAME)
+    status, body, _ = curl(srv.url + "/v1/models/" + name, key=KEY)
+    check(status == 200 and json.loads(body) == {"id": name, "object": "model", "created": 0, "owned_by": "sotto"},
+          "GET /v1/models/" + name, body)
+status, body, _ = curl(srv.url + "/v1/models/gpt-4o", key=KEY)
+error_of(body, status, "model_not_found", "another model") and check(status == 404, "GET /v1/models/gpt-4o is 404")
+
+# what follows the close delimiter (RFC 2046's epilogue) is ignored; temperatures as the
+# openai client writes them (str(0.00001) == "1e-05")
+want = cli(sotto, model, "txt", clip, [*DECODE, "--temperature", "0.00001"])
+with open(clip, "rb") as fh:
+    ctype, body = multipart([("response_format", "text"), ("temperature", "1e-05")], fh.read())
+for tail in (b"\r\n", b"\r\nan epilogue\r\n"):
+    status, _, got = exchange(srv.port, request_bytes("/v1/audio/transcriptions", body + tail, ctype,
+                                                      ["Authorization: Bearer " + KEY]))
+    check(status == 200 and got == want, "an epilogue of %d bytes ignored, temperature 1e-05" % len(tail),
+          "(status %s) %r vs %r" % (status, got[:200], want[:200]))
 
 # 413: a declared Content-Length over the limit is refused before the body is read, and a
 # chunked body (no length) when it passes the limit as it streams
@@ -123,7 +140,7 @@ bad_forms = [
     ([("response_format", "srt"), ("timestamp_granularities[]", "word")], clip, "invalid_value",
      "word timestamps without verbose_json"),
     ([("timestamp_granularities[]", "segment")], clip, "invalid_value", "granularities without verbose_json"),
-    ([("prompt", "x" * 5000)], clip, "field_too_long", "a prompt over the field limit"),
+    ([("prompt", "x" * 70000)], clip, "field_too_long", "a prompt over the field limit (64 KB)"),
     ([("model", "whisper-1")], None, "missing_file", "no file part"),
 ]
 for fields, f, code, what in bad_forms:

@@ -95,7 +95,7 @@ void serve_pool_free(serve_pool *pool);
 
 /* ---- the form of one request ---- */
 
-#define SERVE_FIELD_MAX 4096       /* bytes of one form field's value (the prompt's) */
+#define SERVE_FIELD_MAX 65536      /* bytes of the prompt field's buffer (the decoder reads its last 223 tokens) */
 
 typedef struct serve_form {
     char model[128], language[16], temperature[32], response_format[32];
@@ -108,10 +108,24 @@ typedef struct serve_form {
     char gran[24];                 /* the value arriving now, */
     size_t n_gran;
     bool gran_open, gran_overflow; /*   since its first piece; longer than any valid one */
-    char too_long[40];             /* the field whose value was longer than its buffer */
+    char too_long[40];             /* the field whose value was longer than its buffer, */
+    size_t too_long_max;           /*   whose bytes are at most this */
     char duplicate[40];            /* a field given twice */
     char has_nul[40];              /* a field whose value has a NUL byte (the file's aside) */
 } serve_form;
+
+/* The close delimiter of a multipart body ("\r\n--BOUNDARY--", RFC 2046 5.1.1) found across
+ * the body's pieces: what follows it and its CRLF is an epilogue, which receivers ignore and
+ * libmicrohttpd's post processor refuses. */
+typedef struct serve_epilogue {
+    char delim[80];
+    size_t len, matched;           /* len 0: no usable boundary in the header, nothing cut */
+    int state;                     /* 0 before the delimiter, 1-2 in its CRLF, 3 past them */
+} serve_epilogue;
+/* From the request's Content-Type (boundary=B or boundary="B"). */
+void serve_epilogue_init(serve_epilogue *ep, const char *content_type);
+/* The bytes of DATA (the body's next SIZE) before the epilogue: SIZE until it begins. */
+size_t serve_epilogue_cut(serve_epilogue *ep, const char *data, size_t size);
 
 /* An error answer, in OpenAI's shape: {"error": {"message", "type", "param", "code"}}. */
 typedef struct serve_error {
@@ -159,8 +173,9 @@ bool serve_form_stream(const serve_form *f);
  * "words" (the json writer's top_words). */
 char *serve_render(const sotto_result *r, const out_writer *format, size_t *n);
 char *serve_error_json(const serve_error *e, size_t *n);
-/* {"object": "list", "data": [{"id": MODEL_ID, "object": "model", ...}]} */
-char *serve_models_json(const char *model_id, size_t *n);
+/* LIST: {"object": "list", "data": [{"id": MODEL_ID, "object": "model", ...}]} (GET
+ * /v1/models), else the model object alone (GET /v1/models/MODEL_ID) */
+char *serve_models_json(const char *model_id, bool list, size_t *n);
 
 /* ---- the request head (serve_head.c): checked before libmicrohttpd reads it ---- */
 

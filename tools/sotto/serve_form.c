@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "serve.h"
 
@@ -53,8 +54,10 @@ void serve_form_field(serve_form *f, const char *key, const char *data, uint64_t
             if (!f->duplicate[0]) snprintf(f->duplicate, sizeof f->duplicate, "%s", key);
             return;
         }
-        if (!append(fields[i].buf, fields[i].cap, fields[i].n, data, off, size) && !f->too_long[0])
+        if (!append(fields[i].buf, fields[i].cap, fields[i].n, data, off, size) && !f->too_long[0]) {
             snprintf(f->too_long, sizeof f->too_long, "%s", key);
+            f->too_long_max = fields[i].cap - 1;
+        }
         return;
     }
     if (strcmp(key, "timestamp_granularities[]") == 0 || strcmp(key, "timestamp_granularities") == 0) {
@@ -89,19 +92,26 @@ static bool check_format(const serve_form *f, const out_writer **format, serve_e
     return false;
 }
 
-/* S is a plain decimal number: an optional '-' (-0 is 0; the range refuses the rest),
- * digits with at most one '.', at least one digit: no '+', space, exponent, hexadecimal,
- * inf or nan, which strtod would take. */
-static bool plain_decimal(const char *s)
+/* S is a decimal number as clients write one: an optional sign, digits with at most one
+ * '.', at least one digit, an optional exponent (Python's str(0.00001) is "1e-05"): no
+ * space, hexadecimal, inf or nan, which strtod would also take. */
+static bool decimal_number(const char *s)
 {
     int digits = 0, dots = 0;
-    if (*s == '-') s++;
-    for (; *s; s++) {
+    if (*s == '-' || *s == '+') s++;
+    for (; *s && *s != 'e' && *s != 'E'; s++) {
         if (*s >= '0' && *s <= '9') digits++;
         else if (*s == '.' && !dots) dots++;
         else return false;
     }
-    return digits > 0;
+    if (!digits) return false;
+    if (!*s) return true;
+    s++; /* the exponent */
+    if (*s == '-' || *s == '+') s++;
+    if (!*s) return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return false;
+    return true;
 }
 
 /* The temperatures `sotto transcribe --temperature T` tries (the library's schedule, as
@@ -115,7 +125,7 @@ static bool check_temperature(const serve_form *f, const serve_config *cfg, sott
         char *end;
         errno = 0;
         t0 = strtod(f->temperature, &end);
-        if (!plain_decimal(f->temperature) || *end || errno || !isfinite(t0) || t0 < 0 || t0 > 1) {
+        if (!decimal_number(f->temperature) || *end || errno || !isfinite(t0) || t0 < 0 || t0 > 1) {
             serve_error_set(e, 400, "invalid_request_error", "temperature", "invalid_value",
                             "temperature must be a number from 0 to 1, not '%s'", f->temperature);
             return false;
@@ -146,7 +156,7 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
     }
     if (f->too_long[0]) {
         serve_error_set(e, 400, "invalid_request_error", f->too_long, "field_too_long",
-                        "the value of '%s' is too long", f->too_long);
+                        "the value of '%s' is too long (at most %zu bytes)", f->too_long, f->too_long_max);
         return false;
     }
     if (!check_format(f, format, e)) return false;
@@ -209,4 +219,39 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         return false;
     }
     return true;
+}
+
+void serve_epilogue_init(serve_epilogue *ep, const char *content_type)
+{
+    *ep = (serve_epilogue){0};
+    const char *b = content_type;
+    while (b && *b && strncasecmp(b, "boundary=", 9) != 0) b++;
+    if (!b || !*b) return;
+    b += 9;
+    size_t n = *b == '"' ? strcspn(++b, "\"") : strcspn(b, "; \t");
+    if (n == 0 || n > 70 || memchr(b, '\r', n)) return; /* RFC 2046: 1 to 70 characters, no CR */
+    ep->len = (size_t)snprintf(ep->delim, sizeof ep->delim, "\r\n--%.*s--", (int)n, b);
+}
+
+size_t serve_epilogue_cut(serve_epilogue *ep, const char *data, size_t size)
+{
+    if (!ep->len) return size;
+    size_t i = 0;
+    while (ep->state == 0 && i < size) {
+        if (ep->matched == 0) { /* the delimiter's one CR is its first byte */
+            const char *cr = memchr(data + i, '\r', size - i);
+            if (!cr) return size;
+            i = (size_t)(cr - data);
+        }
+        char c = data[i++];
+        if (c == ep->delim[ep->matched]) ep->matched++;
+        else ep->matched = c == '\r';
+        if (ep->matched == ep->len) ep->state = 1;
+    }
+    for (; (ep->state == 1 || ep->state == 2) && i < size; i++, ep->state++) /* its line's CRLF */
+        if (data[i] != "\r\n"[ep->state - 1]) {
+            ep->state = 3;
+            break;
+        }
+    return ep->state == 3 ? i : size;
 }

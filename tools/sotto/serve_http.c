@@ -35,7 +35,7 @@ typedef struct server {
     serve_live *live;              /* the WebSocket sessions (serve_ws.c) */
 } server;
 
-enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE, ROUTE_REALTIME };
+enum { ROUTE_TRANSCRIBE = 1, ROUTE_TRANSLATE, ROUTE_REALTIME, ROUTE_MODEL };
 enum { ST_UPLOADING, ST_QUEUED, ST_STREAMING, ST_DONE }; /* ST_STREAMING: stream=true, a worker took it */
 enum { STOP_TOO_LONG = 1, STOP_FORCED, STOP_GONE }; /* why a job was stopped or dropped */
 
@@ -48,6 +48,7 @@ typedef struct request {
     double audio_s;                /* seconds transcribed; < 0 when none */
     int route;
     struct MHD_PostProcessor *pp;
+    serve_epilogue epilogue;       /* what follows the body's close delimiter, not given to PP */
     int fd;                        /* the upload, unlinked; -1 */
     char filename[256];            /* as the client named it */
     uint64_t body_bytes, file_bytes;
@@ -229,7 +230,8 @@ static void upload(request *q, const char *data, size_t size)
         too_slow(q);
         return;
     }
-    if (MHD_post_process(q->pp, data, size) != MHD_YES)
+    size_t keep = serve_epilogue_cut(&q->epilogue, data, size);
+    if (keep && MHD_post_process(q->pp, data, keep) != MHD_YES)
         reject(q, 400, NULL, "invalid_multipart", "the multipart/form-data body is malformed");
 }
 
@@ -358,9 +360,10 @@ static enum MHD_Result begin_upload(request *q)
     if (atomic_load(&s->draining))
         return fail(q, 503, "server_error", NULL, "overloaded", "the server is shutting down");
     q->pp = MHD_create_post_processor(q->conn, 65536, on_field, q);
-    if (!q->pp)
+    if (!q->pp) /* libmicrohttpd's: a boundary of 2 characters or more */
         return fail(q, 400, "invalid_request_error", NULL, "invalid_multipart",
-                    "the multipart/form-data header has no usable boundary");
+                    "the multipart/form-data header has no usable boundary (one of 2 to 70 characters)");
+    serve_epilogue_init(&q->epilogue, type);
     const char *dir = getenv("TMPDIR");
     char tmpl[4096];
     snprintf(tmpl, sizeof tmpl, "%s/sotto-upload-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -404,6 +407,25 @@ static enum MHD_Result begin_live(request *q)
     return ok;
 }
 
+/* GET /v1/models, or /v1/models/ID: the model served, also by the name whisper-1 (as
+ * requests name it), in OpenAI's shapes; another ID is OpenAI's 404 model_not_found. */
+static enum MHD_Result models(request *q, bool get)
+{
+    const char *id = q->route == ROUTE_MODEL ? q->path + 11 : NULL, *served = q->srv->cfg->model_id;
+    if (!get)
+        return fail(q, 405, "invalid_request_error", NULL, "method_not_allowed",
+                    id ? "use GET /v1/models/ID" : "use GET /v1/models");
+    if (id && strcmp(id, served) != 0 && strcmp(id, "whisper-1") != 0) {
+        serve_error e;
+        serve_error_set(&e, 404, "invalid_request_error", "model", "model_not_found",
+                        "The model '%s' does not exist: this server runs '%s' (whisper-1 names it too)", id, served);
+        return send_error(q, &e);
+    }
+    size_t n = 0;
+    char *buf = serve_models_json(id ? id : served, !id, &n);
+    return buf ? send_buf(q, 200, buf, n, "application/json") : MHD_NO;
+}
+
 static enum MHD_Result begin(request *q)
 {
     const char *p = q->path, *m = q->method;
@@ -414,11 +436,12 @@ static enum MHD_Result begin(request *q)
     if (!strcmp(p, "/v1/audio/transcriptions")) q->route = ROUTE_TRANSCRIBE;
     else if (!strcmp(p, "/v1/audio/translations")) q->route = ROUTE_TRANSLATE;
     else if (!strcmp(p, "/v1/realtime")) q->route = ROUTE_REALTIME;
+    else if (!strncmp(p, "/v1/models/", 11) && p[11]) q->route = ROUTE_MODEL;
     else if (strcmp(p, "/v1/models") != 0) {
         serve_error e;
         serve_error_set(&e, 404, "invalid_request_error", NULL, "not_found",
                         "no such route: %s %s (POST /v1/audio/transcriptions, POST /v1/audio/translations, "
-                        "GET /v1/realtime (WebSocket), GET /v1/models and GET /health are served)", m, p);
+                        "GET /v1/realtime (WebSocket), GET /v1/models[/ID] and GET /health are served)", m, p);
         return send_error(q, &e);
     }
     if (!authorized(q))
@@ -428,12 +451,7 @@ static enum MHD_Result begin(request *q)
         return get ? begin_live(q)
                    : fail(q, 405, "invalid_request_error", NULL, "method_not_allowed",
                           "use GET /v1/realtime?intent=transcription with a WebSocket upgrade");
-    if (!q->route) {
-        if (!get) return fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use GET /v1/models");
-        size_t n = 0;
-        char *buf = serve_models_json(q->srv->cfg->model_id, &n);
-        return buf ? send_buf(q, 200, buf, n, "application/json") : MHD_NO;
-    }
+    if (!q->route || q->route == ROUTE_MODEL) return models(q, get);
     if (!post) return fail(q, 405, "invalid_request_error", NULL, "method_not_allowed", "use POST with multipart/form-data");
     return begin_upload(q);
 }

@@ -95,13 +95,14 @@ char *serve_error_json(const serve_error *e, size_t *n)
     return finish(f, &buf, n);
 }
 
-char *serve_models_json(const char *model_id, size_t *n)
+char *serve_models_json(const char *model_id, bool list, size_t *n)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, n);
     if (!f) return NULL;
-    fputs("{\"object\": \"list\", \"data\": [{\"id\": ", f);
+    fputs(list ? "{\"object\": \"list\", \"data\": [{\"id\": " : "{\"id\": ", f);
     out_json_string(f, model_id);
-    fputs(", \"object\": \"model\", \"created\": 0, \"owned_by\": \"sotto\"}]}\n", f);
+    fputs(", \"object\": \"model\", \"created\": 0, \"owned_by\": \"sotto\"}", f);
+    fputs(list ? "]}\n" : "\n", f);
     return finish(f, &buf, n);
 }
