@@ -557,7 +557,10 @@ typedef struct sotto_transcribe_params {
                                   initial_prompt's tokens as written: no space added, the last
                                   n_text_ctx / 2 - 1 of them; prefix is not used, as the
                                   pipeline passes none), batch_vad's cut (below),
-                                  only temperatures[0] (no fallback, no skip as silence),
+                                  no fallback and no skip as silence, decoded at temperature
+                                  0 whatever temperatures[0] says (the pipeline's
+                                  CTranslate2 call does not sample; segments report
+                                  temperatures[0]),
                                   timestamps and word_timestamps as set (faster-whisper's
                                   default is without timestamps: set timestamps 0). N chunks
                                   are encoded in one pass and decoded together, the context's

@@ -46,6 +46,29 @@ def test_pipeline_on_the_engine(cli: str, model_path: str, batch_vad: str, long_
     assert [(s.start, s.end) for s in got] == [(round(r["start"], 3), round(r["end"], 3)) for r in ref["segments"]]
 
 
+def test_pipeline_does_not_sample(model: sotto.Model, long_audio: str) -> None:
+    # faster-whisper 1.2.1's pipeline passes its first temperature to CTranslate2's generate
+    # as sampling_temperature, which (sampling_topk 1) decodes as at 0: the same text and
+    # avg_logprob at 0.5, 1 and 2 (measured), the segments saying the temperature given
+    at0, _ = model.transcribe(long_audio, batch_size=3, beam_size=1, without_timestamps=True)
+    for t in (0.5, 1.0):
+        hot, _ = model.transcribe(long_audio, batch_size=3, beam_size=1, without_timestamps=True, temperature=t,
+                                  best_of=5, seed=7)
+        assert [(s.text, s.avg_logprob) for s in hot] == [(s.text, s.avg_logprob) for s in at0]
+        assert {s.temperature for s in hot} == {t}
+
+
+def test_clip_over_30_s_warns(model: sotto.Model, long_audio: str) -> None:
+    # only a clip's first 30 s are decoded (one window), as the pipeline; it logs that, we warn
+    with pytest.warns(RuntimeWarning, match=r"clip 0 \(1.000 to 41.000 s\) is longer than 30 seconds"):
+        model.transcribe(long_audio, batch_size=2, beam_size=1, clip_timestamps=[1.0, 41.0])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.transcribe(long_audio, batch_size=2, beam_size=1, clip_timestamps=[1.0, 31.0])
+
+
 def test_batch_size_checked(model: sotto.Model, long_audio: str) -> None:
     with pytest.raises(ValueError, match="batch_size"):
         model.transcribe(long_audio, batch_size=65)

@@ -2,8 +2,11 @@
  * BatchedInferencePipeline takes it: the audio read whole and cut into chunks of speech of
  * at most 30 s (sotto_batch_chunks), each chunk's log-mel made from its samples alone
  * (frames past them 0, as its pad_or_trim), and each chunk decoded on its own: no previous
- * text, max_initial_timestamp 0, the first temperature only, no fallback and no silence
- * skip (batch_run.c runs the batches). Segments come from the timestamp tokens
+ * text, max_initial_timestamp 0, no fallback and no silence skip, and no sampling: the
+ * pipeline hands its first temperature to CTranslate2's generate as sampling_temperature,
+ * which with its default sampling_topk of 1 decodes as at temperature 0 (the same text
+ * and scores at 0.5, 1 and 2), the segments reporting that temperature (batch_run.c runs
+ * the batches). Segments come from the timestamp tokens
  * (_split_segments_by_timestamps) and go back to the file's timeline through the speech
  * intervals (restore_speech_timestamps). */
 #define _POSIX_C_SOURCE 200809L
@@ -44,6 +47,12 @@ static sotto_status cut_clips(sotto__brun *r, sotto__bin *in)
         int64_t b_in = b < n ? b : n;
         in->speech[j] = (sotto_vad_interval){a, b_in > a ? b_in : a};
         in->chunks[j] = (sotto_batch_chunk){.offset = a, .n_samples = b > a ? b - a : 0, .first = j, .n_speech = 1};
+        if (b_in - a > 30 * SOTTO_SAMPLE_RATE && p->on_warning) { /* the pipeline's log line, as a warning */
+            char w[160];
+            snprintf(w, sizeof w, "clip %d (%.3f to %.3f s) is longer than 30 seconds: only its first 30 seconds are "
+                     "transcribed", i, (double)a / SOTTO_SAMPLE_RATE, (double)b_in / SOTTO_SAMPLE_RATE);
+            p->on_warning(w, p->user_data);
+        }
         j++;
     }
     in->n_speech = in->n_chunks = j;
@@ -122,7 +131,7 @@ static void setup(sotto__brun *r, sotto__bin *in, int32_t lang)
     in->o = (sotto__decode_opts){.rules = &in->rules, .prompt = in->prompt, .n_prompt = in->n_prompt,
                                  .hotwords = in->hotwords, .n_hotwords = in->n_hotwords,
                                  .sot_seq = in->sot_seq, .n_sot = in->n_sot,
-                                 .temperature = p->temperatures[0], .beam_size = p->beam_size, .best_of = p->best_of,
+                                 .temperature = 0, .beam_size = p->beam_size, .best_of = p->best_of,
                                  .patience = p->patience, .use_length_penalty = p->use_length_penalty,
                                  .length_penalty = p->length_penalty,
                                  .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
@@ -389,7 +398,7 @@ sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_ba
         sotto__result *x = in->res; /* the ratio of the text as decoded, unstripped (forward()) */
         sotto__result_append(x, (sotto_segment){
             .seek = seek, .start = start, .end = end, .text = text, .tokens = toks,
-            .n_tokens = s->n_tokens, .temperature = d->temperature, .avg_logprob = d->avg_logprob,
+            .n_tokens = s->n_tokens, .temperature = p->temperatures[0], .avg_logprob = d->avg_logprob,
             .compression_ratio = sotto__compression_ratio(text, strlen(text)), .no_speech_prob = d->no_speech_prob,
             .words = p->word_timestamps ? s->words : NULL, .n_words = p->word_timestamps ? s->n_words : 0,
             .language = sotto_language_code(language)});

@@ -201,8 +201,9 @@ static const cli_opt options[] = {
              "pipeline's vad_parameters do (the others at faster-whisper's VadOptions defaults then);\n"
              "--prompt and --hotwords begin every chunk's prompt (the pipeline's initial_prompt,\n"
              "encoded as written: no space is added before it); with --clip-timestamps each\n"
-             "start,end pair is a chunk instead (the pipeline's clip_timestamps), with\n"
-             "--multilingual each chunk's language is its own.\n"},
+             "start,end pair is a chunk instead (the pipeline's clip_timestamps: of one longer\n"
+             "than 30 s only the first 30 s, with a warning), with --multilingual each chunk's\n"
+             "language is its own.\n"},
     {"--batch-size", 0, OPT_INT, TP(batch_size), 1, SOTTO_MAX_BATCH, "N", "a chunk count in 1..64",
      .help = "decode N chunks at once (more throughput; memory grows with N:\n"
              "a batch too large for it is refused, naming what fits). The VAD:\n"
