@@ -468,6 +468,10 @@ typedef struct sotto_transcribe_params {
     float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty */
     double temperatures[SOTTO_MAX_TEMPERATURES]; /* tried in order while a window fails */
     int n_temperatures;        /*   (default 6: 0, 0.2, ... 1.0) */
+    int fallback_best;         /* when every temperature fails: 0 (default) the last decode, as
+                                  openai-whisper; 1 faster-whisper's: the highest avg_logprob of
+                                  those within the compression ratio threshold (else of all),
+                                  the last temperature reported */
     int check_compression;     /* 1 (default): a window fails when its compression ratio */
     float compression_ratio_threshold; /* is above this (2.4) */
     int check_logprob;         /* 1 (default): ... or its avg_logprob below this (-1.0) */

@@ -96,6 +96,23 @@ def native(s: Any) -> sotto.Segment:
                          s.compression_ratio, s.no_speech_prob, words, s.temperature)
 
 
+def test_all_temperatures_failing_keep_faster_whispers_choice(fw, model, clips):
+    # every decode fails (no avg_logprob is >= 0): faster-whisper's generate_with_fallback keeps
+    # the one with the highest avg_logprob (within the compression threshold) and reports the
+    # last temperature (measured on 1.2.1: " He was not an old-sposed young man." -0.401, 1.0);
+    # openai's loop, sotto.Model's default, keeps the last decode (here the sample at 1.0)
+    path = clip(clips, "librivox-0880.wav")
+    greedy, _ = model.transcribe(path, temperature=0.0, silence_check=False)
+    got = list(fw.transcribe(path, temperature=[0.0, 1.0], log_prob_threshold=0.0)[0])
+    assert [(s.text, s.avg_logprob, s.temperature) for s in got] == [(s.text, s.avg_logprob, 1.0) for s in greedy]
+    last, _ = model.transcribe(path, temperature=[0.0, 1.0], log_prob_threshold=0.0, silence_check=False)
+    assert [s.temperature for s in last] == [1.0] * len(last)
+    assert [(s.text, s.avg_logprob) for s in last] != [(s.text, s.avg_logprob) for s in greedy]
+    best, _ = model.transcribe(path, temperature=[0.0, 1.0], log_prob_threshold=0.0, silence_check=False,
+                               fallback_best=True)
+    assert [(s.text, s.avg_logprob) for s in best] == [(s.text, s.avg_logprob) for s in greedy]
+
+
 def test_segments_are_faster_whispers_dataclasses(fw, clips):
     # faster-whisper 1.2.1's Segment and Word are dataclasses: asdict, replace, assignment,
     # tokens a list; _asdict still answers, with its DeprecationWarning

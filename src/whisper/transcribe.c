@@ -109,8 +109,19 @@ static sotto_status window_prompt(run *r, const int32_t **prompt, int *n, int32_
     return SOTTO_OK;
 }
 
+/* D, a decode that failed, becomes *BEST (faster-whisper's choice: within the compression
+ * ratio threshold first, then the highest avg_logprob, the first of equals). */
+static void keep_best(const sotto_transcribe_params *p, const sotto__decode_result *d, sotto__decode_result *best,
+                      bool *have, bool *best_under)
+{
+    bool under = !(p->check_compression && d->compression_ratio > p->compression_ratio_threshold);
+    if (!*have || (under && !*best_under) || (under == *best_under && d->avg_logprob > best->avg_logprob))
+        *best = *d, *best_under = under, *have = true;
+}
+
 /* decode_with_fallback: temperatures in order until one passes the checks; a window the
- * silence check skips ends after the first prefill (*SILENT). */
+ * silence check skips ends after the first prefill (*SILENT). When all fail, the last
+ * decode, or with fallback_best faster-whisper's best of them at the last temperature. */
 static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int64_t seek, int size, bool *silent)
 {
     const double skip_above = vad_silent(r, seek, size) ? r->p->no_speech_threshold : INFINITY;
@@ -121,6 +132,10 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
     int32_t *owned;
     sotto_status pst = window_prompt(r, &prompt, &n_prompt, &owned);
     if (pst) return pst;
+    sotto__decode_result *best = NULL;
+    bool have = false, best_under = false, passed = false;
+    if (p->fallback_best && p->n_temperatures > 1 && !(best = malloc(sizeof *best)))
+        return free(owned), sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
     for (int i = 0; i < p->n_temperatures; i++) {
         double t = p->temperatures[i];
         sotto__decode_opts o = {.rules = &r->rules, .prompt = prompt, .n_prompt = n_prompt, .sot_seq = r->sot_seq,
@@ -138,9 +153,10 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                 .abort_callback = p->abort_callback, .user_data = p->user_data,
                                 .audio_s = r->res->pub.duration};
         sotto_status st = sotto__decode_window(r->ctx, &o, out);
-        if (st || (*silent = out->skipped)) return free(owned), st;
+        if (st || (*silent = out->skipped)) return free(owned), free(best), st;
         char *text = sotto__detok(r->ctx->model, out->tokens, out->n_tokens, true);
-        if (!text) return free(owned), sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
+        if (!text)
+            return free(owned), free(best), sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
         size_t a, n;
         sotto__strip(text, strlen(text), &a, &n);
         out->compression_ratio = sotto__compression_ratio(text + a, n);
@@ -150,9 +166,17 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
         if (p->check_no_speech && out->no_speech_prob > p->no_speech_threshold && p->check_logprob &&
             out->avg_logprob < p->logprob_threshold)
             fallback = false; /* silence */
-        if (!fallback) break;
+        if (!fallback) {
+            passed = true;
+            break;
+        }
+        if (best) keep_best(p, out, best, &have, &best_under);
     }
-    free(owned);
+    if (!passed && have) {
+        double last = out->temperature;
+        *out = *best, out->temperature = last;
+    }
+    free(owned), free(best);
     return SOTTO_OK;
 }
 

@@ -354,6 +354,7 @@ class Model:
         batch_vad: bool = True,
         carry_initial_prompt: bool = False,
         on_language: Optional[Callable[[str, float], Any]] = None,
+        fallback_best: bool = False,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -373,6 +374,10 @@ class Model:
             initial_prompt: text before the first window (names, spelling, style).
             carry_initial_prompt: openai-whisper's: initial_prompt begins every window's
                 prompt, the previous text after it (what fits with it).
+            fallback_best: when every temperature fails, keep faster-whisper's choice (the
+                highest avg_logprob among the decodes within compression_ratio_threshold,
+                else among all; the last temperature reported) instead of openai's last
+                decode.
             suppress_blank: no blank or end of text as the first token.
             without_timestamps: one segment per 30 s window, no timestamp tokens.
             max_initial_timestamp: the first timestamp at most this many seconds.
@@ -562,6 +567,7 @@ class Model:
             repetition_penalty=float(repetition_penalty),
             no_repeat_ngram_size=int(no_repeat_ngram_size),
             carry_initial_prompt=bool(carry_initial_prompt),
+            fallback_best=bool(fallback_best),
             batch_vad_params=batch_vad_params,
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):

@@ -541,7 +541,7 @@ class WhisperModel:
                 speech_pad_ms=vo.speech_pad_ms),
             silence_check=False, hotwords=hotwords, prefix=prefix, multilingual=multilingual,
             clip_timestamps=clips, max_new_tokens=max_new_tokens, repetition_penalty=repetition_penalty,
-            no_repeat_ngram_size=no_repeat_ngram_size,
+            no_repeat_ngram_size=no_repeat_ngram_size, fallback_best=True,  # generate_with_fallback's choice
         )
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
 
