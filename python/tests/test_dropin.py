@@ -113,6 +113,25 @@ def test_all_temperatures_failing_keep_faster_whispers_choice(fw, model, clips):
     assert [(s.text, s.avg_logprob) for s in best] == [(s.text, s.avg_logprob) for s in greedy]
 
 
+def test_faster_whispers_log_lines_and_format_timestamp(fw, clips, caplog):
+    from sotto.faster_whisper import available_models, format_timestamp
+
+    assert (format_timestamp(3661.5), format_timestamp(59.9996), format_timestamp(1.5, True, ",")) == (
+        "01:01:01.500", "01:00.000", "00:00:01,500")  # faster-whisper 1.2.1's
+    assert "tiny.en" in available_models()
+    path = clip(clips, "librivox-0880.wav")
+    with caplog.at_level(logging.INFO, logger="faster_whisper"):
+        list(fw.transcribe(path, vad_filter=True, multilingual=True)[0])
+        list(BatchedInferencePipeline(fw).transcribe(path, batch_size=2)[0])
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "faster_whisper"]
+    assert lines == [
+        ("WARNING", "The current model is English-only but the multilingual parameter is set to True; "
+                    "setting to False instead."),
+        ("INFO", "Processing audio with duration 00:02.990"), ("INFO", "VAD filter removed 00:00.000 of audio"),
+        ("INFO", "Processing audio with duration 00:02.990"), ("INFO", "VAD filter removed 00:00.000 of audio"),
+    ]
+
+
 def test_segments_are_faster_whispers_dataclasses(fw, clips):
     # faster-whisper 1.2.1's Segment and Word are dataclasses: asdict, replace, assignment,
     # tokens a list; _asdict still answers, with its DeprecationWarning

@@ -418,7 +418,8 @@ class Model:
                 (:func:`default_batch_vad_path`) into chunks of at most 30 s, each decoded on
                 its own (no previous text, max_initial_timestamp 0, the first temperature
                 only), N chunks encoded and decoded together; the same segments as
-                ``sotto transcribe --batch-size N``. initial_prompt (its tokens as
+                ``sotto transcribe --batch-size N --timestamps`` (with
+                without_timestamps=True, the tool's default: as without --timestamps). initial_prompt (its tokens as
                 written, no space added) and hotwords begin every chunk's prompt, as the
                 pipeline's.
             hotwords, prefix, multilingual, clip_timestamps, max_new_tokens:

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Sequ
 from . import _sotto
 from . import _model
 from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
-from .models import converted, resolve_model, resolve_vad
+from .models import converted, installed_models, resolve_model, resolve_vad
 
 #: openai-whisper's language codes, in the order of its language tokens
 LANGUAGE_CODES: Tuple[str, ...] = tuple(
@@ -40,11 +40,43 @@ __all__ = [
     "VadOptions",
     "WhisperModel",
     "Word",
+    "available_models",
     "decode_audio",
+    "format_timestamp",
 ]
 
 
 _logger = logging.getLogger("faster_whisper")
+_quiet = threading.local()  # the pipeline's check of its options: no log lines of its own
+
+
+def _info(msg: str, *args: Any) -> None:
+    if not getattr(_quiet, "on", False):
+        _logger.info(msg, *args)
+
+
+def _multilingual(asked: bool, model_has: bool) -> bool:
+    if asked and not model_has:
+        _logger.warning("The current model is English-only but the multilingual parameter is set to True; "
+                        "setting to False instead.")
+    return bool(asked and model_has)
+
+
+def format_timestamp(seconds: float, always_include_hours: bool = False, decimal_marker: str = ".") -> str:
+    """faster-whisper's utils.format_timestamp: [HH:]MM:SS.mmm, the hours from an hour on
+    (or always), the milliseconds rounded."""
+    assert seconds >= 0, "non-negative timestamp expected"
+    ms = round(seconds * 1000.0)
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{f'{h:02d}:' if always_include_hours or h > 0 else ''}{m:02d}:{s:02d}{decimal_marker}{ms:03d}"
+
+
+def available_models() -> List[str]:
+    """The model names installed (faster-whisper lists what it can download; sotto never
+    downloads): :func:`sotto.models.installed_models`."""
+    return installed_models()
 
 
 @dataclass
@@ -499,15 +531,18 @@ class WhisperModel:
         if initial_prompt is not None and not isinstance(initial_prompt, str):
             raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
         language, task = self._language_task(language, task)
+        multilingual = _multilingual(multilingual, self.is_multilingual)
         vo = _vad_options(vad_parameters)
         samples = _samples(audio)
         duration = len(samples) / _sotto.SAMPLE_RATE
         duration_after_vad = duration
+        _info("Processing audio with duration %s", format_timestamp(duration))
         vad_filter = vad_filter and clip_timestamps == "0"  # faster-whisper: clips replace the VAD
         speech = samples
         if vad_filter:
             speech = _collect(samples, self._speech(samples, vo, pipeline=True))
             duration_after_vad = len(speech) / _sotto.SAMPLE_RATE
+            _info("VAD filter removed %s of audio", format_timestamp(duration - duration_after_vad))
         temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
         all_probs = None
         if language is None and self.is_multilingual:
@@ -710,6 +745,7 @@ class BatchedInferencePipeline:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, not {batch_size!r}")
         language, task = self.model._language_task(language, task)
+        multilingual = _multilingual(multilingual, self.model.is_multilingual)
         chunk_s = chunk_length or 30
         if chunk_s != 30:
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
@@ -717,6 +753,7 @@ class BatchedInferencePipeline:
         clips = _pipeline_clips(clip_timestamps)
         samples = _samples(audio)
         duration = len(samples) / rate
+        _info("Processing audio with duration %s", format_timestamp(duration))
         vo: Optional[VadOptions] = None
         if clips:  # faster-whisper: int(seconds * sampling_rate), each clip a chunk
             chunks = [(int(a * rate), int(b * rate)) for a, b in clips]
@@ -768,7 +805,12 @@ class BatchedInferencePipeline:
             language_detection_segments=language_detection_segments,
         )
         # every option checked now (the segments of this call are never started)
-        _, probe = self.model.transcribe(first, **opts)
+        _quiet.on = True
+        try:
+            _, probe = self.model.transcribe(first, **opts)
+        finally:
+            _quiet.on = False
+        _info("VAD filter removed %s of audio", format_timestamp(max(duration - sum(e - s for s, e in speech) / rate, 0)))
         info = TranscriptionInfo(
             language, probability, duration, sum(e - s for s, e in speech) / rate, all_probs,
             probe.transcription_options, vo,
