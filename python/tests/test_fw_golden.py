@@ -88,7 +88,8 @@ def test_segments_equal_faster_whispers(name, index, models_dir, clips_dir, tmp_
     segments, info = model.transcribe(audio_of(case["audio"], clips_dir, str(tmp_path)), **case["kwargs"])
     same_segments(list(segments), case["segments"], case)
     assert info.language == case["language"]
-    assert info.language_probability == pytest.approx(case["language_probability"], abs=0.03)
+    # faster-whisper's features (its log-mel of the audio, zeros after in the feature domain)
+    assert info.language_probability == pytest.approx(case["language_probability"], abs=2e-3)
     if case["all_language_probs"] is None:
         assert info.all_language_probs is None
     else:
@@ -97,7 +98,7 @@ def test_segments_equal_faster_whispers(name, index, models_dir, clips_dir, tmp_
         assert got[0][0] == case["all_language_probs"][0][0]
         want = dict(case["all_language_probs"])
         for lang, p in got[:5]:
-            assert p == pytest.approx(want.get(lang, 0.0), abs=0.03)
+            assert p == pytest.approx(want.get(lang, 0.0), abs=2e-3)
 
 
 def test_detect_language_equals_faster_whispers(models_dir, clips_dir, tmp_path):
@@ -108,27 +109,37 @@ def test_detect_language_equals_faster_whispers(models_dir, clips_dir, tmp_path)
                                                   language_detection_segments=d["language_detection_segments"],
                                                   language_detection_threshold=d["language_detection_threshold"])
         assert (lang, len(probs)) == (d["language"], d["n_languages"]), d["audio"]
-        assert prob == pytest.approx(d["probability"], abs=0.03), d["audio"]
+        assert prob == pytest.approx(d["probability"], abs=2e-3), d["audio"]
         want = dict(d["top5"])
         for c, p in probs[:3]:
-            assert p == pytest.approx(want.get(c, 0.0), abs=0.03), d["audio"]
+            assert p == pytest.approx(want.get(c, 0.0), abs=2e-3), d["audio"]
         assert probs == sorted(probs, key=lambda lp: -lp[1])
+
+
+def test_detected_language_logged(models_dir, clips_dir, tmp_path, caplog):
+    import logging
+
+    model = model_of("base", models_dir)
+    x = audio_of("lang/espeak-ng-de.wav", clips_dir, str(tmp_path))
+    with caplog.at_level(logging.INFO, logger="faster_whisper"):
+        list(model.transcribe(x)[0])
+    assert "Detected language 'de' with probability 0.59" in [r.getMessage() for r in caplog.records]
 
 
 def test_detect_language_from_features(models_dir, clips_dir, tmp_path):
     # detect_language(features=...): the log-mel's first 3000 frames, zeros after; a clip's
-    # log-mel (its frames, as faster-whisper's feature extractor leaves them) says what its
-    # samples say, within the two floors' difference
+    # log-mel (len // 160 + 1 frames, as faster-whisper's feature extractor makes them) says
+    # what its samples say
     import numpy as np
 
     from sotto import _sotto
 
     model = model_of("base", models_dir)
     x = audio_of("lang/espeak-ng-de.wav", clips_dir, str(tmp_path))
-    mel = np.frombuffer(_sotto.mel_window(x, 80), dtype=np.float32).reshape(80, 3000)[:, :len(x) // 160]
+    mel = np.frombuffer(_sotto.mel_window(x, 80), dtype=np.float32).reshape(80, 3000)[:, :len(x) // 160 + 1]
     lang, prob, probs = model.detect_language(features=mel)
     want = model.detect_language(x)
-    assert lang == want[0] == "de" and prob == pytest.approx(want[1], abs=1e-3) and len(probs) == 99
+    assert lang == want[0] == "de" and prob == pytest.approx(want[1], abs=1e-6) and len(probs) == 99
     for bad in (mel[0], mel[:79]):
         with pytest.raises(ValueError, match="n_mels"):
             model.detect_language(features=bad)

@@ -404,6 +404,8 @@ class WhisperModel:
         import numpy as np
 
         n = 30 * _sotto.SAMPLE_RATE
+        if features is None and samples is not None:  # faster-whisper's features of the audio
+            features = self._whole_features(samples, segments)
         if features is not None:
             n, frames = _FRAMES, features[:, :segments * _FRAMES]
         votes: Dict[str, List[float]] = {}
@@ -427,6 +429,27 @@ class WhisperModel:
             self._model._release(ctx)
         language = max(votes, key=lambda k: len(votes[k]))
         return language, max(votes[language]), ranked
+
+    def _whole_features(self, samples: Any, segments: int) -> Any:
+        """faster-whisper's feature_extractor(samples) (160 zeros after: len // 160 + 1
+        frames, normalised by the whole audio's maximum), its first SEGMENTS windows' frames:
+        each 30 s piece's log-mel (mel_window), whose own maximum it was normalised by,
+        floored at the whole audio's: log-mel values below it - 8 are that floor either way.
+        (A piece's first and last frames see the piece's edges where faster-whisper's see the
+        audio on: the windows past the first may differ there.)"""
+        import numpy as np
+
+        n_mels, piece = int(self._model.info()["n_mels"]), 30 * _sotto.SAMPLE_RATE
+        want = min(len(samples) // 160 + 1, segments * _FRAMES)
+        mels, top = [], -np.inf
+        for i in range(0, max(len(samples), 1), piece):
+            mel = np.frombuffer(_sotto.mel_window(np.ascontiguousarray(samples[i:i + piece], dtype=np.float32),
+                                                  n_mels), dtype=np.float32).reshape(n_mels, _FRAMES)
+            top = max(top, float(mel.max()) * 4 - 4)  # (max + 4) / 4 is the piece's largest value
+            if i // 160 < want:
+                mels.append(mel)
+        out = np.concatenate(mels, axis=1)[:, :want]
+        return np.maximum(out, np.float32((top - 8 + 4) / 4))
 
     def _features(self, pieces: List[Any], segments: int) -> Any:
         """The batched pipeline's features for detect_language: each piece's log-mel
@@ -550,6 +573,7 @@ class WhisperModel:
             language, probability, all_probs = self._detect(
                 speech[start:] if start < len(speech) else speech, language_detection_segments,
                 language_detection_threshold)
+            _info("Detected language '%s' with probability %.2f", language, probability)
         else:
             language, probability = language or "en", 1.0
         options = TranscriptionOptions(
@@ -789,6 +813,8 @@ class BatchedInferencePipeline:
                 features=self.model._features(pieces, language_detection_segments) if self.model.is_multilingual
                 else None)
             all_probs = all_probs if self.model.is_multilingual else None
+            if self.model.is_multilingual:
+                _info("Detected language '%s' with probability %.2f", language, probability)
         opts = dict(
             language=language, task=task, log_progress=False, beam_size=beam_size, best_of=best_of,
             patience=patience, length_penalty=length_penalty, repetition_penalty=repetition_penalty,
