@@ -919,6 +919,7 @@ PyMODINIT_FUNC PyInit__sotto(void)
     if (!SottoError || PyModule_AddObject(m, "SottoError", SottoError) < 0 ||
         PyModule_AddStringConstant(m, "VERSION", SOTTO_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "MAX_SEQUENCES", SOTTO_MAX_SEQUENCES) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_BATCH", SOTTO_MAX_BATCH) < 0 ||
         PyModule_AddIntConstant(m, "MAX_TEMPERATURES", SOTTO_MAX_TEMPERATURES) < 0 ||
         PyModule_AddIntConstant(m, "SAMPLE_RATE", SOTTO_SAMPLE_RATE) < 0)
         goto fail;

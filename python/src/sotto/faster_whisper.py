@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Sequ
 from . import _sotto
 from . import _model
 from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
-from .models import converted, installed_models, resolve_model, resolve_vad
+from .models import COMPUTE_TYPES, converted, installed_models, resolve_model, resolve_vad
 
 #: openai-whisper's language codes, in the order of its language tokens
 LANGUAGE_CODES: Tuple[str, ...] = tuple(
@@ -318,6 +318,10 @@ class WhisperModel:
             raise NotImplementedError(f"device_index={device_index!r}: sotto runs a model on one device")
         if not isinstance(num_workers, int) or num_workers < 1:
             raise ValueError(f"num_workers must be an int >= 1, not {num_workers!r}")
+        if not isinstance(device, str) or not (device in ("auto", "cpu", "cuda", "gpu") or device.startswith("vulkan")):
+            raise ValueError(f"unsupported device {device}")  # CTranslate2's
+        if compute_type not in COMPUTE_TYPES and compute_type not in ("int16", "bfloat16"):
+            raise ValueError(f"Invalid compute type: {compute_type}")  # CTranslate2's
         engine_device = {"cuda": f"vulkan:{device_index}", "gpu": f"vulkan:{device_index}"}.get(device, device)
         path = resolve_model(model_size_or_path, [download_root] if download_root else [])
         # faster-whisper's own Silero export first: its vad_filter cuts with that model
@@ -354,10 +358,12 @@ class WhisperModel:
 
     @property
     def supported_languages(self) -> List[str]:
-        """The language codes the model knows (["en"] for an English-only one)."""
+        """The language codes the model knows (["en"] for an English-only one), in
+        faster-whisper's order: alphabetical, "yue" (large-v3's) last."""
         if not self.is_multilingual:
             return ["en"]
-        return list(LANGUAGE_CODES[: self._n_languages])
+        have = LANGUAGE_CODES[: self._n_languages]
+        return sorted(c for c in have if c != "yue") + (["yue"] if "yue" in have else [])
 
     def detect_language(
         self,
@@ -756,7 +762,9 @@ class BatchedInferencePipeline:
         """faster-whisper's batched transcribe(); the parameters work and are refused as
         WhisperModel.transcribe's, and: condition_on_previous_text and
         max_initial_timestamp are ignored, as faster-whisper's batched decoding ignores
-        them; batch_size must be an int >= 1. The chunks, as faster-whisper's: with
+        them; batch_size must be an int >= 1, and more than 64 (sotto's largest batch)
+        runs 64 at a time (the same segments: a chunk's tokens do not depend on its
+        batch). The chunks, as faster-whisper's: with
         clip_timestamps (a list of {"start": s, "end": s} in seconds) each clip, at its
         own offset, whatever vad_filter says; else with vad_filter the VAD's speech
         merged into chunks of at most 30 s; else the whole audio as one chunk when it is
@@ -768,6 +776,7 @@ class BatchedInferencePipeline:
         """
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, not {batch_size!r}")
+        batch_size = min(batch_size, _sotto.MAX_BATCH)  # faster-whisper takes any (a GPU's habit)
         language, task = self.model._language_task(language, task)
         multilingual = _multilingual(multilingual, self.model.is_multilingual)
         chunk_s = chunk_length or 30

@@ -18,6 +18,7 @@ COMPUTE_TYPES = {
     "int8": "q8_0",
     "int8_float32": "q8_0",
     "int8_float16": "q8_0",
+    "int8_bfloat16": "q8_0",
     "float16": "f16",
     "float32": "f32",
 }
