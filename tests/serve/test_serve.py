@@ -375,6 +375,9 @@ said_408 = [line for line in log.splitlines() if " 408 " in line]
 check(all("did not arrive" in line for line in said_408) and len(said_408) == 2, "408 is logged only where it was sent "
       "(the trickling body and head; not the half-closed cut body)", str(said_408))
 check("POST /v1/audio/transcriptions - audio=-" in log, "a request left unanswered is logged with status -")
+check("internal error" not in log, "a 408's close is not logged as libmicrohttpd's internal error", log[-2000:])
+check(all(2000 <= int(line.split("ms")[0].rsplit(" ", 1)[1]) < 3500 for line in said_408),
+      "a 408's line gives the time of the answer (--timeout 2 s), not of the close", str(said_408))
 if check.failed:
     print(log[-3000:])
 

@@ -54,6 +54,7 @@ typedef struct request {
     uint64_t body_bytes, file_bytes;
     bool file_seen, reserved;
     bool answered_raw;             /* answered on the socket, past MHD (too_slow): MHD closes it */
+    double answered_ms;            /*   when (the log's time is the answer's, not the close's) */
     serve_error reject;            /* answered once the body is in, when http_status != 0 */
     serve_form form;
     const out_writer *format;
@@ -214,7 +215,12 @@ static void too_slow(request *q)
     reject(q, 408, NULL, "timeout", "%s", e.message); /* the upload's disk space goes back */
     q->status = 408;
     q->answered_raw = true;
+    q->answered_ms = cli_now_ms();
 }
+
+/* Set on the thread that hands MHD a close of a request answered past it: MHD then logs
+ * the close as an "internal error" of the application, which it is not. */
+static _Thread_local bool closing_answered;
 
 static void upload(request *q, const char *data, size_t size)
 {
@@ -608,7 +614,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (q->answered_raw) return MHD_NO; /* answered already: MHD closes the connection */
+    if (q->answered_raw) { /* answered already: MHD closes the connection */
+        closing_answered = true;
+        return MHD_NO;
+    }
     return body_done(q);
 }
 
@@ -629,7 +638,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     if (q->audio_s >= 0) snprintf(audio, sizeof audio, "%.2fs", q->audio_s);
     if (q->status) snprintf(status, sizeof status, "%d", q->status);
     fprintf(stderr, "sotto serve: %s %s %s audio=%s %.0fms%s\n", q->method, q->path, status, audio,
-            cli_now_ms() - q->t0_ms, note);
+            (q->answered_raw ? q->answered_ms : cli_now_ms()) - q->t0_ms, note);
     if (q->pp) MHD_destroy_post_processor(q->pp);
     q->pp = NULL;
     if (q->reserved) serve_pool_cancel(s->pool);
@@ -659,7 +668,10 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n') msg[--n] = 0;
-    fprintf(stderr, "sotto serve: libmicrohttpd: %s\n", msg);
+    /* the close of a request answered past MHD (408): the request's own line says why */
+    bool ours = closing_answered && strstr(msg, "Application reported internal error");
+    closing_answered = false;
+    if (!ours) fprintf(stderr, "sotto serve: libmicrohttpd: %s\n", msg);
 }
 
 /* ---- the daemon ---- */
