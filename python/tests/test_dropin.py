@@ -173,6 +173,8 @@ def test_language_and_task_as_faster_whisper(fw, clips, models_dir, caplog):
     for bad in ({"language": "xx"}, {"language": "German"}, {"task": "bogus"}):
         with pytest.raises(ValueError):
             base.transcribe(path, **bad)  # at the call, not when the segments are read
+    with pytest.raises(ValueError, match=r"^'xx' is not a valid language code \(accepted language codes: af, am, "):
+        base.transcribe(path, language="xx")  # faster-whisper's message
 
 
 def test_input_errors_are_pythons(fw, model, clips, tmp_path):

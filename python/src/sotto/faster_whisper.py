@@ -351,7 +351,8 @@ class WhisperModel:
                                 "using 'en' instead.", language)
             return (None if language is None else "en"), "transcribe"
         if language is not None and language not in self.supported_languages:
-            raise ValueError(f"{language} is not a valid language code")
+            raise ValueError(f"'{language}' is not a valid language code (accepted language codes: "
+                             f"{', '.join(self.supported_languages)})")
         if task not in ("transcribe", "translate"):
             raise ValueError(f"'{task}' is not a valid task (accepted tasks: transcribe, translate)")
         return language, task
