@@ -352,9 +352,20 @@ def test_split_stereo(clips, tmp_path):
     assert np.array_equal(l2, left) and np.array_equal(r2, right)
 
 
-def test_empty_audio(fw):
+def test_empty_audio(fw, tmp_path):
     # faster-whisper's test_empty_audio: no segments, no failure
     segments, info = fw.transcribe(np.zeros(0, dtype=np.float32))
+    assert list(segments) == [] and info.duration == 0.0
+    # a WAV of 0 frames: an empty array, as PyAV (faster-whisper) and ffmpeg (openai) give
+    import wave
+
+    empty = str(tmp_path / "empty.wav")
+    with wave.open(empty, "wb") as w:
+        w.setnchannels(1), w.setsampwidth(2), w.setframerate(16000)
+    assert decode_audio(empty).shape == (0,) and whisper.load_audio(empty).shape == (0,)
+    left, right = decode_audio(empty, split_stereo=True)
+    assert left.shape == right.shape == (0,)
+    segments, info = fw.transcribe(empty)
     assert list(segments) == [] and info.duration == 0.0
 
 

@@ -194,7 +194,9 @@ def decode_audio(
     Raises:
         NotImplementedError: a rate other than 16000.
         SottoError: the file cannot be decoded, with the engine's message (a missing
-            path: also a FileNotFoundError, a directory: an IsADirectoryError).
+            path: also a FileNotFoundError, a directory: an IsADirectoryError). A file
+            that holds no samples (a WAV of 0 frames) gives an empty array, as
+            faster-whisper's and openai's loaders do.
     """
     import numpy as np
 
@@ -208,7 +210,12 @@ def decode_audio(
             return decode_audio(f.name, sampling_rate, split_stereo)
     path = os.fspath(input_file)  # type: ignore[arg-type]
     _model._check_path(path)
-    raw, channels = _sotto.audio_load(path, 1 if split_stereo else 0)
+    try:
+        raw, channels = _sotto.audio_load(path, 1 if split_stereo else 0)
+    except _sotto.SottoError as e:  # a file of no samples: nothing, as PyAV's and ffmpeg's decoding gives
+        if "no audio samples" not in str(e):
+            raise
+        raw, channels = b"", 1
     samples = np.frombuffer(raw, dtype=np.float32).copy()
     if not split_stereo:
         return samples
