@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace as _replace
 from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _sotto
@@ -854,9 +854,11 @@ class BatchedInferencePipeline:
         finally:
             _quiet.on = False
         _info("VAD filter removed %s of audio", format_timestamp(max(duration - sum(e - s for s, e in speech) / rate, 0)))
+        # the pipeline's options name the one temperature it decodes with
+        given = [temperature] if isinstance(temperature, (int, float)) else list(temperature)[:1]
         info = TranscriptionInfo(
             language, probability, duration, sum(e - s for s, e in speech) / rate, all_probs,
-            probe.transcription_options, vo,
+            _replace(probe.transcription_options, temperatures=given), vo,
         )
         # the batched engine: faster-whisper's cut with vad_parameters (or the clips, or the
         # whole audio), batch_size chunks at a time; generate_segment_batched's prompt:
