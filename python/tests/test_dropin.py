@@ -133,6 +133,27 @@ def test_faster_whispers_log_lines_and_format_timestamp(fw, clips, caplog):
     ]
 
 
+def test_faster_whispers_feature_extractor_and_constants(fw, clips):
+    fe = fw.feature_extractor
+    assert (fe.sampling_rate, fe.hop_length, fe.chunk_length, fe.n_samples, fe.nb_max_frames, fe.n_fft) == (
+        16000, 160, 30, 480000, 3000, 400) and fe.time_per_frame == 0.01
+    assert (fw.num_samples_per_token, fw.frames_per_second, fw.tokens_per_second, fw.input_stride,
+            fw.time_precision, fw.max_length) == (320, 100, 50, 2, 0.02, 448)
+    assert fw.logger is logging.getLogger("faster_whisper")
+    x = decode_audio(clip(clips, "librivox-0870.wav"))  # 7.1 s
+    f = fe(x)
+    assert f.shape == (80, len(x) // 160 + 1) and f.dtype == np.float32  # faster-whisper's 711 frames
+    # its log-mel (to 3.4e-6 of faster-whisper 1.2.1's on this clip and on six of it end to
+    # end, measured): frames across the 30 s windows it is made of are the audio's own, a
+    # frame past 30 s the same as that frame of audio starting 10 frames before it
+    long = np.concatenate([x] * 6)
+    g = fe(long)
+    assert g.shape == (80, len(long) // 160 + 1)
+    np.testing.assert_allclose(g[:, 2990:3010], fe(long[2980 * 160:])[:, 10:30], atol=1e-5)
+    with pytest.raises(NotImplementedError):
+        fe(x, padding=0)
+
+
 def test_segments_are_faster_whispers_dataclasses(fw, clips):
     # faster-whisper 1.2.1's Segment and Word are dataclasses: asdict, replace, assignment,
     # tokens a list; _asdict still answers, with its DeprecationWarning

@@ -34,6 +34,7 @@ _FRAMES = 3000  # log-mel frames of a 30 s window
 
 __all__ = [
     "BatchedInferencePipeline",
+    "FeatureExtractor",
     "Segment",
     "TranscriptionInfo",
     "TranscriptionOptions",
@@ -53,6 +54,59 @@ _quiet = threading.local()  # the pipeline's check of its options: no log lines 
 def _info(msg: str, *args: Any) -> None:
     if not getattr(_quiet, "on", False):
         _logger.info(msg, *args)
+
+
+def _log_mel(samples: Any, n_mels: int, limit: Optional[int] = None) -> Any:
+    """faster-whisper's feature_extractor(samples): the log-mel of the samples with 160 zeros
+    after (len // 160 + 1 frames, at most LIMIT), normalised by the whole audio's maximum.
+    From 30 s windows of the library's log-mel (mel_window) 2980 frames apart, each frame
+    taken where its window has 10 frames of audio on both sides (the frames at a window's
+    edges see its padding), each window normalised by its own maximum and floored here at
+    the whole audio's maximum - 8 (below which both are that floor)."""
+    import numpy as np
+
+    margin, total = 10, len(samples) // 160 + 1
+    want = total if limit is None else min(total, limit)
+    used, top, g0 = [], -np.inf, 0
+    while g0 < want:
+        w = max(0, g0 - margin)  # the window's first frame
+        mel = np.frombuffer(_sotto.mel_window(np.ascontiguousarray(samples[w * 160:w * 160 + 30 * _sotto.SAMPLE_RATE],
+                                                                   dtype=np.float32), n_mels),
+                            dtype=np.float32).reshape(n_mels, _FRAMES)
+        n = min(w + _FRAMES - margin - g0, want - g0)
+        part = mel[:, g0 - w:g0 - w + n]
+        top = max(top, float(part.max()) * 4 - 4)  # (x + 4) / 4 of the largest log-mel value
+        used.append(part)
+        g0 += n
+    out = np.concatenate(used, axis=1) if used else np.zeros((n_mels, 0), dtype=np.float32)
+    return np.maximum(out, np.float32((top - 8 + 4) / 4))
+
+
+class FeatureExtractor:
+    """faster-whisper's FeatureExtractor as WhisperModel.feature_extractor: its attributes
+    (feature_size, sampling_rate, hop_length, chunk_length, n_fft, n_samples,
+    nb_max_frames, time_per_frame) and its call, on sotto's log-mel."""
+
+    def __init__(self, feature_size: int = 80) -> None:
+        self.feature_size = feature_size
+        self.sampling_rate = _sotto.SAMPLE_RATE
+        self.hop_length = 160
+        self.chunk_length = 30
+        self.n_fft = 400
+        self.n_samples = self.chunk_length * self.sampling_rate
+        self.nb_max_frames = self.n_samples // self.hop_length
+        self.time_per_frame = self.hop_length / self.sampling_rate
+
+    def __call__(self, waveform: Any, padding: int = 160, chunk_length: Optional[int] = None) -> Any:
+        """The log-mel [feature_size, len // 160 + 1] of 16 kHz float32 WAVEFORM, as
+        faster-whisper's (160 zeros after it, normalised by its maximum).
+
+        Raises:
+            NotImplementedError: padding other than 160, chunk_length other than 30.
+        """
+        if padding != 160 or chunk_length not in (None, 30):
+            raise NotImplementedError("sotto's feature extractor pads 160 samples and takes 30 s chunks only")
+        return _log_mel(_samples(waveform), self.feature_size)
 
 
 def _multilingual(asked: bool, model_has: bool) -> bool:
@@ -345,6 +399,16 @@ class WhisperModel:
         info = self._model.info()
         self.is_multilingual = bool(info["multilingual"])
         self._n_languages = int(info["n_languages"])
+        # faster-whisper's attributes of a WhisperModel (its CTranslate2 model and Hugging
+        # Face tokenizer aside): Whisper's constants, its logger, its feature extractor
+        self.logger = _logger
+        self.feature_extractor = FeatureExtractor(int(info["n_mels"]))
+        self.input_stride = 2
+        self.num_samples_per_token = self.feature_extractor.hop_length * self.input_stride  # 320
+        self.frames_per_second = self.feature_extractor.sampling_rate // self.feature_extractor.hop_length  # 100
+        self.tokens_per_second = self.feature_extractor.sampling_rate // self.num_samples_per_token  # 50
+        self.time_precision = 0.02
+        self.max_length = int(info["n_text_ctx"])  # 448
 
     def _language_task(self, language: Optional[str], task: str) -> Tuple[Optional[str], str]:
         """LANGUAGE and TASK as faster-whisper's transcribe() takes them, checked before it
@@ -451,19 +515,7 @@ class WhisperModel:
         floored at the whole audio's: log-mel values below it - 8 are that floor either way.
         (A piece's first and last frames see the piece's edges where faster-whisper's see the
         audio on: the windows past the first may differ there.)"""
-        import numpy as np
-
-        n_mels, piece = int(self._model.info()["n_mels"]), 30 * _sotto.SAMPLE_RATE
-        want = min(len(samples) // 160 + 1, segments * _FRAMES)
-        mels, top = [], -np.inf
-        for i in range(0, max(len(samples), 1), piece):
-            mel = np.frombuffer(_sotto.mel_window(np.ascontiguousarray(samples[i:i + piece], dtype=np.float32),
-                                                  n_mels), dtype=np.float32).reshape(n_mels, _FRAMES)
-            top = max(top, float(mel.max()) * 4 - 4)  # (max + 4) / 4 is the piece's largest value
-            if i // 160 < want:
-                mels.append(mel)
-        out = np.concatenate(mels, axis=1)[:, :want]
-        return np.maximum(out, np.float32((top - 8 + 4) / 4))
+        return _log_mel(samples, int(self._model.info()["n_mels"]), segments * _FRAMES)
 
     def _features(self, pieces: List[Any], segments: int) -> Any:
         """The batched pipeline's features for detect_language: each piece's log-mel
