@@ -56,17 +56,16 @@ def _info(msg: str, *args: Any) -> None:
         _logger.info(msg, *args)
 
 
-def _log_mel(samples: Any, n_mels: int, limit: Optional[int] = None) -> Any:
+def _log_mel(samples: Any, n_mels: int) -> Any:
     """faster-whisper's feature_extractor(samples): the log-mel of the samples with 160 zeros
-    after (len // 160 + 1 frames, at most LIMIT), normalised by the whole audio's maximum.
+    after (len // 160 + 1 frames), normalised by the whole audio's maximum.
     From 30 s windows of the library's log-mel (mel_window) 2980 frames apart, each frame
     taken where its window has 10 frames of audio on both sides (the frames at a window's
     edges see its padding), each window normalised by its own maximum and floored here at
     the whole audio's maximum - 8 (below which both are that floor)."""
     import numpy as np
 
-    margin, total = 10, len(samples) // 160 + 1
-    want = total if limit is None else min(total, limit)
+    margin, want = 10, len(samples) // 160 + 1
     used, top, g0 = [], -np.inf, 0
     while g0 < want:
         w = max(0, g0 - margin)  # the window's first frame
@@ -469,6 +468,8 @@ class WhisperModel:
         samples = _samples(audio)
         if vad_filter:
             samples = _collect(samples, self._speech(samples, _vad_options(vad_parameters)))
+        if isinstance(language_detection_segments, int):  # faster-whisper's: the windows looked at, alone
+            samples = samples[: max(language_detection_segments, 1) * 30 * _sotto.SAMPLE_RATE]
         return self._detect(samples, language_detection_segments, language_detection_threshold)
 
     def _detect(self, samples: Any, segments: int = 1,
@@ -483,7 +484,7 @@ class WhisperModel:
 
         n = 30 * _sotto.SAMPLE_RATE
         if features is None and samples is not None:  # faster-whisper's features of the audio
-            features = self._whole_features(samples, segments)
+            features = _log_mel(samples, int(self._model.info()["n_mels"]))
         if features is not None:
             n, frames = _FRAMES, features[:, :segments * _FRAMES]
         votes: Dict[str, List[float]] = {}
@@ -507,15 +508,6 @@ class WhisperModel:
             self._model._release(ctx)
         language = max(votes, key=lambda k: len(votes[k]))
         return language, max(votes[language]), ranked
-
-    def _whole_features(self, samples: Any, segments: int) -> Any:
-        """faster-whisper's feature_extractor(samples) (160 zeros after: len // 160 + 1
-        frames, normalised by the whole audio's maximum), its first SEGMENTS windows' frames:
-        each 30 s piece's log-mel (mel_window), whose own maximum it was normalised by,
-        floored at the whole audio's: log-mel values below it - 8 are that floor either way.
-        (A piece's first and last frames see the piece's edges where faster-whisper's see the
-        audio on: the windows past the first may differ there.)"""
-        return _log_mel(samples, int(self._model.info()["n_mels"]), segments * _FRAMES)
 
     def _features(self, pieces: List[Any], segments: int) -> Any:
         """The batched pipeline's features for detect_language: each piece's log-mel
