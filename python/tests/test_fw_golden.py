@@ -126,6 +126,24 @@ def test_detected_language_logged(models_dir, clips_dir, tmp_path, caplog):
     assert "Detected language 'de' with probability 0.59" in [r.getMessage() for r in caplog.records]
 
 
+def test_detect_language_over_what_faster_whisper_looks_at(models_dir, clips_dir, tmp_path):
+    # detect_language cuts the audio to its windows before the log-mel (normalised by what
+    # is left); transcribe detects from the whole audio's features. On 30 s of quiet German
+    # then loud English they differ (faster-whisper 1.2.1 said 0.8554 and 0.8461, as sotto)
+    import numpy as np
+
+    model = model_of("base", models_dir)
+    de = audio_of("lang/espeak-ng-de.wav", clips_dir, str(tmp_path))
+    en = audio_of("librivox-0870.wav", clips_dir, str(tmp_path))
+    a = np.concatenate([de * 0.05] * 8 + [en] * 4).astype(np.float32)
+    alone = model.detect_language(a, language_detection_threshold=0.99)
+    assert alone == model.detect_language(a[:480000], language_detection_threshold=0.99)
+    whole = model.detect_language(features=model.feature_extractor(a), language_detection_threshold=0.99)
+    assert alone[0] == whole[0] == "de" and abs(alone[1] - whole[1]) > 1e-3
+    _, info = model.transcribe(a, beam_size=1, language_detection_threshold=0.99)
+    assert (info.language, info.language_probability) == whole[:2]
+
+
 def test_detect_language_from_features(models_dir, clips_dir, tmp_path):
     # detect_language(features=...): the log-mel's first 3000 frames, zeros after; a clip's
     # log-mel (len // 160 + 1 frames, as faster-whisper's feature extractor makes them) says
