@@ -154,6 +154,16 @@ def test_faster_whispers_feature_extractor_and_constants(fw, clips):
         fe(x, padding=0)
 
 
+def test_refused_max_new_tokens_is_a_value_error(fw, clips, capsys):
+    path = clip(clips, "librivox-0870.wav")
+    segments, _ = fw.transcribe(path, max_new_tokens=500)  # past the 448 positions: at the window, as theirs
+    with pytest.raises(ValueError, match="max_new_tokens") as e:
+        list(segments)
+    assert isinstance(e.value, sotto.SottoError)
+    list(fw.transcribe(path, log_progress=True)[0])
+    assert capsys.readouterr().err.count("100.0 %") == 1
+
+
 def test_segments_are_faster_whispers_dataclasses(fw, clips):
     # faster-whisper 1.2.1's Segment and Word are dataclasses: asdict, replace, assignment,
     # tokens a list; _asdict still answers, with its DeprecationWarning

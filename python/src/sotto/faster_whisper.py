@@ -669,6 +669,11 @@ class WhisperModel:
 _AHEAD = 8
 
 
+class _InvalidOption(ValueError, _sotto.SottoError):
+    """An option the engine refused while decoding: a ValueError, as faster-whisper's, and a
+    sotto.SottoError."""
+
+
 def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Optional[float]) -> Iterator[Segment]:
     """The segments of model.transcribe(samples, **kwargs) as they are made: a worker
     thread runs the engine and hands each segment over a queue of _AHEAD; closing the
@@ -708,9 +713,17 @@ def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Opt
                     print("sotto: 100.0 %", file=sys.stderr)
                 return
             if kind == "error":
+                if isinstance(value, _sotto.SottoError) and getattr(value, "status", None) == "invalid argument":
+                    # an option the decoding refused (max_new_tokens past the context): faster-whisper's ValueError
+                    err = _InvalidOption(str(value))
+                    err.status = value.status
+                    raise err from value
                 raise value
             if progress_of:
-                print(f"sotto: {min(100.0, 100.0 * value.end / progress_of):5.1f} %", file=sys.stderr)
+                shown = min(100.0, 100.0 * value.end / progress_of)
+                print(f"sotto: {shown:5.1f} %", file=sys.stderr)
+                if shown >= 100.0:
+                    progress_of = None  # said: not again at the end
             yield _fw_segment(value)  # faster-whisper counts from 1
     finally:
         stop.set()
