@@ -605,6 +605,16 @@ typedef struct sotto_transcribe_params {
     float vad_max_speech_s;    /* speech longer than this (seconds) is split at its last
                                   silence over 98 ms, as faster-whisper's vad.py splits it;
                                   INFINITY (default): never. Else above 0 */
+    const int32_t *suppress_tokens; /* openai-whisper's suppress_tokens: the ids never sampled.
+                                  NULL (default): the model's list, openai's "-1" (the
+                                  non-speech symbols and the special tokens). Else these
+                                  N ids (N may be 0), -1 among them standing for the model's
+                                  list; <|startoftranscript|>, <|startofprev|>,
+                                  <|startoflm|>, <|transcribe|>, <|translate|> and
+                                  <|nocaptions|> are always suppressed, as openai adds them.
+                                  Each >= -1 (checked against the vocabulary when
+                                  transcribing) */
+    int n_suppress_tokens;
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
@@ -628,7 +638,8 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
  * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
  * max_new_tokens >= 0, clip timestamps >= 0 (with batch_size each start < its end);
- * repetition_penalty finite and > 0, no_repeat_ngram_size >= 0; no hotwords or prefix with
+ * repetition_penalty finite and > 0, no_repeat_ngram_size >= 0; n_suppress_tokens >= 0 and
+ * each of them >= -1; no hotwords or prefix with
  * batch_size (the batched engine does not take them yet).
  * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
  * sotto_last_error(). The language must be "auto", a code or a name sotto_language_code

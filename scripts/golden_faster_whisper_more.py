@@ -3,7 +3,8 @@
 scripts/golden_faster_whisper.py's (whose files stay as they are): BatchedInferencePipeline
 without the VAD (vad_filter=False, clip_timestamps), with multilingual=True, and
 repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, and the
-pipeline's initial_prompt, hotwords, prefix, vad_parameters and max_new_tokens, on the
+pipeline's initial_prompt, hotwords, prefix, vad_parameters, max_new_tokens and
+suppress_tokens, on the
 CTranslate2 weights sotto reads too. Writes tests/golden/faster-whisper/more-SET.json:
 each case's class ("model" or "pipeline"), transcribe() keyword arguments, segments and
 info; a case faster-whisper refuses holds its exception's type and message instead.
@@ -81,6 +82,11 @@ OPTIONS = [
                                                                              "speech_pad_ms": 30})),
     ("pipeline", "long512", dict(vad_parameters={"min_silence_duration_ms": 100, "speech_pad_ms": 30},
                                  without_timestamps=False, beam_size=1)),
+    # suppress_tokens: "." (13) and "," (11) alone (with the special tokens), the model's
+    # list and "," on the pipeline, and none at all
+    ("model", SHORT, dict(beam_size=1, suppress_tokens=[13, 11])),
+    ("model", SHORT, dict(suppress_tokens=[])),
+    ("pipeline", "long", dict(suppress_tokens=[-1, 11], without_timestamps=False)),
 ]
 BASE = [
     ("pipeline", "en_de", dict(multilingual=True)),

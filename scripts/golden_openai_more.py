@@ -20,6 +20,7 @@ sys.path.insert(0, HERE)
 # golden.py fixes the BLAS thread count from --threads (default 2) before numpy loads
 import golden  # noqa: E402
 
+import copy  # noqa: E402
 import json  # noqa: E402
 
 import whisper  # noqa: E402
@@ -36,6 +37,11 @@ CASES = [
     dict(temperature=0.0, initial_prompt=IP, carry_initial_prompt=True, condition_on_previous_text=False),
     dict(temperature=0.0, initial_prompt=LONG_IP, carry_initial_prompt=True),
     dict(temperature=0.0, initial_prompt=IP, carry_initial_prompt=False),
+    # suppress_tokens: none of the non-speech symbols (quotes, brackets, ... may come), and
+    # the model's list with "." (13) and "," (11) added, as a str and as a list
+    dict(temperature=0.0, suppress_tokens=""),
+    dict(temperature=0.0, suppress_tokens="-1,13,11"),
+    dict(suppress_tokens=[13, 11]),
 ]
 
 
@@ -45,7 +51,8 @@ def main():
     out = []
     for kw in CASES:
         with golden.torch.no_grad():
-            result = whisper.transcribe(model, audio, fp16=False, **kw)
+            # a copy: openai's DecodingTask extends a suppress_tokens list in place
+            result = whisper.transcribe(model, audio, fp16=False, **copy.deepcopy(kw))
         out.append(dict(audio="long", kwargs=kw, result=result))
         print(f"{kw}: {len(result['segments'])} segments", file=sys.stderr)
     os.makedirs(os.path.join(ROOT, "tests", "golden", "openai"), exist_ok=True)

@@ -3,7 +3,8 @@
 parsers: SRT with `srt` and VTT with `webvtt` (webvtt-py), both Debian packages of the
 PyPI projects (python3-srt, python3-webvtt), JSON validated against
 docs/transcript.schema.json with `jsonschema` (python3-jsonschema). Every cue must be a
-segment of the JSON (same text, start and end to the millisecond), TXT and TSV must hold
+segment of the JSON (same text, start and end to the millisecond; a segment with words timed
+by them, as openai's writers time it), TXT and TSV must hold
 the same segments, and one format written to stdout must equal its file. Several inputs:
 a missing one is named and skipped, the other written, exit 1 with a count; an unwritable
 --output-dir is refused before decoding (exit 2, as any output that cannot be written).
@@ -30,6 +31,23 @@ def check(ok, what):
         print("FAIL:", what)
 
 
+def vtt_seconds(t):
+    """A webvtt-py timestamp "HH:MM:SS.mmm" in seconds (its start_in_seconds is whole
+    seconds in some versions and not in others)."""
+    h, m, sec = t.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(sec)
+
+
+def cue_of(s):
+    """The srt/vtt cue of segment S as openai's SubtitlesWriter makes it: timed by its words
+    when it has some (the first's start, the last's end; the segment's own start may be
+    earlier), their text joined, stripped ("-->" written "->": a cue's text cannot hold it)."""
+    words = s.get("words") or []
+    if words:
+        return words[0]["start"], words[-1]["end"], "".join(w["word"] for w in words).strip().replace("-->", "->")
+    return s["start"], s["end"], s["text"].strip().replace("-->", "->")
+
+
 def main():
     sotto, model, audio, schema_path, work = sys.argv[1:6]
     extra = sys.argv[6:]
@@ -52,16 +70,19 @@ def main():
         cues = list(srt.parse(f.read()))
     check(len(cues) == len(spoken), f"srt: {len(cues)} cues for {len(spoken)} segments with text")
     for c, s in zip(cues, spoken):
-        check(c.content == s["text"].strip().replace("-->", "->"), f"srt cue {c.index}: {c.content!r}")
-        check(abs(c.start.total_seconds() - s["start"]) <= 0.0005 and abs(c.end.total_seconds() - s["end"]) <= 0.0005,
-              f"srt cue {c.index}: {c.start} --> {c.end} for {s['start']} --> {s['end']}")
+        start, end, text = cue_of(s)
+        check(c.content == text, f"srt cue {c.index}: {c.content!r}")
+        check(abs(c.start.total_seconds() - start) <= 0.0005 and abs(c.end.total_seconds() - end) <= 0.0005,
+              f"srt cue {c.index}: {c.start} --> {c.end} for {start} --> {end}")
     check([c.index for c in cues] == list(range(1, len(cues) + 1)), "srt cues numbered from 1")
 
     caps = webvtt.read(path("vtt"))
     check(len(caps) == len(spoken), f"vtt: {len(caps)} captions for {len(spoken)} segments with text")
     for c, s in zip(caps, spoken):
-        check(c.text == s["text"].strip().replace("-->", "->"), f"vtt caption: {c.text!r}")
-        check(abs(c.start_in_seconds + int(c.start[-3:]) / 1000 - s["start"]) <= 0.0015, f"vtt start {c.start}")
+        start, end, text = cue_of(s)
+        check(c.text == text, f"vtt caption: {c.text!r}")
+        check(abs(vtt_seconds(c.start) - start) <= 0.0005 and abs(vtt_seconds(c.end) - end) <= 0.0005,
+              f"vtt caption: {c.start} --> {c.end} for {start} --> {end}")
 
     with open(path("tsv"), encoding="utf-8") as f:
         rows = f.read().splitlines()

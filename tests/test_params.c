@@ -75,6 +75,15 @@ static void test_check(void)
     p = d, p.repetition_penalty = 0, refused(&p, "repetition penalty 0", "repetition penalty");
     p = d, p.repetition_penalty = NAN, refused(&p, "repetition penalty NaN", "repetition penalty");
     p = d, p.no_repeat_ngram_size = -1, refused(&p, "no-repeat n-gram -1", "n-gram size");
+    int32_t ids[] = {-1, 13, -2};
+    p = d, p.n_suppress_tokens = 1, refused(&p, "suppress tokens without their array", "without their array");
+    p = d, p.suppress_tokens = ids, p.n_suppress_tokens = -1, refused(&p, "suppress tokens -1", "without their array");
+    p = d, p.suppress_tokens = ids, p.n_suppress_tokens = 3, refused(&p, "suppress token -2", "suppress token -2");
+    p = d, p.suppress_tokens = ids, p.n_suppress_tokens = 2;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "suppress -1, 13: %s", sotto_last_error());
+    p = d, p.suppress_tokens = ids, p.n_suppress_tokens = 0;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "suppress none: %s", sotto_last_error());
+    CHECK(!d.suppress_tokens && !d.n_suppress_tokens, "suppress_tokens default: the model's list");
     double bad_clip[] = {3, 2};
     p = d, p.batch_size = 2, p.clip_timestamps = bad_clip, p.n_clip_timestamps = 2;
     refused(&p, "batched clip 3 .. 2", "start before its end");

@@ -23,6 +23,7 @@
 #include "lang.h"
 #include "params.h"
 #include "prompt.h"
+#include "suppress.h"
 #include "text.h"
 
 enum { FRAME = 160 };
@@ -116,7 +117,7 @@ static void setup(sotto__brun *r, sotto__bin *in, int32_t lang)
     const sotto_model_info *h = &m->info;
     const sotto_transcribe_params *p = &in->p;
     in->rules = (sotto__rules){.n_vocab = h->n_vocab, .eot = h->token_eot, .ts_begin = h->token_timestamp_begin,
-                               .no_timestamps = h->token_notimestamps, .suppress = m->suppress,
+                               .no_timestamps = h->token_notimestamps, .suppress = in->suppress,
                                .suppress_blank = p->suppress_blank != 0, .blank = m->suppress_begin,
                                .timestamps = p->timestamps != 0, .max_initial = 0,
                                .repetition_penalty = p->repetition_penalty,
@@ -280,6 +281,7 @@ sotto_status sotto__bin_prepare(sotto__brun *r, sotto__bin *in)
     in->p = *in->item->params;
     in->rng = in->p.seed;
     sotto_status st = check(r, &in->p);
+    if (!st) st = sotto__suppress_list(ctx, &in->p, &in->suppress, &in->suppress_owned);
     if (!st && !(in->res = calloc(1, sizeof *in->res)))
         st = sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
     if (!st) st = read_input(r, in);
@@ -445,6 +447,6 @@ void sotto__bin_finish(sotto__brun *r, sotto__bin *in)
     in->map.speech = NULL; /* freed below, with the chunks */
     sotto__input_free(&in->map);
     sotto_free(in->speech), sotto_free(in->chunks);
-    free(in->owned), free(in->prompt), free(in->hotwords);
+    free(in->owned), free(in->prompt), free(in->hotwords), free(in->suppress_owned);
     *in = (sotto__bin){.item = in->item, .failed = true};
 }

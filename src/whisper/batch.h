@@ -24,6 +24,8 @@ typedef struct sotto__bin {
     int64_t n_chunks, next;    /* NEXT: chunks taken into batches so far */
     sotto__input map;          /* the time map over speech (input.h) */
     sotto__rules rules;
+    sotto__i32list suppress;   /* the suppressed ids (suppress.h), in SUPPRESS_OWNED or the model */
+    int32_t *suppress_owned;
     int32_t sot_seq[4];
     int n_sot;
     int32_t *prompt, *hotwords; /* the pipeline's prompt: initial_prompt's tokens, hotwords' */

@@ -83,6 +83,13 @@ static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *e
                                p->clip_timestamps[i]);
     if (isnan(p->max_initial_timestamp))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "max initial timestamp is not a number");
+    if (p->n_suppress_tokens < 0 || (p->n_suppress_tokens > 0 && !p->suppress_tokens))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "%d suppress tokens without their array",
+                           p->n_suppress_tokens);
+    for (int i = 0; p->suppress_tokens && i < p->n_suppress_tokens; i++)
+        if (p->suppress_tokens[i] < -1)
+            return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "suppress token %d (a token id, or -1: the model's list "
+                               "of non-speech symbols)", (int)p->suppress_tokens[i]);
     return SOTTO_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "../audio/melfile.h"
 #include "batch.h"
 #include "search.h"
+#include "suppress.h"
 #include "stream.h"
 #include "input.h"
 #include "lang.h"
@@ -50,6 +51,8 @@ typedef struct run {
     double last_speech;        /* last_speech_timestamp (word timestamps) */
     int32_t *hotwords, *prefix; /* faster-whisper's (prompt.h), or NULL */
     int n_hotwords, n_prefix;
+    sotto__i32list suppress;   /* the suppressed ids (suppress.h), in SUPPRESS_OWNED or the model */
+    int32_t *suppress_owned;
     char win_lang[16];         /* the language of the window being decoded */
     bool one_window;           /* sotto__transcribe_window: windows whole, the first alone */
 } run;
@@ -395,7 +398,7 @@ static sotto_status setup(run *r, int32_t lang)
     const sotto_model_info *h = &m->info;
     const sotto_transcribe_params *p = r->p;
     r->rules = (sotto__rules){.n_vocab = h->n_vocab, .eot = h->token_eot, .ts_begin = h->token_timestamp_begin,
-                              .no_timestamps = h->token_notimestamps, .suppress = m->suppress,
+                              .no_timestamps = h->token_notimestamps, .suppress = r->suppress,
                               .suppress_blank = p->suppress_blank != 0, .blank = m->suppress_begin,
                               .timestamps = p->timestamps != 0, .max_initial = -1,
                               .repetition_penalty = p->repetition_penalty,
@@ -567,6 +570,7 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     r.cur = malloc((SOTTO__MAX_TOKENS + 1) * sizeof *r.cur);
     sotto_status st = r.res && r.mel && r.cur ? SOTTO_OK : sotto__ctx_fail(ctx, SOTTO_ERR_NOMEM, "transcribe: out of memory");
     int32_t lang = -1;
+    if (!st) st = sotto__suppress_list(ctx, &p, &r.suppress, &r.suppress_owned);
     if (!st) {
         r.res->pub.language = r.res->lang;
         r.res->pub.duration = in->n_samples / (double)SOTTO_SAMPLE_RATE;
@@ -586,7 +590,7 @@ static sotto_status transcribe_input(sotto_context *ctx, const sotto__input *in,
     free(r.mel);
     free(r.all);
     free(r.cur);
-    free(r.hotwords), free(r.prefix);
+    free(r.hotwords), free(r.prefix), free(r.suppress_owned);
     if (st) {
         sotto_result_free(r.res ? &r.res->pub : NULL);
         return st;

@@ -94,5 +94,31 @@ expect 0 "stdout:He was not" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe -m
 expect 1 "installed in $TMP/xdg/sotto/models: tiny.en" env XDG_DATA_HOME="$TMP/xdg" "$SOTTO" transcribe -m base "$clip"
 grep -q "silero" "$TMP/err" && bad "the VAD listed as a model" || ok
 expect 1 "no model 'base'" env XDG_DATA_HOME="$TMP/empty" "$SOTTO" transcribe -m base "$clip"
+
+# openai's --suppress_tokens: "." (13) and "," (11) never sampled, -1 the model's list, ""
+# none of it; malformed lists and ids past the vocabulary refused, named
+clip=$CLIPS/librivox-0870.wav
+"$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 --suppress-tokens -1,13,11 "$clip" >"$TMP/sup" 2>/dev/null
+[[ -s $TMP/sup ]] && ! grep -q '[.,]' "$TMP/sup" && ok || bad "--suppress-tokens -1,13,11: $(cat "$TMP/sup")"
+expect 0 "stdout:And Mr. John" "$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 --suppress-tokens "" "$clip"
+for list in x 1,,2 -2 13,; do
+    expect 1 "--suppress-tokens takes token ids separated by commas" "$SOTTO" transcribe -m "$TINY" --suppress-tokens "$list" "$clip"
+done
+expect 1 "suppress token 51864: not an id of the model's vocabulary (0..51863" \
+    "$SOTTO" transcribe -m "$TINY" -t 2 --suppress-tokens 51864 "$clip"
+
+# openai's spellings named; -o NAME.EXT writes the format EXT names; --output-dir made with
+# its parents (os.makedirs)
+expect 1 "unknown option '--word_timestamps': sotto spells it --word-timestamps" \
+    "$SOTTO" transcribe -m "$TINY" --word_timestamps True "$clip"
+expect 1 "--word-timestamps takes no value ('--word-timestamps True'" "$SOTTO" transcribe -m "$TINY" --word-timestamps True "$clip"
+expect 1 "sotto spells it --prompt" "$SOTTO" transcribe -m "$TINY" --initial_prompt x "$clip"
+"$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -o "$TMP/o.SRT" "$clip" 2>/dev/null
+grep -q -- "-->" "$TMP/o.SRT" && ok || bad "-o o.SRT wrote no srt: $(head -c 200 "$TMP/o.SRT")"
+"$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -f txt -o "$TMP/o.srt" "$clip" 2>/dev/null
+grep -q -- "-->" "$TMP/o.srt" && bad "-f txt -o o.srt wrote srt" || ok
+"$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -f vtt --output-dir "$TMP/deep/er/dir" "$clip" 2>/dev/null
+[[ -s $TMP/deep/er/dir/librivox-0870.vtt ]] && ok || bad "--output-dir deep/er/dir not made"
+expect 2 "(--output-dir DIR writes" "$SOTTO" transcribe -m "$TINY" -o "$TMP" "$clip"
 echo "transcribe ux: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -234,20 +234,6 @@ static bool done_before(const batch_job *job, const item *it)
     return true;
 }
 
-/* mkdir -p of the directories in PATH before its last '/'. */
-static bool make_parents(const char *path)
-{
-    char dir[8192];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return false;
-        *p = '/';
-    }
-    return true;
-}
-
 typedef struct shared {
     const batch_job *job;
     list *l;
@@ -279,7 +265,7 @@ static void one(shared *sh, sotto_context *ctx, item *it)
         if (!(job->formats & 1u << i)) continue;
         output_path(path, sizeof path, job, it, &out_writers[i]);
         errno = 0;
-        if (!make_parents(path) || !out_write_file(path, &out_writers[i], r, &job->lines)) {
+        if (!cli_make_dirs(path, false) || !out_write_file(path, &out_writers[i], r, &job->lines)) {
             werr = errno;
             snprintf(err, sizeof err, "cannot write %s: %s", path, werr ? strerror(werr) : "error");
             wrote = false;

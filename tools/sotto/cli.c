@@ -198,11 +198,24 @@ bool cli_language_fits(const char *cmd, const sotto_model *model, const char *la
     return true;
 }
 
+bool cli_make_dirs(const char *path, bool last)
+{
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) return errno = ENAMETOOLONG, false;
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/' || p[-1] == '/') continue;
+        *p = 0;
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) return false;
+        *p = '/';
+    }
+    return !last || mkdir(dir, 0777) == 0 || errno == EEXIST;
+}
+
 bool cli_output_writable(const char *cmd, const char *dir, const char *output)
 {
     char probe[PATH_MAX + 8];
     if (dir) {
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        if (!cli_make_dirs(dir, true)) {
             fprintf(stderr, "sotto %s: cannot create --output-dir %s: %s\n", cmd, dir, strerror(errno));
             return false;
         }
@@ -212,7 +225,8 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
         const char *target = output; /* where out_write_file will put it: a link's target, ... */
         int how = out_target(&target, real);
         if (how != 0 && (how < 0 || access(target, W_OK) != 0)) { /* a directory, a dangling link */
-            fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, output, strerror(errno));
+            fprintf(stderr, "sotto %s: cannot write %s: %s%s\n", cmd, output, strerror(errno),
+                    errno == EISDIR ? " (--output-dir DIR writes NAME.EXT files into a directory)" : "");
             return false;
         }
         if (how > 0) return true; /* a device or FIFO: written straight into */

@@ -71,8 +71,12 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t
  * library's to refuse (sotto_language_code: NULL, as auto). */
 bool cli_language_fits(const char *cmd, const sotto_model *model, const char *lang, bool translate);
 
+/* mkdir -p: every directory of PATH before its last '/', and (LAST) PATH itself. False
+ * with errno set. */
+bool cli_make_dirs(const char *path, bool last);
+
 /* Whether the outputs can be written, checked before any decoding: DIR (--output-dir)
- * exists or is made (one level) and takes a file; -o OUTPUT's directory (its target's, for
+ * exists or is made (with its parents, as openai's os.makedirs) and takes a file; -o OUTPUT's directory (its target's, for
  * a link) takes one, or OUTPUT is a device or FIFO open to writing. False after a message
  * naming CMD. Neither given: true. */
 bool cli_output_writable(const char *cmd, const char *dir, const char *output);

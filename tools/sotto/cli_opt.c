@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -82,6 +83,28 @@ bool cli_parse_times(void *field, const char *v, const char **what)
         double x = strtod(p, &end);
         if (end == p || errno || !(x >= 0 && x < 1e9) || t->n == CLI_MAX_TIMES || (*end && *end != ',')) return false;
         t->t[t->n++] = x;
+        if (!*end) return true;
+        p = end;
+    }
+}
+
+bool cli_parse_suppress(void *field, const char *v, const char **what)
+{
+    cli_ids *ids = field;
+    *what = "token ids separated by commas (-1: the model's list of non-speech symbols), or \"\"";
+    ids->n = 0;
+    ids->given = true;
+    const char *p = v;
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p) return true; /* "": none but the special tokens */
+    for (p = v;; p++) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (end == p || errno || x < -1 || x > INT32_MAX || ids->n == CLI_MAX_IDS) return false;
+        while (*end == ' ' || *end == '\t') end++;
+        if (*end && *end != ',') return false;
+        ids->v[ids->n++] = (int32_t)x;
         if (!*end) return true;
         p = end;
     }
@@ -171,6 +194,27 @@ static int store(const cli_cmd *cmd, const cli_opt *r, const char *a, const char
     return 0;
 }
 
+/* " (sotto spells it --x-y)" into HINT for an unknown option A (LEN bytes) that is
+ * openai-whisper's spelling of one of CMD's: underscores for dashes (--word_timestamps),
+ * or a name of its own (--initial_prompt, --output_format); else "". */
+static void spelling_hint(const cli_cmd *cmd, const char *a, size_t len, char *hint, size_t n)
+{
+    static const char *const renamed[][2] = {{"--initial-prompt", "--prompt"}, {"--output-format", "--format"},
+                                             {"--condition-on-previous-text", "--no-condition (for False)"}};
+    char dashed[64];
+    size_t at, on;
+    hint[0] = 0;
+    if (len >= sizeof dashed || strncmp(a, "--", 2) != 0) return;
+    for (size_t i = 0; i < len; i++) dashed[i] = a[i] == '_' ? '-' : a[i];
+    dashed[len] = 0;
+    const char *known = NULL;
+    for (size_t i = 0; i < sizeof renamed / sizeof *renamed && !known; i++)
+        if (!strcmp(dashed, renamed[i][0]) && find(cmd->opts, 0, renamed[i][1], strcspn(renamed[i][1], " "), &at, &on))
+            known = renamed[i][1];
+    if (!known && memchr(a, '_', len) && find(cmd->opts, 0, dashed, len, &at, &on)) known = dashed;
+    if (known) snprintf(hint, n, ": sotto spells it %s", known);
+}
+
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos)
 {
     *n_pos = 0;
@@ -197,12 +241,21 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos)
             return EXIT_INPUT;
         }
         if (!r) {
-            fprintf(stderr, "sotto %s: unknown option '%s' (see sotto %s --help)\n", cmd->name, a, cmd->name);
+            char hint[96];
+            spelling_hint(cmd, a, len, hint, sizeof hint);
+            fprintf(stderr, "sotto %s: unknown option '%s'%s (see sotto %s --help)\n", cmd->name, a, hint, cmd->name);
             return EXIT_INPUT;
         }
         if (r->kind == OPT_TRUE || r->kind == OPT_FALSE) {
             if (eq) {
                 fprintf(stderr, "sotto %s: %s takes no value (in '%s')\n", cmd->name, r->name, a);
+                return EXIT_INPUT;
+            }
+            /* openai's command line writes its switches with a value: --word_timestamps True */
+            const char *next = i + 1 < argc ? argv[i + 1] : "";
+            if ((!strcmp(next, "True") || !strcmp(next, "False")) && access(next, F_OK) != 0) {
+                fprintf(stderr, "sotto %s: %s takes no value ('%s %s': %s alone is on, without it off)\n",
+                        cmd->name, r->name, a, next, r->name);
                 return EXIT_INPUT;
             }
             *(int *)((char *)opts + at) = r->kind == OPT_TRUE;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum cli_kind {
@@ -109,6 +110,18 @@ typedef struct cli_times {
 /* An OPT_CALL parser into a cli_times: comma-separated finite numbers >= 0, at most
  * CLI_MAX_TIMES of them, no empty item. */
 bool cli_parse_times(void *field, const char *v, const char **what);
+
+enum { CLI_MAX_IDS = 8192 };
+typedef struct cli_ids {
+    int32_t v[CLI_MAX_IDS];
+    int n;
+    bool given;
+} cli_ids;
+
+/* An OPT_CALL parser into a cli_ids: openai-whisper's --suppress_tokens, token ids >= -1
+ * separated by commas (blanks around each allowed, as Python's int() takes them), at
+ * most CLI_MAX_IDS; "" is the empty list. */
+bool cli_parse_suppress(void *field, const char *v, const char **what);
 
 /* Strict decimal integer in [lo, hi]; false for anything else ("12abc", "", "+1"). */
 bool cli_parse_int(const char *s, long lo, long hi, long *out);

@@ -6,6 +6,7 @@
  * file for the input in progress. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
@@ -38,6 +39,7 @@ typedef struct opts {
     sotto_transcribe_params tp;
     out_lines lines;           /* --max-line-len, --split-on-word */
     cli_times clips;           /* --clip-timestamps */
+    cli_ids suppress;          /* --suppress-tokens */
     int channel;               /* --channel: 0 the mix, N, or CHANNEL_EACH */
     const char **files;
     int n_files;
@@ -81,7 +83,8 @@ static const cli_opt options[] = {
     {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format, .help_fn = format_help},
     {"--output-dir", 0, OPT_STR, OFF(dir), 0, 0, "DIR", "a directory", .help = "write DIR/NAME.EXT for each input and format"},
     {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the one format of the one input to FILE (through a\n"
-                                                                          "temporary name; a device or FIFO written into; -: stdout)"},
+                                                                          "temporary name; a device or FIFO written into; -: stdout);\n"
+                                                                          "without -f, the format its extension names (talk.srt)"},
     {.kind = OPT_INCLUDE, .sub = cli_opts_search, .offset = OFF(tp)},
     {"--patience", 0, OPT_FLOAT, TP(patience), 0, 100, "P", "a number in (0, 100]",
      .help = "beam search patience, (0, 100] (default 1.0)", .flags = CLI_LO_OPEN},
@@ -115,6 +118,10 @@ static const cli_opt options[] = {
     {"--no-repeat-ngram-size", 0, OPT_INT, TP(no_repeat_ngram_size), 0, 448, "N", "a decimal integer in 0..448",
      .help = "never sample the same N tokens twice in a window (faster-whisper's\n"
              "no_repeat_ngram_size; default 0: off)"},
+    {"--suppress-tokens", 0, OPT_CALL, OFF(suppress), 0, 0, "LIST", .call = cli_parse_suppress,
+     .help = "token ids never sampled, separated by commas; -1 (the default)\n"
+             "stands for the model's non-speech symbols, \"\" for none; the\n"
+             "special tokens always (openai's --suppress_tokens)"},
     {"--multilingual", 0, OPT_TRUE, TP(multilingual),
      .help = "detect the language of every window, for a recording that\n"
              "switches language (faster-whisper's; multilingual models)"},
@@ -324,11 +331,21 @@ static int parse(int argc, char **argv, opts *o)
     int rc = cli_parse(&command, argc, argv, o, &o->n_files);
     if (rc) return rc;
     o->files = (const char **)argv + 1;
+    if (!o->formats && o->output) { /* -o talk.srt: the format its extension names */
+        const char *dot = strrchr(o->output, '.'), *slash = strrchr(o->output, '/');
+        char ext[8];
+        size_t n = dot && (!slash || dot > slash) ? strlen(dot + 1) : 0;
+        if (n > 0 && n < sizeof ext) {
+            for (size_t i = 0; i <= n; i++) ext[i] = (char)tolower((unsigned char)dot[1 + i]);
+            if (strcmp(ext, "all") != 0) o->formats = out_format(ext);
+        }
+    }
     if (!o->formats) o->formats = out_format("txt");
     o->n_formats = __builtin_popcount(o->formats);
     o->tp.language = o->lang;
     o->tp.clip_timestamps = o->clips.n ? o->clips.t : NULL;
     o->tp.n_clip_timestamps = o->clips.n;
+    if (o->suppress.given) o->tp.suppress_tokens = o->suppress.v, o->tp.n_suppress_tokens = o->suppress.n;
     if (o->output && strcmp(o->output, "-") == 0) o->output = NULL; /* -o -: stdout */
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
      * command line makes them (t0, t0 + increment, ... up to 1.0) */

@@ -109,10 +109,16 @@ static bool txt_segment(FILE *f, const sotto_segment *s, out_state *st)
     return true;
 }
 
-/* An srt or vtt cue per segment, or cues cut at its words as ST's lines say. */
+/* An srt or vtt cue per segment, or cues cut at its words as ST's lines say. A segment
+ * with words is timed by them, from its first word's start to its last word's end, as
+ * openai's SubtitlesWriter times its cues (a segment may start before its first word:
+ * openai's timing.py keeps a segment's start when that word is too long). */
 static bool put_segment_cues(FILE *f, bool srt, const sotto_segment *s, out_state *st)
 {
-    if (st->lines.max_len > 0 && s->n_words > 0 && !blank(s->text)) return put_lines(f, srt, s, &st->lines, &st->index);
+    if (s->n_words > 0 && !blank(s->text)) {
+        if (st->lines.max_len > 0) return put_lines(f, srt, s, &st->lines, &st->index);
+        return put_words(f, srt, s->words, s->n_words, &st->index);
+    }
     put_cue(f, srt, s->start, s->end, s->text, &st->index);
     return true;
 }

@@ -93,6 +93,28 @@ class SottoIsADirectoryError(IsADirectoryError, SottoError):
     """An audio path that is a directory: a :class:`SottoError` and an IsADirectoryError."""
 
 
+def _suppress_ids(tokens: Union[str, Sequence[int], None]) -> Optional[List[int]]:
+    """openai-whisper's suppress_tokens as the engine's list: None for the model's own
+    ("-1", [-1] or None), else the ids (-1 among them standing for the model's list)."""
+    if tokens is None:
+        return None
+    if isinstance(tokens, str):
+        try:
+            ids = [int(t) for t in tokens.split(",")] if tokens.strip() else []
+        except ValueError:
+            raise ValueError(f"suppress_tokens={tokens!r}: token ids separated by commas") from None
+    elif isinstance(tokens, Iterable) and not isinstance(tokens, bytes):
+        ids = list(tokens)
+        if not all(isinstance(t, numbers.Integral) and not isinstance(t, bool) for t in ids):
+            raise TypeError(f"suppress_tokens must be token ids (ints) or a str of them, not {tokens!r}")
+        ids = [int(t) for t in ids]
+    else:
+        raise TypeError(f"suppress_tokens must be token ids (ints) or a str of them, not {tokens!r}")
+    if any(not -1 <= t <= _INT_MAX for t in ids):
+        raise ValueError(f"suppress_tokens={tokens!r}: each a token id >= 0, or -1 (the model's non-speech list)")
+    return None if ids == [-1] else ids
+
+
 def _check_path(path: Union[str, bytes]) -> None:
     """Raises the two errors above for PATH, before the engine is asked to read it; a
     file's contents given as bytes (a NUL in them, or more than a path's length) a
@@ -355,6 +377,7 @@ class Model:
         carry_initial_prompt: bool = False,
         on_language: Optional[Callable[[str, float], Any]] = None,
         fallback_best: bool = False,
+        suppress_tokens: Union[str, Sequence[int], None] = "-1",
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -379,6 +402,10 @@ class Model:
                 else among all; the last temperature reported) instead of openai's last
                 decode.
             suppress_blank: no blank or end of text as the first token.
+            suppress_tokens: the token ids never sampled, openai-whisper's: a list of
+                ints or a str of them separated by commas; -1 (the default "-1")
+                stands for the model's non-speech symbols, "" or [] for none of them;
+                the special tokens (<|startoftranscript|>, ...) always.
             without_timestamps: one segment per 30 s window, no timestamp tokens.
             max_initial_timestamp: the first timestamp at most this many seconds.
             word_timestamps: a time for every word (openai-whisper's method: the
@@ -512,6 +539,7 @@ class Model:
             raise ValueError(
                 f"vad_filter needs a Silero VAD model: pass Model(vad_model=PATH) or install one at {default_vad_path()}"
             )
+        suppress = _suppress_ids(suppress_tokens)
         temps: Optional[Sequence[float]]
         temps = tuple(float(t) for t in given)
         if temps == DEFAULT_TEMPERATURES:
@@ -570,6 +598,7 @@ class Model:
             carry_initial_prompt=bool(carry_initial_prompt),
             fallback_best=bool(fallback_best),
             batch_vad_params=batch_vad_params,
+            suppress_tokens=suppress,
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)

@@ -512,6 +512,37 @@ static int opt_clips(PyObject *clips, double **out, int *n)
     return 0;
 }
 
+/* IDS: a sequence of token ids (ints, -1 standing for the model's list) into *OUT
+ * (PyMem_Free) and *N; 0, or -1 with an exception set. */
+static int opt_ids(PyObject *ids, int32_t **out, int *n)
+{
+    PyObject *seq = PySequence_Fast(ids, "suppress_tokens must be a sequence of token ids");
+    if (!seq) return -1;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    int32_t *v = k > INT32_MAX ? NULL : PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
+    if (!v) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        long x = PyLong_Check(item) && !PyBool_Check(item) ? PyLong_AsLong(item) : -2;
+        if ((x == -1 && PyErr_Occurred()) || x < -1 || x > INT32_MAX) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "suppress_tokens: item %zd (%R) is not a token id (an int >= 0, or -1: the "
+                         "model's list of non-speech symbols)", i, item);
+            Py_DECREF(seq);
+            PyMem_Free(v);
+            return -1;
+        }
+        v[i] = (int32_t)x;
+    }
+    Py_DECREF(seq);
+    *out = v, *n = (int)k;
+    return 0;
+}
+
 static PyObject *transcribe_with(ContextObject *self, PyObject *audio, sotto_transcribe_params *params, PyObject *vad,
                                  PyObject *on_segment, PyObject *on_language);
 
@@ -528,13 +559,13 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "append_punctuations", "hallucination_silence_threshold", "batch_size", "hotwords",
                             "prefix", "multilingual", "clip_timestamps", "max_new_tokens", "repetition_penalty",
                             "no_repeat_ngram_size", "carry_initial_prompt", "batch_vad_params", "vad_neg_threshold",
-                            "vad_max_speech_s", "on_language", "fallback_best", NULL};
+                            "vad_max_speech_s", "on_language", "fallback_best", "suppress_tokens", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
-    PyObject *vneg = Py_None, *on_language = Py_None;
+    PyObject *vneg = Py_None, *on_language = Py_None, *suppress = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOp", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpO", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
@@ -544,7 +575,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                                      &p.append_punctuations, &hst, &p.batch_size, &p.hotwords, &p.prefix,
                                      &p.multilingual, &clips, &p.max_new_tokens, &p.repetition_penalty,
                                      &p.no_repeat_ngram_size, &p.carry_initial_prompt, &bvad, &vneg,
-                                     &p.vad_max_speech_s, &on_language, &p.fallback_best))
+                                     &p.vad_max_speech_s, &on_language, &p.fallback_best, &suppress))
         return NULL;
     if (vneg != Py_None && (p.vad_neg_threshold = (float)PyFloat_AsDouble(vneg)) == -1.0f && PyErr_Occurred())
         return NULL;
@@ -572,11 +603,18 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                   &p.check_hallucination_silence) ||
         opt_temperatures(temps, &p))
         return NULL;
-    double *clip_ts = NULL; /* freed on every path below: the library reads it while transcribing */
+    double *clip_ts = NULL; /* freed on every path below: the library reads them while transcribing */
+    int32_t *suppress_ids = NULL;
     if (clips != Py_None && opt_clips(clips, &clip_ts, &p.n_clip_timestamps) < 0) return NULL;
+    if (suppress != Py_None && opt_ids(suppress, &suppress_ids, &p.n_suppress_tokens) < 0) {
+        PyMem_Free(clip_ts);
+        return NULL;
+    }
     p.clip_timestamps = clip_ts;
+    p.suppress_tokens = suppress_ids;
     PyObject *out = transcribe_with(self, audio, &p, vad, on_segment, on_language);
     PyMem_Free(clip_ts);
+    PyMem_Free(suppress_ids);
     return out;
 }
 

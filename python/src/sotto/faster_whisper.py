@@ -317,6 +317,15 @@ def _collect(samples: Any, speech: Sequence[Tuple[int, int]]) -> Any:
     return np.concatenate([samples[s:e] for s, e in speech])
 
 
+def _suppress(tokens: Optional[Sequence[int]]) -> List[int]:
+    """faster-whisper's suppress_tokens as sotto.Model takes them: None is the empty list."""
+    if tokens is None:
+        return []
+    if isinstance(tokens, (str, bytes)):
+        raise TypeError(f"suppress_tokens must be a list of token ids, not {tokens!r}")
+    return list(tokens)
+
+
 def _refuse(name: str, value: Any, default: Any) -> None:
     if value != default:
         raise NotImplementedError(f"{name}={value!r}: not supported by sotto yet (only {default!r})")
@@ -586,7 +595,9 @@ class WhisperModel:
         CTranslate2's default), temperature, the three thresholds,
         condition_on_previous_text, prompt_reset_on_temperature (0.5: openai's rule),
         initial_prompt (text), prefix (the first window's start), suppress_blank,
-        suppress_tokens ([-1]: the model's list), without_timestamps,
+        suppress_tokens (a list of ids, -1 standing for the model's non-speech list; the
+        special tokens always, also for [] and None, which suppress nothing in
+        CTranslate2), without_timestamps,
         max_initial_timestamp, word_timestamps, the punctuations, multilingual (each
         window's language detected), vad_filter (ignored when clip_timestamps is given,
         as faster-whisper), vad_parameters (every VadOptions field, as its vad.py
@@ -602,7 +613,6 @@ class WhisperModel:
         """
         _refuse("length_penalty", length_penalty, 1)
         _refuse("prompt_reset_on_temperature", prompt_reset_on_temperature, 0.5)
-        _refuse("suppress_tokens", suppress_tokens, [-1])
         if chunk_length not in (None, 30):
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
         clips = _clip_times(clip_timestamps)
@@ -659,6 +669,7 @@ class WhisperModel:
             silence_check=False, hotwords=hotwords, prefix=prefix, multilingual=multilingual,
             clip_timestamps=clips, max_new_tokens=max_new_tokens, repetition_penalty=repetition_penalty,
             no_repeat_ngram_size=no_repeat_ngram_size, fallback_best=True,  # generate_with_fallback's choice
+            suppress_tokens=_suppress(suppress_tokens),
         )
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
 
@@ -934,5 +945,6 @@ class BatchedInferencePipeline:
                   multilingual=multilingual and self.model.is_multilingual,
                   repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
                   clip_timestamps=[t for c in clips for t in c] if clips else None,
-                  batch_vad=bool(vad_filter), vad_parameters=cut, initial_prompt=initial_prompt, hotwords=hotwords)
+                  batch_vad=bool(vad_filter), vad_parameters=cut, initial_prompt=initial_prompt, hotwords=hotwords,
+                  suppress_tokens=_suppress(suppress_tokens))
         return _stream(self.model._model, samples, kw, duration if log_progress else None), info

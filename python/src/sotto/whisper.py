@@ -143,14 +143,15 @@ class WhisperOpenAI:
         compression_ratio, no_speech_prob, and words with word_timestamps).
 
         decode_options as openai's DecodingOptions: task, language, sample_len, best_of
-        (None: 1), beam_size (None: greedy), patience, length_penalty, suppress_blank,
+        (None: 1), beam_size (None: greedy), patience, length_penalty, suppress_tokens
+        ("-1", a str of ids or a list; "", [] or None: only the special tokens), suppress_blank,
         without_timestamps, max_initial_timestamp, fp16 (accepted; the weights' own
         types decide). verbose=True prints each segment as openai's does; verbose
         True or False prints the language detected ("Detected language: English"), True
         also the line before its detection, as openai's.
 
         Raises:
-            NotImplementedError: prompt, prefix, suppress_tokens other than "-1".
+            NotImplementedError: prompt, prefix.
             TypeError: an option openai's transcribe() does not have.
         """
         unknown = set(decode_options) - _DECODE
@@ -159,8 +160,8 @@ class WhisperOpenAI:
         from .faster_whisper import _clip_times  # openai's and faster-whisper's clips are the same
 
         clips = _clip_times(clip_timestamps)
-        for name, default in (("prompt", None), ("prefix", None), ("suppress_tokens", "-1")):
-            if decode_options.get(name, default) not in (default, [-1]):
+        for name, default in (("prompt", None), ("prefix", None)):
+            if decode_options.get(name, default) != default:
                 raise NotImplementedError(f"{name}={decode_options[name]!r}: not supported by sotto yet")
         opts = decode_options
         temps = temperature if isinstance(temperature, (int, float)) else tuple(temperature)
@@ -202,6 +203,8 @@ class WhisperOpenAI:
             on_segment=_print_segment if verbose else None,
             on_language=None if verbose is None else _print_language,
             clip_timestamps=clips,
+            # openai's: None is the empty list (the special tokens alone)
+            suppress_tokens=_given(opts.get("suppress_tokens", "-1"), []),
         )
         return {
             "text": info.text,
