@@ -1,6 +1,7 @@
 """The Ray Data recipe (sotto.ray): a local Ray cluster of 2 CPUs, a pool of 2 actors with
 one sotto.Model each, map_batches over the 12 test clips and a missing file; every
-transcript equals the sotto tool's, both actors did work, the bad file is an error row."""
+transcript equals the sotto tool's, both actors did work, the bad file is an error row,
+and the Parquet files read back as one table (a batch of failures alone typed as others)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def test_ray_data_two_actors_match_the_cli(cli, model_path, vad_path, clips, tmp
         out = sray.transcribe_dataset(ds, model_path=model_path, vad_model=vad_path, actors=2, threads=1,
                                       batch_size=2, device="cpu", beam_size=1)
         rows = {r["path"]: r for r in out.take_all()}
+        out.write_parquet(str(tmp_path / "pq"))
     finally:
         ray.shutdown()
     assert sorted(rows) == sorted(clips + [missing])
@@ -46,3 +48,14 @@ def test_ray_data_two_actors_match_the_cli(cli, model_path, vad_path, clips, tmp
     assert "missing.wav" in rows[missing]["error"] and rows[missing]["text"] == ""
     workers = {r["worker"] for r in rows.values()}
     assert len(workers) == 2, f"expected 2 actors at work, got {workers}"
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(str(tmp_path / "pq"))  # every batch's file, one schema
+    assert sorted(table.column("path").to_pylist()) == sorted(clips + [missing])
+    t = sray.Transcriber(model_path=model_path, vad_model=vad_path, device="cpu", beam_size=1)
+    bad = t({"path": np.array([missing])})
+    good = t({"path": np.array([clips[0]])})
+    assert bad.schema == good.schema and bad.column("error")[0].as_py()
+    with pytest.raises(TypeError, match="ray.data.Dataset"):
+        sray.transcribe_dataset([{"path": clips[0]}])

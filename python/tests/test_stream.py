@@ -46,6 +46,23 @@ def test_chunks_commit_in_order_and_the_end_flushes(model, clips):
     assert s.finish() == []  # finished already: nothing more
 
 
+def test_a_feed_longer_than_a_window_is_heard_whole(model, clips):
+    # a minute fed at once: a step each time the buffer fills the 30 s window, none of it
+    # cut away unheard (one step over all 59 s had heard its first 30 s alone, and the
+    # trim after it cut away what came after: 28-49 s of it lost)
+    import made_audio
+
+    x = made_audio.joined(os.path.dirname(clips[0]), made_audio.LONG_CLIPS)
+    s = model.stream(beam_size=1)
+    s.feed(x)
+    s.finish()
+    assert s.steps[0] >= 2 and s.steps[1] > 58, s.steps
+    text = s.text.lower()
+    for words in ("leisure to consider", "ill-disposed young man", "cold-hearted", "more respectable",
+                  "amiable himself", "apples", "children played", "paris", "stella", "o'clock"):
+        assert words in text, (words, text)
+
+
 def test_events_not_iterated_do_not_pile_up(model, clips):
     # a caller who reads only what feed returns: the queue keeps the finals and the last
     # tentative event, not every tentative one (115 events a minute of speech)

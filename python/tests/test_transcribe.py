@@ -152,6 +152,23 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         sotto.Model(model_path, vad_model=False).transcribe(str(garbage), vad_filter=True)
     with pytest.raises(ValueError, match="threads"):
         sotto.Model(model_path, threads=-1)
+    with pytest.raises(ValueError, match="threads"):  # (a bare OverflowError before)
+        sotto.Model(model_path, threads=2 ** 40)
+    with pytest.raises(sotto.SottoError, match="garbage"):  # numpy's ints as counts: past the checks
+        sotto.Model(model_path, threads=np.int64(2)).transcribe(str(garbage), beam_size=np.int64(2),
+                                                               best_of=np.int32(2))
+
+
+def test_a_model_by_its_installed_name(model_path, clips, monkeypatch):
+    # sotto.Model("tiny.en") as WhisperModel("tiny.en") and the tool's -m tiny.en: NAME.gguf
+    # in $SOTTO_MODELS_DIR (or setup's folder); an unknown name is a FileNotFoundError
+    monkeypatch.setenv("SOTTO_MODELS_DIR", os.path.dirname(model_path))
+    name = os.path.basename(model_path)[: -len(".gguf")]
+    m = sotto.Model(name, threads=2)
+    assert m.path == os.path.join(os.path.dirname(model_path), name + ".gguf")
+    assert m.transcribe(clips[0], beam_size=1)[1].text
+    with pytest.raises(FileNotFoundError, match="no model 'no-such-model'"):
+        sotto.Model("no-such-model")
 
 
 def test_a_truncated_wav_is_transcribed_with_a_warning(model, clips, tmp_path):
@@ -348,6 +365,29 @@ def test_on_segment_streams_and_stops(model, clips, long_audio):
     with pytest.raises(TypeError, match="callable"):
         model.transcribe(samples, on_segment=42)
     assert model.transcribe(clips[0], beam_size=1)[1].text  # the context is fine afterwards
+    # batched: a chunk's segments stop at the one whose callback said so, as sequential
+    calls: List[int] = []
+    whole, _ = model.transcribe(samples, beam_size=1, batch_size=2)
+    assert len(whole) > 2
+    part, info = model.transcribe(samples, beam_size=1, batch_size=2,
+                                  on_segment=lambda s: calls.append(s.id) or len(calls) == 2)
+    assert info.stopped and calls == [0, 1] and part == whole[:2]
+
+
+def test_clip_timestamps_as_text_and_samples_of_no_float_type(model, clips):
+    # openai's and faster-whisper's "start,end" text, as a list of seconds (it had been read
+    # a character at a time: "05" as clips at 0 and 5 s); what is not samples is refused
+    x = read_wav(clips[0])
+    listed, _ = model.transcribe(x, beam_size=1, clip_timestamps=[0.5, 3.0])
+    texted, _ = model.transcribe(x, beam_size=1, clip_timestamps="0.5,3")
+    assert listed == texted and listed and listed[0].start >= 0.5
+    with pytest.raises(ValueError, match="clip_timestamps"):
+        model.transcribe(x, clip_timestamps="0.5;3")
+    with pytest.raises(TypeError, match="clip_timestamps"):
+        model.transcribe(x, clip_timestamps=[{"start": 0, "end": 5}])
+    for bad in (x > 0, x.astype(np.complex64), np.array(["a", "b"])):
+        with pytest.raises(TypeError, match="float32"):
+            model.transcribe(bad)
 
 
 def test_ctrl_c_interrupts_after_the_window(model, long_audio):

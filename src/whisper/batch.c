@@ -386,7 +386,7 @@ sotto_status sotto__bin_add_chunk(sotto__brun *r, sotto__bin *in, const sotto_ba
     sotto_status st = SOTTO_OK;
     if (!sotto__result_grow(in->res, n_cur)) st = sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "batched: out of memory");
     if (!st && p->word_timestamps) st = chunk_words(r, in, c, w, seek, cur, n_cur);
-    for (int i = 0; i < n_cur && !st; i++) {
+    for (int i = 0; i < n_cur && !st && !in->res->pub.stopped; i++) { /* on_segment may stop at any */
         sotto__wseg *s = &cur[i];
         char *text;
         int32_t *toks;

@@ -276,6 +276,14 @@ static sotto_status commit(sotto_stream *s, int n)
     if (n <= 0) return SOTTO_OK;
     int first = s->committed.n;
     if (!sotto__twords_take(&s->committed, &s->hyp, n)) return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
+    /* times never run back: a decoding may place a word's start a few hundredths of a
+     * second before the end of the word committed before it, from another decoding */
+    double prev = first > 0 ? s->committed.w[first - 1].end : 0;
+    for (int i = first; i < s->committed.n; i++) {
+        if (s->committed.w[i].start < prev) s->committed.w[i].start = prev;
+        if (s->committed.w[i].end < s->committed.w[i].start) s->committed.w[i].end = s->committed.w[i].start;
+        prev = s->committed.w[i].end;
+    }
     for (int i = first; i < s->committed.n; i++)
         if (!text_append(s, s->committed.w[i].text)) return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
     s->last_commit = s->committed.w[s->committed.n - 1].end;
@@ -523,11 +531,22 @@ sotto_status sotto_stream_push(sotto_stream *s, const float *samples, int64_t n)
     sotto_status st = usable(s);
     if (st != SOTTO_OK) return st;
     if (n < 0 || (n > 0 && !samples)) return fail(s, SOTTO_ERR_INVALID_ARG, "stream: a negative count or no samples");
-    if (!n) return SOTTO_OK;
-    if (!append_samples(s, samples, n)) return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
-    s->n_total += n;
-    if (s->vad && (st = hear(s, samples, n)) != SOTTO_OK) return st;
-    return step(s);
+    /* one step over all of it while the buffer stays within a window (audio that came in
+     * while a slow step ran makes no backlog); past that, a step each time the buffer
+     * fills the window (at least min_step_s, 0.1 s apart): a step hears the first 30 s of
+     * its buffer alone, and what trim then cuts would be lost unheard */
+    int64_t least = (int64_t)(s->p.min_step_s * RATE);
+    if (least < RATE / 10) least = RATE / 10;
+    while (n > 0) {
+        int64_t room = (int64_t)SOTTO_N_SAMPLES - s->n_buf, k = n <= room ? n : room > least ? room : least;
+        if (k > n) k = n;
+        if (!append_samples(s, samples, k)) return fail(s, SOTTO_ERR_NOMEM, "stream: out of memory");
+        s->n_total += k;
+        if (s->vad && (st = hear(s, samples, k)) != SOTTO_OK) return st;
+        if ((st = step(s)) != SOTTO_OK) return st;
+        samples += k, n -= k;
+    }
+    return SOTTO_OK;
 }
 
 sotto_status sotto_stream_finish(sotto_stream *s)

@@ -106,15 +106,25 @@ first=$(sed -n '1s/^\[[^]]*\]//p' "$WORK/int.out")
     bad "Ctrl-C: -o lacks the committed '$first': $(cat "$WORK/int.txt" 2>&1)"
 at=$(sed -n 's/.*interrupted after \([0-9.]*\) s.*/\1/p' "$WORK/int.err")
 [[ -n $at ]] && awk -v t="$at" 'BEGIN { exit !(t < 138) }' && ok || bad "Ctrl-C came after the end: at '$at' s"
-# SIGTERM (systemd, docker stop, timeout) as Ctrl-C: exit 143, the committed text written
-"${S[@]}" --realtime -o "$WORK/term.txt" "$WORK/long.wav" >"$WORK/term.out" 2>"$WORK/term.err" &
+# SIGTERM (systemd, docker stop, timeout) as Ctrl-C: exit 143, the committed text written;
+# with --jsonl the last event is an empty tentative, as at the end of every stream
+"${S[@]}" --realtime --jsonl -o "$WORK/term.txt" "$WORK/long.wav" >"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
-for _ in $(seq 500); do grep -q -- '-->' "$WORK/term.out" 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 500); do grep -q '"type": "final"' "$WORK/term.out" 2>/dev/null && break; sleep 0.2; done
 kill -TERM $pid
 wait $pid
 rc=$?
 [[ $rc -eq 143 ]] && grep -q "terminated (SIGTERM) after .* s: committed:" "$WORK/term.err" && [[ -s $WORK/term.txt ]] &&
     ok || bad "SIGTERM: exit $rc, $(cat "$WORK/term.err"), -o: $(cat "$WORK/term.txt" 2>&1)"
+tail -1 "$WORK/term.out" | grep -q '"type": "tentative".*"text": "", "words": \[\]' && ok ||
+    bad "SIGTERM --jsonl: the last event is not an empty tentative: $(tail -1 "$WORK/term.out")"
+# committed times never run back: each final starts where the one before ended or later
+python3 - "$WORK/term.out" <<'EOF' && ok || bad "finals' times run back: $(head -c 600 "$WORK/term.out")"
+import json, sys
+finals = [e for e in map(json.loads, open(sys.argv[1])) if e["type"] == "final"]
+words = [w for e in finals for w in e["words"]]
+sys.exit(not finals or any(b["start"] < a["end"] or b["end"] < b["start"] for a, b in zip(words, words[1:])))
+EOF
 
 # refused, with a message, before any decoding
 expect() { # CODE NEEDLE CMD...

@@ -92,7 +92,7 @@ milliseconds --min-speech-ms -5 $clip
 milliseconds --speech-pad-ms 1.5 $clip
 milliseconds --min-silence-ms $clip
 seconds --max-speech-s 0 $clip
-thread --threads 0 $clip
+thread --threads 257 $clip
 takes_no_value --probs=1 $clip
 unknown_option --frobnicate $clip
 expected_AUDIO --probs

@@ -15,6 +15,8 @@ package (.venv-openai has both; scripts/setup-openai-venv.sh installs them).
   the upgrade (400), past --max-sessions (503 naming it); a message past twice
   --max-message-kb closes with 1009; --session-timeout closes an idle session; SIGTERM
   closes an open session with 1001 and exits 0.
+- --live-buffer-s under server VAD: a turn without a pause committed at the bound, the
+  speech going on as the next turn; --max-audio-s: a longer turn fails (audio_too_long).
 
 usage: .venv-openai/bin/python test_realtime.py SOTTO MODEL CLIPS WORKDIR"""
 import base64
@@ -204,6 +206,62 @@ with connect(URL, additional_headers=AUTH) as ws:
           str([(a["audio_start_ms"], b["audio_end_ms"]) for a, b in zip(started, stopped)]))
     words = " ".join(e["transcript"] for e in done).lower()
     check("keys" in words and "paris" in words, "server VAD: the utterances' words", words)
+
+# ---- server VAD at --live-buffer-s: a turn without a pause is committed at the bound and
+# the speech goes on as the next turn (every append had been refused from there on, the
+# pause with them, so the session never committed again); --max-audio-s fails a longer turn
+small = Server(sotto, model, ["--beam-size", "1", "-t", "1", "--workers", "1", "--live-buffer-s", "3",
+                              "--max-audio-s", "4"], os.path.join(work, "serve-small.log"), env={"SOTTO_API_KEY": KEY})
+surl = "ws://127.0.0.1:%d/v1/realtime?intent=transcription" % small.port
+with connect(surl, additional_headers=AUTH) as ws:
+    events_until(ws, lambda e: e["type"] == "session.created")
+    ws.send(json.dumps({"type": "session.update", "session": {"type": "transcription", "audio": {"input": {
+        "format": {"type": "audio/pcm", "rate": 16000},
+        "turn_detection": {"type": "server_vad", "threshold": 0.5, "silence_duration_ms": 500}}}}}))
+    events_until(ws, lambda e: e["type"] == "session.updated")
+    speech = pcm_of(clip)  # 7 s of one sentence, no pause of 500 ms
+    append(ws, speech + b"\0\0" * 16000 * 2, 3200)
+    got, n_done = [], 0
+    t_end = time.time() + 120
+    while time.time() < t_end:
+        e = json.loads(ws.recv(timeout=t_end - time.time()))
+        got.append(e)
+        n_committed = sum(x["type"] == "input_audio_buffer.committed" for x in got)
+        n_done = sum(x["type"].endswith(".completed") or x["type"].endswith(".failed") for x in got)
+        ends = [x["audio_end_ms"] for x in got if x["type"].endswith("speech_stopped")]
+        if n_committed >= 2 and n_done == n_committed and ends and ends[-1] > 6500:  # the sentence's end, done
+            break
+    kinds = [e["type"].split(".")[-1] for e in got if not e["type"].endswith(".delta")]
+    errors = [e for e in got if e["type"] == "error"]
+    check(not errors, "live buffer bound under server VAD: no error event", str(errors)[:300])
+    check(kinds.count("committed") >= 2 and kinds.count("speech_started") == kinds.count("speech_stopped") ==
+          kinds.count("committed"), "live buffer bound: the turn split, each part started, stopped, committed",
+          str(kinds))
+    text = " ".join(e["transcript"] for e in got if e["type"].endswith(".completed")).lower()
+    check("dashwood" in text and "for them" in text, "live buffer bound: the whole sentence heard", text)
+with connect(surl, additional_headers=AUTH) as ws:
+    events_until(ws, lambda e: e["type"] == "session.created")
+    ws.send(json.dumps(manual(16000)))
+    events_until(ws, lambda e: e["type"] == "session.updated")
+    append(ws, pcm_of(clip)[:2 * 16000 * 3], 3200)  # 3 s: within both bounds
+    ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+    ok3 = events_until(ws, lambda e: e["type"].split(".")[-1] in ("completed", "failed"))[-1]
+    check(ok3["type"].endswith(".completed"), "a 3 s turn within --max-audio-s 4: completed", str(ok3)[:300])
+small.terminate()
+small.stop()
+small4 = Server(sotto, model, ["--beam-size", "1", "-t", "1", "--workers", "1", "--max-audio-s", "2"],
+                os.path.join(work, "serve-max.log"), env={"SOTTO_API_KEY": KEY})
+with connect("ws://127.0.0.1:%d/v1/realtime?intent=transcription" % small4.port, additional_headers=AUTH) as ws:
+    events_until(ws, lambda e: e["type"] == "session.created")
+    ws.send(json.dumps(manual(16000)))
+    events_until(ws, lambda e: e["type"] == "session.updated")
+    append(ws, pcm_of(clip), 3200)
+    ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+    last = events_until(ws, lambda e: e["type"].split(".")[-1] in ("completed", "failed"))[-1]
+    check(last["type"].endswith(".failed") and last["error"]["code"] == "audio_too_long" and
+          "--max-audio-s" in last["error"]["message"], "a turn past --max-audio-s: failed, audio_too_long", str(last))
+small4.terminate()
+small4.stop()
 
 # ---- refusals before the upgrade ----
 for headers, url, status, what in [({}, URL, 401, "no API key"),

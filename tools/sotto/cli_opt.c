@@ -21,8 +21,8 @@ const cli_opt cli_opt_model[] = {
     {0},
 };
 const cli_opt cli_opt_threads[] = {
-    {"--threads", 't', OPT_INT, offsetof(cli_common, threads), 1, 256, "N", "a thread count in 1..256",
-     .help = "worker threads (default: every core this process may use)"},
+    {"--threads", 't', OPT_INT, offsetof(cli_common, threads), 0, 256, "N", "a thread count in 0..256",
+     .help = "worker threads (0, the default: every core this process may use)"},
     {0},
 };
 const cli_opt cli_opt_device[] = {

@@ -54,8 +54,9 @@ static const cli_opt options[] = {
     {"--max-upload-mb", 0, OPT_INT, OFF(max_mb), 1, 1 << 20, "N", "megabytes in 1..1048576",
      .help = "larger request bodies get 413, checked as they stream (default 25)"},
     {"--max-audio-s", 0, OPT_INT, OFF(max_audio), 1, 1000000000, "S", "seconds, at least 1",
-     .help = "longer audio gets 413, found as it is decoded (default: the\n"
-             "upload limit at 16 kbit/s: 13107 s for 25 MB)"},
+     .help = "longer audio gets 413, found as it is decoded, and a longer\n"
+             "live turn a failed transcription (default: the upload limit at\n"
+             "16 kbit/s: 13107 s for 25 MB)"},
     {"--timeout", 0, OPT_INT, OFF(timeout), 1, 86400, "S", "seconds in 1..86400",
      .help = "a request head, and then its body, must each arrive within S\n"
              "seconds, else 408; a connection silent S seconds is closed\n"
@@ -78,7 +79,9 @@ static const cli_opt options[] = {
              "OpenAI's 15 MiB for an append)"},
     {"--live-buffer-s", 0, OPT_INT, OFF(live_buffer), 1, 3600, "S", "seconds in 1..3600",
      .help = "audio a live session's input buffer may hold before it is\n"
-             "committed; appends past it get an error event (default 300)"},
+             "committed; with server VAD the turn is committed there and the\n"
+             "speech goes on as a new one, else appends past it get an error\n"
+             "event (default 300)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
     {"--batch-size", 0, OPT_INT, OFF(cfg.batch_size), 1, SOTTO_MAX_BATCH, "N", "a count in 1..64",
      .help = "batched transcription (sotto transcribe --batch-size N, faster-\n"

@@ -156,12 +156,29 @@ static char *dup_str(const char *s)
     return d ? strcpy(d, s) : NULL;
 }
 
+/* Whether TEXT ends a sentence: in ".", "?" or "!", but for a title or an initial before
+ * a name ("Mr.", "Dr.", "J."), which a commit often ends at. */
+static bool ends_sentence(const char *text, size_t n)
+{
+    static const char *const titles[] = {"Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Mt.", "Jr.", "Sr.",
+                                         "vs.", "e.g.", "i.e."};
+    if (!n || !strchr(".?!", text[n - 1])) return false;
+    size_t a = n;
+    while (a > 0 && text[a - 1] != ' ') a--;
+    const char *word = text + a;
+    size_t len = n - a;
+    if (len == 2 && word[0] >= 'A' && word[0] <= 'Z' && word[1] == '.') return false; /* an initial */
+    for (size_t i = 0; i < sizeof titles / sizeof *titles; i++)
+        if (strlen(titles[i]) == len && !memcmp(word, titles[i], len)) return false;
+    return true;
+}
+
 /* Whether the final E continues segment S in the files: S does not end a sentence, E
  * follows within a second and S is short enough to read as one subtitle. */
 static bool continues(const sotto_segment *s, const sotto_stream_event *e)
 {
     size_t n = strlen(s->text);
-    return n && !strchr(".?!", s->text[n - 1]) && e->start - s->end < 1.0 && n + strlen(e->text) < 120;
+    return n && !ends_sentence(s->text, n) && e->start - s->end < 1.0 && n + strlen(e->text) < 120;
 }
 
 /* Appends the final E to segment S (its text, tokens and words). */
@@ -436,6 +453,13 @@ static int run(const opts *o, const char *input, sotto_context *ctx)
         signal(SIGTERM, SIG_DFL);
         if (l.shown) fputs("\r\033[K", stdout), fflush(stdout);
         bool stopped = rc == 128 + SIGINT || rc == 128 + SIGTERM;
+        if (stopped && o->jsonl && !o->quiet) { /* the last event of every stream: none pending */
+            double now = sotto_stream_time(s);
+            sotto_stream_event e = {.type = SOTTO_STREAM_TENTATIVE, .start = now, .end = now, .text = "",
+                                    .audio_time = now};
+            json_event(&e, (cli_now_ms() - l.t0_ms) / 1000);
+            fflush(stdout);
+        }
         if (stopped)
             fprintf(stderr, "sotto stream: %s after %.1f s: committed:%s\n",
                     rc == 128 + SIGTERM ? "terminated (SIGTERM)" : "interrupted", sotto_stream_time(s),

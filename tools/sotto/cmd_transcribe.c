@@ -195,6 +195,7 @@ static const cli_opt options[] = {
     {"--quiet", 0, OPT_TRUE, OFF(quiet), .help = "no segments or progress on the terminal"},
     {.kind = OPT_TEXT,
      .help = "\n"
+             "Several inputs to stdout: each one's output after a line \"==> PATH <==\".\n"
              "Many files: AUDIO may be a directory (its audio and video files, by extension, under\n"
              "it; outputs in the same subdirectories of DIR) or @LIST (a file of paths, one a line).\n"
              "Then, or with -j, every output goes to --output-dir; a file whose outputs all exist is\n"

@@ -193,6 +193,14 @@ static void commit_samples(serve_rt *rt, size_t n_samples, const char *item)
         rt_put_str(&ev, "item_id", t->item);
         rt_event_send(rt, &ev);
     }
+    if (rate_ms(rt, (long long)n_samples) > 1000.0 * rt->cfg->max_audio_s) { /* as an upload past it */
+        char msg[160];
+        snprintf(msg, sizeof msg, "the turn is longer than this server's limit of %g s (--max-audio-s)",
+                 rt->cfg->max_audio_s);
+        send_failed(rt, t, "audio_too_long", msg);
+        turn_free(t);
+        return;
+    }
     serve_job *j = &t->job;
     j->source = (sotto_audio_source){.kind = SOTTO_SOURCE_MEMORY, .data = t->wav, .n_bytes = t->n_wav,
                                      .name = "the committed audio"};
@@ -310,10 +318,30 @@ static void vad_feed(serve_rt *rt, const unsigned char *pcm, size_t n)
 
 /* ---- the events' work ---- */
 
+/* Server VAD, the buffer at --live-buffer-s: the turn so far committed as if a pause had
+ * come (speech_stopped, committed), and the speech goes on as a new turn (speech_started
+ * at the same time), so that an utterance without a pause never fills the buffer for good. */
+static void split_turn(serve_rt *rt)
+{
+    long long ms = (long long)rate_ms(rt, rt->n_in);
+    if (!rt->speaking) {
+        commit_samples(rt, rt->n_pcm / 2, "");
+        return;
+    }
+    speech_event(rt, "input_audio_buffer.speech_stopped", "audio_end_ms", ms);
+    commit_samples(rt, rt->n_pcm / 2, rt->speech_item);
+    rt_new_item(rt, rt->speech_item);
+    speech_event(rt, "input_audio_buffer.speech_started", "audio_start_ms", ms);
+}
+
 void rt_append(serve_rt *rt, const unsigned char *pcm, size_t n)
 {
     const serve_config *cfg = rt->cfg;
-    if (rate_ms(rt, (long long)(rt->n_pcm + n) / 2) > 1000.0 * cfg->live_buffer_s) {
+    double limit_ms = 1000.0 * cfg->live_buffer_s;
+    if (rt->conf.vad && rate_ms(rt, (long long)(rt->n_pcm + n) / 2) > limit_ms &&
+        rate_ms(rt, (long long)rt->n_pcm / 2) >= 100)
+        split_turn(rt);
+    if (rate_ms(rt, (long long)(rt->n_pcm + n) / 2) > limit_ms) {
         serve_rt_error(rt, "input_audio_buffer_full", "audio", "the input buffer would hold more than %g s "
                        "(--live-buffer-s): commit it (or let server VAD do so) before appending more",
                        cfg->live_buffer_s);

@@ -93,6 +93,24 @@ class SottoIsADirectoryError(IsADirectoryError, SottoError):
     """An audio path that is a directory: a :class:`SottoError` and an IsADirectoryError."""
 
 
+def _clip_seconds(clips: Union[str, Sequence[float], None]) -> Optional[List[float]]:
+    """clip_timestamps as seconds: a sequence of numbers, or openai's and faster-whisper's
+    str of them separated by commas ("0,5.5,8"; "" or "0": the whole audio)."""
+    if clips is None:
+        return None
+    if isinstance(clips, str):
+        try:
+            return [float(t) for t in clips.split(",")] if clips.strip() else []
+        except ValueError:
+            raise ValueError(f"clip_timestamps={clips!r}: seconds separated by commas") from None
+    out = []
+    for t in clips:
+        if isinstance(t, bool) or not isinstance(t, numbers.Real):
+            raise TypeError(f"clip_timestamps must be seconds (numbers) or a str of them, not {clips!r}")
+        out.append(float(t))
+    return out
+
+
 def _suppress_ids(tokens: Union[str, Sequence[int], None]) -> Optional[List[int]]:
     """openai-whisper's suppress_tokens as the engine's list: None for the model's own
     ("-1", [-1] or None), else the ids (-1 among them standing for the model's list)."""
@@ -181,6 +199,8 @@ def _samples(audio: Any) -> Any:
 
     if np.issubdtype(dtype, np.integer):
         raise TypeError(f"audio samples must be float32 in [-1, 1], not {dtype} (divide int16 PCM by 32768)")
+    if not np.issubdtype(dtype, np.floating):  # bool, complex, strings, objects: not samples
+        raise TypeError(f"audio samples must be float32 in [-1, 1], not {dtype}")
     arr = np.ascontiguousarray(audio, dtype=np.float32)
     if arr.ndim != 1:
         raise ValueError(f"audio samples must be 1-D (16 kHz mono), not of shape {arr.shape}")
@@ -194,7 +214,8 @@ class Model:
 
     Args:
         path: a .gguf file, a whisper.cpp ggml .bin, a CTranslate2 or a Hugging Face
-            Whisper directory; None: the default model of the ``sotto`` tool
+            Whisper directory, or the name of an installed model ("tiny.en": NAME.gguf or
+            NAME-ct2 in sotto.models.model_dirs()); None: the default model of the ``sotto`` tool
             (:func:`default_model_path`).
         threads: worker threads of each context (0: every core this process may use).
         device: "auto" (a GPU when there is one, else the CPU) or a device string the
@@ -205,7 +226,9 @@ class Model:
 
     Raises:
         SottoError: the model (or VAD) cannot be read; the message says why.
-        FileNotFoundError: no path given and no default model installed.
+        FileNotFoundError: no path given and no default model installed, or no file or
+            installed model of that name (a :class:`SottoFileNotFoundError`, also a
+            SottoError).
     """
 
     def __init__(
@@ -215,8 +238,10 @@ class Model:
         device: str = "auto",
         vad_model: Union[None, bool, str, "os.PathLike[str]"] = None,
     ) -> None:
-        if not isinstance(threads, int) or threads < 0:
-            raise ValueError(f"threads must be an int >= 0, not {threads!r}")
+        if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 0 <= threads <= 256:
+            raise (ValueError if isinstance(threads, numbers.Integral) else TypeError)(
+                f"threads must be an int in 0..256 (0: every core this process may use), not {threads!r}")
+        threads = int(threads)  # numpy's ints too
         if path is None:
             path = default_model_path()
             if not os.path.exists(path):
@@ -224,7 +249,9 @@ class Model:
                     f"no model given and none installed at {path}: pass a path, set SOTTO_MODEL, "
                     "or run scripts/setup.sh to install the default model"
                 )
-        self.path = os.fspath(path)
+        from .models import resolve_model  # (models imports this module)
+
+        self.path = resolve_model(os.fspath(path))  # a path, or an installed model's name ("tiny.en")
         self.threads = threads
         self.device = device
         self._model = _sotto.Model(self.path)
@@ -369,7 +396,7 @@ class Model:
         hotwords: Optional[str] = None,
         prefix: Optional[str] = None,
         multilingual: bool = False,
-        clip_timestamps: Optional[Sequence[float]] = None,
+        clip_timestamps: Union[str, Sequence[float], None] = None,
         max_new_tokens: Optional[int] = None,
         repetition_penalty: float = 1.0,
         no_repeat_ngram_size: int = 0,
@@ -453,7 +480,7 @@ class Model:
                 faster-whisper 1.2.1's options with its meaning (sotto.h
                 sotto_transcribe_params): hint text in every window's prompt; the text
                 the first window starts with; every window's language detected; the
-                clips [start, end, ...] in seconds to transcribe; its cap on the tokens
+                clips [start, end, ...] in seconds to transcribe (or a str "0,5.5,8"); its cap on the tokens
                 of a window. With batch_size, multilingual detects each chunk's language
                 and clip_timestamps [start, end, ...] are the chunks (faster-whisper's
                 pipeline), in place of the VAD's.
@@ -526,10 +553,11 @@ class Model:
         if task not in ("transcribe", "translate"):
             raise ValueError(f"task must be 'transcribe' or 'translate', not {task!r}")
         for name, n in (("beam_size", beam_size), ("best_of", best_of)):
-            if not isinstance(n, int) or not 1 <= n <= _sotto.MAX_SEQUENCES:
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 1 <= n <= _sotto.MAX_SEQUENCES:
                 raise ValueError(f"{name} must be an int in 1..{_sotto.MAX_SEQUENCES}, not {n!r}")
-        if not isinstance(batch_size, int) or not 0 <= batch_size <= 64:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or not 0 <= batch_size <= 64:
             raise ValueError(f"batch_size must be an int in 0..64 (0: no batching), not {batch_size!r}")
+        beam_size, best_of, batch_size = int(beam_size), int(best_of), int(batch_size)  # numpy's ints too
         if batch_size and (vad_filter or prefix is not None or carry_initial_prompt):
             raise ValueError("batch_size cuts by VAD itself (vad_parameters set how) and gives every chunk one "
                              "prompt: no vad_filter, prefix or carry_initial_prompt")
@@ -591,7 +619,7 @@ class Model:
             hotwords=hotwords,
             prefix=prefix,
             multilingual=bool(multilingual),
-            clip_timestamps=None if clip_timestamps is None else [float(t) for t in clip_timestamps],
+            clip_timestamps=_clip_seconds(clip_timestamps),
             max_new_tokens=int(max_new_tokens or 0),
             repetition_penalty=float(repetition_penalty),
             no_repeat_ngram_size=int(no_repeat_ngram_size),

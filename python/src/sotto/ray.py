@@ -8,7 +8,10 @@ one :class:`sotto.Model` per actor (loaded once, reused for every batch it gets)
 
 Each row gets the columns ``text``, ``language``, ``duration``, ``segments`` (a list of
 {start, end, text, avg_logprob, no_speech_prob}), ``error`` ("" or the engine's message:
-one bad file does not stop the run) and ``worker`` (the actor's host:pid). The model file
+one bad file does not stop the run) and ``worker`` (the actor's host:pid), with the same
+Arrow types in every batch (so that ``write_parquet`` files read back together).
+``batch_size`` is Ray's rows (paths) per call; batched decoding of each file is
+``sotto.Model.transcribe``'s own ``batch_size``, passed as ``decode_batch_size``. The model file
 must be readable at the same path on every node (a shared file system, or a copy on each).
 Needs ``pip install ray[data]`` (``pip install ./python[ray]``).
 """
@@ -22,6 +25,15 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ._model import Model, SottoError
+
+
+def _columns() -> List[Any]:
+    import pyarrow as pa
+
+    segment = pa.struct([("start", pa.float64()), ("end", pa.float64()), ("text", pa.string()),
+                         ("avg_logprob", pa.float64()), ("no_speech_prob", pa.float64())])
+    return [("text", pa.string()), ("language", pa.string()), ("duration", pa.float64()),
+            ("segments", pa.list_(segment)), ("error", pa.string()), ("worker", pa.string())]
 
 
 class Transcriber:
@@ -50,7 +62,9 @@ class Transcriber:
         self.options = options
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
-    def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, Any]:
+    def __call__(self, batch: Dict[str, np.ndarray]) -> Any:
+        import pyarrow as pa  # Ray Data's own dependency
+
         cols: Dict[str, List[Any]] = {k: [] for k in ("text", "language", "duration", "segments", "error", "worker")}
         for path in batch[self.path_column]:
             try:
@@ -69,9 +83,19 @@ class Transcriber:
             cols["segments"].append(segs)
             cols["error"].append(error)
             cols["worker"].append(self.worker)
-        out: Dict[str, Any] = dict(batch)
-        out.update(cols)
-        return out
+        # one schema for every batch: a batch of failed or silent files alone (segments all
+        # []) would otherwise be typed list<null>, and its Parquet file would not read back
+        # with the others'
+        table = pa.table({k: pa.array(list(v)) for k, v in batch.items() if k not in cols})
+        for name, typ in _columns():
+            table = table.append_column(pa.field(name, typ), pa.array(cols[name], type=typ))
+        return table
+
+
+def _actor_pool(actors: int) -> Any:
+    import ray.data
+
+    return ray.data.ActorPoolStrategy(size=actors)  # (Ray 2.60 deprecates concurrency= for it)
 
 
 def transcribe_dataset(
@@ -83,18 +107,31 @@ def transcribe_dataset(
     device: str = "auto",
     vad_model: Any = None,
     path_column: str = "path",
+    decode_batch_size: int = 0,
     **options: Any,
 ) -> Any:
     """``ds.map_batches`` with :class:`Transcriber` on a pool of ACTORS actors, each with
     THREADS CPUs (``num_cpus``) and one model; BATCH_SIZE paths per call. OPTIONS go to
-    :meth:`sotto.Model.transcribe`. Returns the (lazy) transcribed dataset."""
+    :meth:`sotto.Model.transcribe`, and DECODE_BATCH_SIZE as its ``batch_size`` (> 0: each
+    file's VAD chunks decoded N at a time, faster-whisper's batched pipeline). Returns the
+    (lazy) transcribed dataset.
+
+    Raises:
+        TypeError: DS is not a Ray dataset (``pip install 'ray[data]'``, then
+            ``ray.data.from_items``).
+    """
+    if not hasattr(ds, "map_batches"):
+        raise TypeError(f"ds must be a ray.data.Dataset (pip install 'ray[data]'; ray.data.from_items), "
+                        f"not {type(ds).__name__}")
+    if decode_batch_size:
+        options["batch_size"] = decode_batch_size
     return ds.map_batches(
         Transcriber,
         fn_constructor_kwargs=dict(
             model_path=model_path, threads=threads, device=device, vad_model=vad_model,
             path_column=path_column, **options,
         ),
-        concurrency=actors,
+        compute=_actor_pool(actors),
         num_cpus=threads,
         batch_size=batch_size,
         batch_format="numpy",
