@@ -1,5 +1,6 @@
 /* test_lines.c — srt/vtt cues cut from word times (tools/sotto/output.c, --max-line-len and
- * --split-on-word): the exact files for synthetic segments, English words (every one with
+ * --split-on-word; without them a cue a segment, timed by its words): the exact files for
+ * synthetic segments, English words (every one with
  * its leading space) and words of a language written without spaces; and the lrc writer's
  * lines. */
 #define _POSIX_C_SOURCE 200809L
@@ -41,8 +42,10 @@ static void expect(const out_lines *lines, const char *want, const char *what)
 
 int main(void)
 {
+    /* a cue a segment, timed by its words as openai's SubtitlesWriter times it: the first
+     * segment ends at 2.30, its last word at 2.25 */
     expect(NULL,
-           "1\n00:00:00,000 --> 00:00:02,300\nAlice and Robert flew to Paris.\n\n"
+           "1\n00:00:00,000 --> 00:00:02,250\nAlice and Robert flew to Paris.\n\n"
            "2\n00:00:03,000 --> 00:00:04,800\n我们明天去 北京吧\n\n",
            "whole segments");
     /* 12 characters: " Alice and" (10) + " Robert" would be 17, " Robert flew" is 12, and

@@ -28,6 +28,7 @@ struct stream_input {
     sotto_audio *audio;        /* a container, or NULL: raw PCM on FD */
     int fd;
     bool own_fd, eof;
+    bool warned;               /* f32le samples that are no audio: said once */
     int sample_bytes;
     unsigned char part[4];     /* the bytes of a sample cut by a read */
     int n_part;
@@ -144,6 +145,11 @@ static bool take_bytes(stream_input *in, const unsigned char *b, size_t n)
         } else {
             uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
             memcpy(&v, &u, sizeof v);
+            if (!(fabsf(v) <= 64) && !in->warned) { /* not audio in [-1, 1]: another format's bytes */
+                fprintf(stderr, "sotto stream: %s: f32le samples that are not audio (%g): is the input another "
+                        "format (--format s16le)?\n", in->o.path, (double)v);
+                in->warned = true;
+            }
             if (!isfinite(v)) v = 0; /* a NaN or infinity would poison every later decoding */
         }
         in->hist[in->n_hist++] = v;
