@@ -159,6 +159,23 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
                                                                best_of=np.int32(2))
 
 
+def test_close_repr_and_pickle(model_path, vad_path, clips):
+    # close() lets the memory go (a with block closes); afterwards every call is refused;
+    # pickled as how it was made (loaded again from its file)
+    import pickle
+
+    with sotto.Model(model_path, threads=2, vad_model=vad_path) as m:
+        text = m.transcribe(clips[0], beam_size=1)[1].text
+        assert repr(m) == f"sotto.Model({model_path!r}, threads=2, device='auto')"
+        again = pickle.loads(pickle.dumps(m))
+        assert again.has_vad and again.transcribe(clips[0], beam_size=1)[1].text == text
+    assert "closed" in repr(m)
+    for call in (lambda: m.transcribe(clips[0]), lambda: m.stream(), m.info):
+        with pytest.raises(sotto.SottoError, match="closed"):
+            call()
+    m.close()  # twice: nothing more
+
+
 def test_a_model_by_its_installed_name(model_path, clips, monkeypatch):
     # sotto.Model("tiny.en") as WhisperModel("tiny.en") and the tool's -m tiny.en: NAME.gguf
     # in $SOTTO_MODELS_DIR (or setup's folder); an unknown name is a FileNotFoundError

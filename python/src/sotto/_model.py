@@ -264,7 +264,9 @@ class Model:
                 raise FileNotFoundError(f"vad_model=True: no Silero VAD installed at {default} (run scripts/setup.sh)")
         elif vad_model is not False:
             self._vad = _sotto.Vad(os.fspath(vad_model))
+        self._vad_arg = vad_model if not isinstance(vad_model, os.PathLike) else os.fspath(vad_model)
         self._batch_vad: Optional[Any] = None  # loaded on the first batched call
+        self._closed = False
         self._lock = threading.Lock()
         self._free: List[Any] = []  # idle contexts
         self._in_use = self._peak = 0  # contexts out now; the most ever out at once
@@ -273,7 +275,40 @@ class Model:
 
     def info(self) -> Mapping[str, Any]:
         """The model's hyper-parameters (n_mels, n_text_ctx, multilingual, ...)."""
+        self._check_open()
         return self._model.info()
+
+    def close(self) -> None:
+        """Lets the model's memory go now rather than with the last reference to the
+        Model: its idle contexts (KV caches, scratch), the weights and the VADs. A
+        transcription or stream running in another thread keeps what it uses until it
+        ends. Afterwards every call but close() raises SottoError. ``with sotto.Model(...)
+        as m:`` closes it at the block's end."""
+        with self._lock:
+            self._closed = True
+            self._free.clear()
+            self._model = self._vad = self._batch_vad = None
+
+    def __enter__(self) -> "Model":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = ", closed" if self._closed else ""
+        return f"sotto.Model({self.path!r}, threads={self.threads}, device={self.device!r}{state})"
+
+    def __reduce__(self) -> Any:
+        # pickled as how it was made: loaded again from its file where it is unpickled
+        # (another process, a Ray worker), which must see the same paths
+        return (Model, (self.path, self.threads, self.device, self._vad_arg))
+
+    def _check_open(self) -> None:
+        if self._closed:
+            err = _sotto.SottoError(f"this Model ({self.path}) is closed")
+            err.status = "invalid argument"
+            raise err
 
     @property
     def has_vad(self) -> bool:
@@ -318,6 +353,7 @@ class Model:
         """
         from ._stream import open_stream
 
+        self._check_open()
         return open_stream(
             self._model, self._vad if vad else None, self.threads, self.device, language=language,
             beam_size=beam_size, min_step=min_step, trim=trim, max_buffer=max_buffer,
@@ -327,6 +363,7 @@ class Model:
 
     def _context(self, max_sequences: int, max_batch: int = 1) -> Any:
         with self._lock:
+            self._check_open()
             self._in_use += 1
             self._peak = max(self._peak, self._in_use)
             for i, ctx in enumerate(self._free):
@@ -340,6 +377,7 @@ class Model:
             raise
 
     def _batch_vad_model(self) -> Any:
+        self._check_open()
         if self._batch_vad is None:
             path = default_batch_vad_path()
             if not os.path.exists(path):
@@ -355,6 +393,8 @@ class Model:
         context alone (they held 12 contexts, 123 -> 912 MB)."""
         with self._lock:
             self._in_use -= 1
+            if self._closed:  # closed while it ran: the context goes
+                return
             self._free.append(ctx)
             while len(self._free) > self._peak:
                 covered = [c for c in self._free if any(
@@ -506,6 +546,7 @@ class Model:
             RuntimeWarning: the input was read around: a WAV file cut short is
                 transcribed as far as it goes, as ffmpeg reads it.
         """
+        self._check_open()
         for name, text in (("language", language), ("initial_prompt", initial_prompt), ("hotwords", hotwords),
                            ("prefix", prefix)):
             if text is not None and not isinstance(text, str):
