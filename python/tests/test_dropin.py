@@ -527,6 +527,12 @@ def test_openai_options_checked_as_openai_does(model_path, clips, models_dir, tm
             model.transcribe(audio, **{name: 0})
     # openai's falsy max_initial_timestamp: no bound
     assert model.transcribe(audio, max_initial_timestamp=None, temperature=0.0)["text"]
+    # a prompt among the decode options: openai's transcribe() overwrites it with each
+    # window's own, so it changes nothing; its prefix (every window's) is not supported
+    plain = model.transcribe(audio, temperature=0.0)
+    assert model.transcribe(audio, temperature=0.0, prompt=[1770, 13, 1757])["segments"] == plain["segments"]
+    with pytest.raises(NotImplementedError, match="prefix"):
+        model.transcribe(audio, prefix="And")
     # a name that is not installed: openai's RuntimeError, and a FileNotFoundError
     monkeypatch.setenv("SOTTO_MODELS_DIR", str(tmp_path))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))

@@ -151,7 +151,7 @@ class WhisperOpenAI:
         also the line before its detection, as openai's.
 
         Raises:
-            NotImplementedError: prompt, prefix.
+            NotImplementedError: prefix (openai's: forced at the start of every window).
             TypeError: an option openai's transcribe() does not have.
         """
         unknown = set(decode_options) - _DECODE
@@ -160,7 +160,9 @@ class WhisperOpenAI:
         from .faster_whisper import _clip_times  # openai's and faster-whisper's clips are the same
 
         clips = _clip_times(clip_timestamps)
-        for name, default in (("prompt", None), ("prefix", None)):
+        # openai's transcribe() sets every window's prompt itself (its initial_prompt and the
+        # text before): a prompt given among decode_options is overwritten, so ignored here too
+        for name, default in (("prefix", None),):
             if decode_options.get(name, default) != default:
                 raise NotImplementedError(f"{name}={decode_options[name]!r}: not supported by sotto yet")
         opts = decode_options
