@@ -152,6 +152,11 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
         sotto.Model(model_path, vad_model=False).transcribe(str(garbage), vad_filter=True)
     with pytest.raises(ValueError, match="threads"):
         sotto.Model(model_path, threads=-1)
+    # what only the engine can judge: a ValueError (bad options are) and a SottoError
+    for kwargs in (dict(language="de"), dict(task="translate"), dict(suppress_tokens=[10 ** 6])):
+        for cls in (ValueError, sotto.SottoError):
+            with pytest.raises(cls):
+                model.transcribe(array.array("f", [0.0] * 16000), **kwargs)
     with pytest.raises(ValueError, match="threads"):  # (a bare OverflowError before)
         sotto.Model(model_path, threads=2 ** 40)
     with pytest.raises(sotto.SottoError, match="garbage"):  # numpy's ints as counts: past the checks

@@ -93,6 +93,13 @@ class SottoIsADirectoryError(IsADirectoryError, SottoError):
     """An audio path that is a directory: a :class:`SottoError` and an IsADirectoryError."""
 
 
+class SottoValueError(ValueError, SottoError):
+    """An option the engine refused while transcribing (status "invalid argument": a
+    language an English-only model cannot take, a suppress token past the vocabulary,
+    max_new_tokens past the context): a ValueError, as bad options are, and a
+    :class:`SottoError`."""
+
+
 def _clip_seconds(clips: Union[str, Sequence[float], None]) -> Optional[List[float]]:
     """clip_timestamps as seconds: a sequence of numbers, or openai's and faster-whisper's
     str of them separated by commas ("0,5.5,8"; "" or "0": the whole audio)."""
@@ -680,6 +687,12 @@ class Model:
         ctx = self._context(max(beam_size, best_of), max(batch_size, 1))
         try:
             r = ctx.transcribe(audio, on_segment=callback, on_language=on_language, **options)
+        except SottoError as e:
+            if getattr(e, "status", None) != "invalid argument" or isinstance(e, ValueError):
+                raise
+            err = SottoValueError(str(e))
+            err.status = e.status
+            raise err from e
         finally:
             self._release(ctx)
         segments = [_segment(s) for s in r["segments"]]

@@ -680,11 +680,6 @@ class WhisperModel:
 _AHEAD = 8
 
 
-class _InvalidOption(ValueError, _sotto.SottoError):
-    """An option the engine refused while decoding: a ValueError, as faster-whisper's, and a
-    sotto.SottoError."""
-
-
 def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Optional[float]) -> Iterator[Segment]:
     """The segments of model.transcribe(samples, **kwargs) as they are made: a worker
     thread runs the engine and hands each segment over a queue of _AHEAD; closing the
@@ -723,12 +718,7 @@ def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Opt
                 if progress_of:
                     print("sotto: 100.0 %", file=sys.stderr)
                 return
-            if kind == "error":
-                if isinstance(value, _sotto.SottoError) and getattr(value, "status", None) == "invalid argument":
-                    # an option the decoding refused (max_new_tokens past the context): faster-whisper's ValueError
-                    err = _InvalidOption(str(value))
-                    err.status = value.status
-                    raise err from value
+            if kind == "error":  # (an option the decoding refused is a ValueError, as faster-whisper's)
                 raise value
             if progress_of:
                 shown = min(100.0, 100.0 * value.end / progress_of)
