@@ -534,8 +534,11 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     }
     sotto_status st = derive_hparams(m, err);
     if (!st) st = derive_special(m, err);
-    /* eot: derive_special checked it exists; the ggml loader builds the index early */
+    /* eot: derive_special checked it exists */
     if (!st && !m->tok_index) st = sotto__model_token_index(m, m->info.token_eot, err);
+    /* a file without suppress lists (ggml; a CTranslate2 or Hugging Face folder without its
+     * config): openai-whisper's, from the vocabulary, rather than none */
+    if (!st && !m->suppress.n && !m->suppress_begin.n) st = sotto__model_derive_suppress(m, err);
     if (!st) st = check_lists(m, err);
     if (st) return st;
     const sotto_model_info *h = &m->info;

@@ -172,6 +172,11 @@ typedef struct sotto__bpe {
 bool sotto__bpe_piece(sotto__bpe *b, const uint8_t *s, size_t n, void (*emit)(void *, int32_t), void *arg);
 void sotto__bpe_free(sotto__bpe *b);
 
+/* The suppress lists from the vocabulary (nonspeech.c), as openai-whisper's tokenizer and
+ * decoder make them: m->suppress (non_speech_tokens and the special tokens) and
+ * m->suppress_begin (" " and <|endoftext|>); the specials and the token index must be set. */
+sotto_status sotto__model_derive_suppress(sotto_model *m, sotto__err *err);
+
 /* Loaders: each fills a zeroed model and calls sotto__model_finish. */
 sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err);
 sotto_status sotto__load_ct2(sotto_model *m, const char *dir, sotto__err *err);

@@ -95,6 +95,18 @@ expect 1 "installed in $TMP/xdg/sotto/models: tiny.en" env XDG_DATA_HOME="$TMP/x
 grep -q "silero" "$TMP/err" && bad "the VAD listed as a model" || ok
 expect 1 "no model 'base'" env XDG_DATA_HOME="$TMP/empty" "$SOTTO" transcribe -m base "$clip"
 
+# a CTranslate2 folder without config.json (model.bin and the vocabulary alone): its suppress
+# lists derived from the vocabulary as openai's tokenizer makes them (they were left empty:
+# "$3.99, three apples" where the whole folder gives "$300.99 ... apples")
+CT2=$(dirname "$TINY")/tiny.en-ct2 # (setup's, beside the GGUF made from it)
+mkdir -p "$TMP/noconfig"
+for f in "$CT2"/*; do [[ $(basename "$f") == config.json ]] || ln -sf "$(realpath "$f")" "$TMP/noconfig/"; done
+clip03=$CLIPS/espeak-ng-03.wav
+"$SOTTO" transcribe -m "$CT2" -t 2 "$clip03" >"$TMP/withcfg" 2>/dev/null
+"$SOTTO" transcribe -m "$TMP/noconfig" -t 2 "$clip03" >"$TMP/nocfg" 2>/dev/null
+[[ -s $TMP/withcfg ]] && cmp -s "$TMP/withcfg" "$TMP/nocfg" && ok ||
+    bad "a CTranslate2 folder without config.json: $(cat "$TMP/nocfg") against $(cat "$TMP/withcfg")"
+
 # openai's --suppress_tokens: "." (13) and "," (11) never sampled, -1 the model's list, ""
 # none of it; malformed lists and ids past the vocabulary refused, named
 clip=$CLIPS/librivox-0870.wav
