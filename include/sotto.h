@@ -123,7 +123,8 @@ typedef struct sotto_convert_params {
 sotto_convert_params sotto_convert_params_default(void); /* f32, f32 */
 
 /* Writes MODEL as one self-contained GGUF file at PATH (through the temporary name
- * PATH.tmp, renamed when complete and removed on failure; a caller that can be
+ * PATH.tmp.PID, PID the process's id, renamed when complete and removed on failure; the
+ * permissions of a PATH it replaces are kept; a caller that can be
  * interrupted removes it too; a symbolic link's target is written, the link kept; a PATH
  * that exists and is not a regular file, a device or a FIFO, is SOTTO_ERR_INVALID_ARG).
  * Matrices take the requested types; LayerNorm parameters, biases and position tables

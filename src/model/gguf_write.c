@@ -1,6 +1,6 @@
 /* gguf_write.c — writes a loaded model as one self-contained GGUF v3 file (the output of
  * `sotto convert`): hyper-parameters, byte-level tokens, merges, special ids, decoding
- * lists and every tensor in the requested storage type. Written to PATH.tmp and
+ * lists and every tensor in the requested storage type. Written to PATH.tmp.PID and
  * renamed, so a failure never leaves a half-written model under the final name; a link's
  * target is replaced, and a path that is not a regular file (a device, a FIFO) refused. */
 #define _DEFAULT_SOURCE /* realpath, PATH_MAX */
@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../quant.h"
 #include "gguf.h"
@@ -184,7 +186,7 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
     for (int i = 0; i < 3; i++) enc_ok |= p.encoder_type == types[i], dec_ok |= p.decoder_type == types[i];
     if (!m || !path || !enc_ok || !dec_ok)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "save_gguf: bad model, path or weight type"});
-    char tmp[4096], real[PATH_MAX];
+    char tmp[4096 + 32], real[PATH_MAX];
     struct stat st;
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real))
         path = real; /* a link's target is replaced, the link stays */
@@ -192,11 +194,19 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
         sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "%s: not a regular file (a model is written to a file)", path);
         return sotto__publish(&err);
     }
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+    /* PATH.tmp.PID: another process converting to PATH has its own (two sharing one had
+     * made a file of both, reported written), and a file of the user's named PATH.tmp
+     * is never touched; the replaced file's permissions are kept */
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "output path too long"});
-    writer w = {fopen(tmp, "wb"), true};
+    mode_t perm = stat(path, &st) == 0 ? st.st_mode & 07777 : 0666;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, perm);
+    if (fd >= 0 && perm != 0666) (void)fchmod(fd, perm);
+    writer w = {fd >= 0 ? fdopen(fd, "wb") : NULL, true};
     if (!w.f) {
-        sotto__fail(&err, SOTTO_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd), remove(tmp);
+        sotto__fail(&err, SOTTO_ERR_IO, "%s: cannot create: %s", path, strerror(e));
         return sotto__publish(&err);
     }
     int n_kv = N_KV_BASE + (m->merges != NULL);

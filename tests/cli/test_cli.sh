@@ -3,7 +3,7 @@
 # well as `--opt value`, value-less flags refusing a value, warnings for a SOTTO_KERNELS
 # set the CPU does not run and for more threads than cores, every option --help lists
 # known to the parser (one table drives both), `sotto bench` reporting the thread count
-# it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp behind when
+# it ran, `sotto convert` saying what it wrote and leaving no OUT.tmp.PID behind when
 # interrupted, and outputs that are not plain files (a FIFO, a link, stdout) never
 # renamed over by convert or mel.
 # usage: test_cli.sh SOTTO TINY_EN.gguf BIG_MODEL CLIP.wav TMP_DIR
@@ -93,20 +93,30 @@ expect 1 "sotto info: unexpected argument 'b'" "$SOTTO" info a b
 # a value is taken whole, even one that looks like --name=value
 expect 1 "--x=y: cannot open" "$SOTTO" run -m "$TINY" --mel --x=y
 
-# convert: a summary on success; no OUT.tmp after SIGTERM/SIGINT in the middle of writing
+# convert: a summary on success; no OUT.tmp.PID after SIGTERM/SIGINT in the middle of
+# writing; IN's own type without --type; a file of the user's named OUT.tmp untouched, and
+# the permissions of the OUT replaced kept; an empty OUT refused
 OUT=$TMP/out.gguf
+expect 0 "stdout:encoder f16, decoder f16" "$SOTTO" convert "$TINY" "$OUT"
+echo "my notes" >"$OUT.tmp"
+chmod 600 "$OUT"
+expect 0 "stdout:encoder q8_0, decoder f16" "$SOTTO" convert "$TINY" "$OUT" --encoder-type q8_0
+[ "$(cat "$OUT.tmp")" = "my notes" ] && [ "$(stat -c %a "$OUT")" = 600 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: convert: OUT.tmp $(cat "$OUT.tmp"), mode $(stat -c %a "$OUT")"; }
+rm -f "$OUT.tmp"
+expect 1 "OUT is empty" "$SOTTO" convert "$TINY" ""
 expect 0 "stdout:sotto convert: wrote $OUT (" "$SOTTO" convert "$TINY" "$OUT" --type=q8_0
 expect 0 "stdout:encoder q8_0, decoder q8_0" "$SOTTO" convert "$TINY" "$OUT" --type q8_0
 for sig in TERM INT; do
-    rm -f "$OUT" "$OUT.tmp"
-    "$SOTTO" convert "$BIG" "$OUT" >/dev/null 2>&1 &
+    rm -f "$OUT" "$OUT".tmp*
+    "$SOTTO" convert "$BIG" "$OUT" --type f32 >/dev/null 2>&1 &
     pid=$!
-    for _ in $(seq 500); do [ -s "$OUT.tmp" ] && break; sleep 0.01; done
-    seen=$([ -s "$OUT.tmp" ] && echo yes || echo no)
+    for _ in $(seq 500); do [ -s "$OUT.tmp.$pid" ] && break; sleep 0.01; done
+    seen=$([ -s "$OUT.tmp.$pid" ] && echo yes || echo no)
     kill -$sig $pid 2>/dev/null
     wait $pid
     rc=$?
-    if [ "$seen" = yes ] && [ $rc -ne 0 ] && [ ! -e "$OUT.tmp" ] && [ ! -e "$OUT" ]; then
+    if [ "$seen" = yes ] && [ $rc -ne 0 ] && [ ! -e "$OUT.tmp.$pid" ] && [ ! -e "$OUT" ]; then
         pass=$((pass + 1))
     else
         fail=$((fail + 1))

@@ -213,7 +213,7 @@ bool cli_make_dirs(const char *path, bool last)
 
 bool cli_output_writable(const char *cmd, const char *dir, const char *output)
 {
-    char probe[PATH_MAX + 8];
+    char probe[PATH_MAX + 32];
     if (dir) {
         if (!cli_make_dirs(dir, true)) {
             fprintf(stderr, "sotto %s: cannot create --output-dir %s: %s\n", cmd, dir, strerror(errno));
@@ -230,7 +230,7 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
             return false;
         }
         if (how > 0) return true; /* a device or FIFO: written straight into */
-        if (snprintf(probe, sizeof probe, "%s.tmp", target) >= (int)sizeof probe) {
+        if (snprintf(probe, sizeof probe, "%s.tmp.%ld", target, (long)getpid()) >= (int)sizeof probe) {
             fprintf(stderr, "sotto %s: -o %s: the name is too long\n", cmd, output);
             return false;
         }
@@ -249,12 +249,12 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
 
 bool cli_write_file(const char *path, const void *data, size_t n)
 {
-    char real[PATH_MAX], tmp[PATH_MAX + 8];
+    char real[PATH_MAX], tmp[PATH_MAX + 32];
     if (strcmp(path, "-") == 0) return fwrite(data, 1, n, stdout) == n && fflush(stdout) == 0;
     int how = out_target(&path, real);
     if (how < 0) return false;
-    if (how == 0 && snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, false;
-    FILE *f = fopen(how ? path : tmp, "wb"); /* a device or FIFO straight into, never replaced */
+    /* a device or FIFO straight into, never replaced */
+    FILE *f = how ? fopen(path, "wb") : out_temp_open(path, tmp, sizeof tmp, "wb");
     if (!f) return false;
     bool ok = fwrite(data, 1, n, f) == n;
     int e = errno;

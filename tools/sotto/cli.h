@@ -82,7 +82,7 @@ bool cli_make_dirs(const char *path, bool last);
 bool cli_output_writable(const char *cmd, const char *dir, const char *output);
 
 /* Writes N bytes to PATH as out_write_file places an output: a regular file through
- * PATH.tmp and a rename, a link's target so, a device or FIFO straight into; "-" is
+ * PATH.tmp.PID and a rename, a link's target so, a device or FIFO straight into; "-" is
  * stdout. False with errno set. */
 bool cli_write_file(const char *path, const void *data, size_t n);
 

@@ -14,9 +14,9 @@
 #include "cli.h"
 #include "cli_opt.h"
 
-/* The library writes OUT.tmp and renames it when complete; an interrupt in between must
- * not leave the partial file behind (hundreds of MB for a large model). */
-static char tmp_path[4096];
+/* The library writes OUT.tmp.PID and renames it when complete; an interrupt in between
+ * must not leave the partial file behind (hundreds of MB for a large model). */
+static char tmp_path[4096 + 32];
 
 static void on_signal(int sig)
 {
@@ -24,6 +24,8 @@ static void on_signal(int sig)
     signal(sig, SIG_DFL);
     raise(sig);
 }
+
+#define UNSET ((sotto_type)255) /* no --type for that half */
 
 static bool parse_type(const char *s, sotto_type *t)
 {
@@ -52,7 +54,8 @@ static bool set_both(void *field, const char *v, const char **what)
 
 static const cli_opt options[] = {
     {"--type", 0, OPT_CALL, 0, 0, 0, "T", .call = set_both,
-     .help = "the matrices' type, both halves: f32 (default), f16 or q8_0"},
+     .help = "the matrices' type, both halves: f32, f16 or q8_0 (default: the\n"
+             "type IN holds, as loaded)"},
     {"--encoder-type", 0, OPT_CALL, offsetof(sotto_convert_params, encoder_type), 0, 0, "T", .call = set_type,
      .help = "the encoder's alone"},
     {"--decoder-type", 0, OPT_CALL, offsetof(sotto_convert_params, decoder_type), 0, 0, "T", .call = set_type,
@@ -64,11 +67,14 @@ static const cli_cmd command = {
     .name = "convert",
     .usage = "usage: sotto convert IN OUT.gguf [--type T] [--encoder-type T] [--decoder-type T]\n"
              "\n"
-             "Reads IN (a CTranslate2 or Hugging Face Whisper directory, or a .gguf file) and\n"
-             "writes one self-contained GGUF file: hyper-parameters, tokenizer, special ids,\n"
-             "suppress lists and tensors. T is f32 (default), f16 or q8_0; --type sets both halves,\n"
-             "--encoder-type and --decoder-type set one (the tied token embedding follows the\n"
-             "decoder). LayerNorm parameters, biases and position tables stay f32.\n"
+             "Reads IN (a CTranslate2 or Hugging Face Whisper directory, a whisper.cpp ggml .bin,\n"
+             "a .gguf file, or an installed model's name) and writes one self-contained GGUF\n"
+             "file: hyper-parameters, tokenizer, special ids, suppress lists and tensors. T is\n"
+             "f32, f16 or q8_0 (default: the type IN's matrices hold as loaded: f16 for OpenAI's\n"
+             "and CTranslate2's checkpoints, f32 for bf16, q8_0 for ggml's 4- and 5-bit types);\n"
+             "--type sets both halves, --encoder-type and --decoder-type set one (the tied token\n"
+             "embedding follows the decoder). LayerNorm parameters, biases and position tables\n"
+             "stay f32.\n"
              "\n",
     .opts = options,
     .min_args = 2,
@@ -98,11 +104,15 @@ static bool writes_input(const char *in, const char *out)
 
 int cmd_convert(int argc, char **argv)
 {
-    sotto_convert_params p = sotto_convert_params_default();
+    sotto_convert_params p = {UNSET, UNSET}; /* a half not given keeps IN's type */
     int n_pos;
     int rc = cli_parse(&command, argc, argv, &p, &n_pos);
     if (rc) return rc == CLI_HELP ? EXIT_OK : rc;
     const char *pos[2] = {argv[1], argv[2]};
+    if (!*pos[1]) {
+        fprintf(stderr, "sotto convert: OUT is empty: name the .gguf file to write\n");
+        return EXIT_INPUT;
+    }
     if (strcmp(pos[1], "-") == 0) { /* a model is mapped from a file: never streamed to stdout */
         fprintf(stderr, "sotto convert: OUT is a file to write the model to, not - (standard output)\n");
         return EXIT_INPUT;
@@ -110,9 +120,9 @@ int cmd_convert(int argc, char **argv)
     char real[PATH_MAX];
     struct stat st;
     if (lstat(pos[1], &st) == 0 && S_ISLNK(st.st_mode) && realpath(pos[1], real))
-        pos[1] = real; /* its target is written (the library's rule): OUT.tmp beside it */
+        pos[1] = real; /* its target is written (the library's rule): OUT.tmp.PID beside it */
     if (writes_input(pos[0], pos[1])) return EXIT_INPUT;
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp", pos[1]) >= (int)sizeof tmp_path) {
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", pos[1], (long)getpid()) >= (int)sizeof tmp_path) {
         fprintf(stderr, "sotto convert: output path too long\n");
         return EXIT_INPUT;
     }
@@ -120,6 +130,10 @@ int cmd_convert(int argc, char **argv)
     if (!cli_model_path(pos[0], in, sizeof in)) return EXIT_INPUT; /* a name: the installed model */
     sotto_model *m = cli_load_model(in);
     if (!m) return EXIT_EXEC;
+    sotto_model_info h;
+    sotto_model_get_info(m, &h);
+    if (p.encoder_type == UNSET) p.encoder_type = h.encoder_type;
+    if (p.decoder_type == UNSET) p.decoder_type = h.decoder_type;
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);

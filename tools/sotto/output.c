@@ -12,7 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void out_timestamp(char *buf, size_t n, double seconds, bool always_hours, char marker)
 {
@@ -222,14 +224,30 @@ int out_target(const char **path, char *real)
     return 0;
 }
 
+FILE *out_temp_open(const char *path, char *tmp, size_t n, const char *mode)
+{
+    if (snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid()) >= (int)n) return errno = ENAMETOOLONG, NULL;
+    struct stat st;
+    mode_t perm = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0666;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, perm);
+    if (fd < 0) return NULL;
+    if (perm != 0666) (void)fchmod(fd, perm); /* the replaced file's own, whatever the umask */
+    FILE *f = fdopen(fd, mode);
+    if (!f) {
+        int e = errno;
+        close(fd), unlink(tmp);
+        errno = e;
+    }
+    return f;
+}
+
 bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines)
 {
-    char real[PATH_MAX], tmp[PATH_MAX + 8];
+    char real[PATH_MAX], tmp[PATH_MAX + 32];
     int how = out_target(&path, real);
     if (how < 0) return false;
     if (how > 0) return write_into(path, w, r, lines);
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return errno = ENAMETOOLONG, false;
-    FILE *f = fopen(tmp, "w");
+    FILE *f = out_temp_open(path, tmp, sizeof tmp, "w");
     if (!f) return false;
     out_state os = {.lines = lines ? *lines : (out_lines){0}};
     bool ok = out_write(f, w, r, &os);

@@ -57,17 +57,23 @@ const char *out_names(void);
 /* R whole into F as W writes it; false on a write error or out of memory. */
 bool out_write(FILE *f, const out_writer *w, const sotto_result *r, out_state *st);
 /* Where an output named *PATH goes: 0, a regular file or a new one (written through
- * *PATH.tmp and a rename); 1, what is written straight into (a device, a FIFO,
+ * out_temp_open and a rename); 1, what is written straight into (a device, a FIFO,
  * /dev/stdout); -1 with errno set, a directory or a dangling link. A symbolic link's
  * target (written into REAL, room for PATH_MAX bytes) replaces *PATH, so the link stays a
  * link. */
 int out_target(const char **path, char *real);
 
 /* R as W writes it (srt and vtt cut as LINES says; NULL: a cue per segment) into PATH:
- * a regular file (or a new one) through PATH.tmp and a rename, never a half-written file;
+ * a regular file (or a new one) through out_temp_open and a rename, never a half-written file;
  * a symbolic link's target the same way (the link stays); anything else (a device, a
  * FIFO, /dev/stdout) written straight into. False with errno set on failure. */
 bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines);
+
+/* The temporary file a regular file PATH is written through (then renamed over it):
+ * PATH.tmp.PID into TMP [N] (another process writing PATH has its own; never a file of
+ * the user's named PATH.tmp), opened for writing in MODE ("w", "wb") with PATH's
+ * permissions when it exists (else 0666 under the umask). NULL with errno set. */
+FILE *out_temp_open(const char *path, char *tmp, size_t n, const char *mode);
 
 /* The json writer's END (output_json.c): the whole result. */
 void out_json_end(FILE *f, const sotto_result *r, out_state *st);
