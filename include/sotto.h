@@ -94,9 +94,11 @@ typedef struct sotto_model_info {
  * and field is validated against the file before use. On success *out owns the model;
  * free it with sotto_model_free. */
 sotto_status sotto_model_load(const char *path, sotto_model **out);
+/* Frees MODEL (NULL is fine); no context made from it may be in use. */
 void sotto_model_free(sotto_model *model);
 
-/* Fills *info; pointers in it live as long as the model. */
+/* Fills *info; pointers in it live as long as the model (a NULL model: all zero; a NULL
+ * info: nothing). */
 void sotto_model_get_info(const sotto_model *model, sotto_model_info *info);
 
 /* Raw bytes of token ID (UTF-8 fragments; special tokens as their literal text).
@@ -252,7 +254,8 @@ void sotto_audio_ffmpeg_log(int verbosity);
 /* Log-mel spectrogram of one 30 s window exactly as the reference front end: the
  * samples are padded with zeros or trimmed to SOTTO_N_SAMPLES, then STFT (n_fft 400,
  * hop 160, periodic Hann, reflect padding), Slaney mel filters, log10 clamp, max-8
- * floor, (x+4)/4. OUT receives [n_mels, SOTTO_N_FRAMES] floats, bin-major. */
+ * floor, (x+4)/4. OUT receives [n_mels, SOTTO_N_FRAMES] floats, bin-major. N_MELS 80 or
+ * 128; a failure's message is in sotto_last_error(). */
 sotto_status sotto_mel_window(const float *samples, int64_t n_samples, int n_mels,
                               float *out);
 
@@ -305,7 +308,7 @@ typedef struct sotto_context sotto_context;
 #define SOTTO_MAX_BATCH 64
 
 typedef struct sotto_context_params {
-    int n_threads;             /* 0: all the cores this process may use, sotto_cpu_count (the
+    int n_threads;             /* 0 (or less): all the cores this process may use, sotto_cpu_count (the
                                   CPU device's worker threads; with 2 or more a transcription's
                                   VAD also runs beside its log-mel while the audio is read) */
     /* The device the context runs on:
@@ -346,6 +349,7 @@ int sotto_cpu_count(void);
  * SOTTO_ERR_NOMEM when device memory runs out. */
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params,
                                 sotto_context **out);
+/* Frees CTX (NULL is fine). */
 void sotto_context_free(sotto_context *ctx);
 
 /* The device CTX runs on, e.g. "cpu (avx2 kernels, 2 threads)" or
@@ -640,8 +644,8 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
  * max_new_tokens >= 0, clip timestamps >= 0 (with batch_size each start < its end);
  * repetition_penalty finite and > 0, no_repeat_ngram_size >= 0; n_suppress_tokens >= 0 and
- * each of them >= -1; no hotwords or prefix with
- * batch_size (the batched engine does not take them yet).
+ * each of them >= -1; no prefix or carry_initial_prompt with batch_size (every chunk gets
+ * the pipeline's one prompt: initial_prompt and hotwords).
  * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
  * sotto_last_error(). The language must be "auto", a code or a name sotto_language_code
  * knows; whether the model has it is checked when transcribing. */
@@ -661,6 +665,7 @@ typedef struct sotto_result {
     int word_timestamps;       /* 1: made with word_timestamps (segments carry words) */
 } sotto_result;
 
+/* Frees RESULT and everything it points to (NULL is fine). */
 void sotto_result_free(sotto_result *result);
 
 /* Transcribes the audio file PATH ("-": standard input; any format sotto_audio_open
@@ -707,8 +712,9 @@ sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *sample
 sotto_status sotto_detect_language_probs_mel(sotto_context *ctx, const float *mel, int64_t n_floats, float *probs,
                                              int cap, int *n_probs);
 
-/* Appends the UTF-8 text of IDS (special and timestamp tokens skipped) to a new string
- * (free with sotto_free). */
+/* Appends the UTF-8 text of IDS (special and timestamp tokens skipped, as are ids outside
+ * the vocabulary) to a new string (free with sotto_free). A NULL model or text, or no ids
+ * for N_IDS > 0 or N_IDS < 0, fail with SOTTO_ERR_INVALID_ARG. */
 sotto_status sotto_detokenize(const sotto_model *model, const int32_t *ids, int n_ids,
                               char **text);
 
@@ -871,18 +877,22 @@ typedef struct sotto_vad_stream sotto_vad_stream;
  * SOTTO_ERR_FORMAT / SOTTO_ERR_UNSUPPORTED (SOTTO_ERR_IO if unreadable) and a message in
  * sotto_last_error(). On success *out owns the model; free it with sotto_vad_free. */
 sotto_status sotto_vad_load(const char *path, sotto_vad **out);
+/* Frees VAD (NULL is fine); no stream on it may be in use. */
 void sotto_vad_free(sotto_vad *vad);
 
 /* A stream of 16 kHz mono samples, pushed in chunks of any size, on N_THREADS threads
- * (0: all online cores; the thread pool is started here, never by sotto_vad_load). VAD
+ * (0 or less: all online cores, as a context's; the thread pool is started here, never by
+ * sotto_vad_load). VAD
  * must outlive the stream. Fails with a message in sotto_last_error(). */
 sotto_status sotto_vad_stream_init(const sotto_vad *vad, int n_threads, sotto_vad_stream **out);
+/* Frees STREAM (NULL is fine). */
 void sotto_vad_stream_free(sotto_vad_stream *stream);
 
 /* Message describing the last failure on STREAM; "" if none. Valid until the next call. */
 const char *sotto_vad_stream_error(const sotto_vad_stream *stream);
 
-/* Back to the start of a stream: no samples buffered, zero context and LSTM state. */
+/* Back to the start of a stream: no samples buffered, zero context and LSTM state (NULL:
+ * nothing). */
 void sotto_vad_stream_reset(sotto_vad_stream *stream);
 
 /* Appends SAMPLES[0..n_samples) and writes the speech probability of every window

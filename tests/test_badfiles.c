@@ -459,6 +459,47 @@ static void test_wav(const char *clip)
     free(b);
 }
 
+/* Bad arguments to calls on a context: each failure's own message on the context (not an
+ * earlier failure's) and as sotto_last_error(); a stream session on an English-only model
+ * refuses another language at its start, not at its first push. */
+static void test_api_args(const char *model_path)
+{
+    sotto_model *m = NULL;
+    sotto_context *c = NULL;
+    CHECK(sotto_model_load(model_path, &m) == SOTTO_OK, "load %s: %s", model_path, sotto_last_error());
+    if (!m) return;
+    sotto_context_params cp = sotto_context_params_default();
+    cp.n_threads = 1, cp.device = "cpu";
+    CHECK(sotto_context_init(m, &cp, &c) == SOTTO_OK, "context: %s", sotto_last_error());
+    if (c) {
+        sotto_greedy_params gp = sotto_greedy_params_default();
+        int32_t out[8];
+        int n = 0;
+        CHECK(sotto_greedy(c, &gp, out, &n, NULL) == SOTTO_ERR_INVALID_ARG, "greedy without an encoded window");
+        sotto_result *r = NULL;
+        sotto_transcribe_params tp = sotto_transcribe_params_default();
+        CHECK(sotto_transcribe_file(c, NULL, &tp, &r) == SOTTO_ERR_INVALID_ARG &&
+                  strstr(sotto_context_error(c), "no path") && strstr(sotto_last_error(), "no path"),
+              "no path: its own message, not the greedy one's: '%s'", sotto_context_error(c));
+        CHECK(sotto_greedy(c, &gp, NULL, &n, NULL) == SOTTO_ERR_INVALID_ARG && sotto_context_error(c)[0],
+              "greedy with no room: a message");
+        float x[1600] = {0};
+        CHECK(sotto_transcribe(c, x, -1, &tp, &r) == SOTTO_ERR_INVALID_ARG &&
+                  strstr(sotto_context_error(c), "negative count"), "a negative count: '%s'", sotto_context_error(c));
+        sotto_model_info h;
+        sotto_model_get_info(m, &h);
+        sotto_stream_params sp = sotto_stream_params_default();
+        sp.language = "de", sp.beam_size = 1;
+        sotto_stream *st = NULL;
+        sotto_status s = sotto_stream_init(c, &sp, &st);
+        CHECK(h.multilingual || (s == SOTTO_ERR_INVALID_ARG && st == NULL && strstr(sotto_last_error(), "English-only")),
+              "stream: German on an English-only model refused at the start: %d '%s'", s, sotto_last_error());
+        sotto_stream_free(st);
+    }
+    sotto_context_free(c);
+    sotto_model_free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 7) {
@@ -472,5 +513,6 @@ int main(int argc, char **argv)
     test_ct2(argv[2]);
     test_safetensors(argv[3]);
     test_wav(argv[4]);
+    test_api_args(argv[1]);
     return check_summary();
 }

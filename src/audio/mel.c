@@ -187,8 +187,11 @@ static void *run_pairs(void *arg)
 
 sotto_status sotto__mel_window_on(const float *samples, int64_t n_samples, int n_mels, int n_threads, float *out)
 {
-    if ((n_mels != 80 && n_mels != 128) || !out || n_samples < 0 || (n_samples > 0 && !samples))
+    if (n_mels != 80 && n_mels != 128)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "mel: n_mels must be 80 or 128"});
+    if (!out || n_samples < 0 || (n_samples > 0 && !samples))
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "mel: no room for the log-mel, a negative "
+                                                                   "count, or no samples for one"});
     const int64_t n = SOTTO_N_SAMPLES;
     float *x = calloc((size_t)n, sizeof *x);
     sotto__melcore *c = NULL;

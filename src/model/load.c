@@ -33,6 +33,7 @@ static const loader loaders[] = {
 sotto_status sotto_model_load(const char *path, sotto_model **out)
 {
     sotto__err err = {0};
+    if (!out) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "model_load: no place for the model (out is NULL)"});
     *out = NULL;
     sotto_model *m = sotto__model_new();
     if (!m) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "out of memory"});

@@ -582,4 +582,7 @@ void sotto_model_free(sotto_model *m)
     free(m);
 }
 
-void sotto_model_get_info(const sotto_model *m, sotto_model_info *info) { *info = m->info; }
+void sotto_model_get_info(const sotto_model *m, sotto_model_info *info)
+{
+    if (info) *info = m ? m->info : (sotto_model_info){0};
+}

@@ -66,6 +66,7 @@ static sotto_status stream_fail(sotto_vad_stream *s, sotto_status status, const 
 
 void sotto_vad_stream_reset(sotto_vad_stream *s)
 {
+    if (!s) return;
     memset(s->h, 0, sizeof s->h);
     memset(s->c, 0, sizeof s->c);
     memset(s->buf, 0, SOTTO__VAD_CONTEXT * sizeof *s->buf);

@@ -409,7 +409,8 @@ static void run_batches(sotto__brun *r, sotto__bin *in, int n, int key)
 
 sotto_status sotto_transcribe_batch(sotto_context *ctx, sotto_batch_item *items, int n)
 {
-    if (!ctx || !items || n < 1) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !items || n < 1) return sotto__ctx_args(ctx, "transcribe_batch: no context, or no items");
+    ctx->error[0] = 0;
     const sotto_model_info *h = &ctx->model->info;
     sotto__brun r = {.ctx = ctx};
     sotto__bin *in = calloc((size_t)n, sizeof *in);

@@ -30,6 +30,17 @@ sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char
     return status;
 }
 
+sotto_status sotto__ctx_args(sotto_context *ctx, const char *fmt, ...)
+{
+    sotto__err e = {SOTTO_ERR_INVALID_ARG, ""};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    va_end(ap);
+    if (ctx) snprintf(ctx->error, sizeof ctx->error, "%s", e.msg);
+    return sotto__publish(&e);
+}
+
 sotto_context_params sotto_context_params_default(void)
 {
     return (sotto_context_params){.n_threads = 0, .max_sequences = 5, .device = NULL, .max_batch = 1};
@@ -143,6 +154,7 @@ static sotto_status batch_fits(const sotto_context *ctx, const sotto__arena *are
 
 sotto_status sotto_context_init(const sotto_model *model, const sotto_context_params *params, sotto_context **out)
 {
+    if (!out) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: no place for it (out is NULL)"});
     *out = NULL;
     sotto__err err = {0};
     if (!model) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "context: no model"});

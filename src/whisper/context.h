@@ -31,6 +31,10 @@ struct sotto_context {
     float *host_logits;        /* backend whose memory is not the host's (on demand) */
 };
 
+/* A public call's arguments refused: the message on CTX (when there is one) and as
+ * sotto_last_error(), SOTTO_ERR_INVALID_ARG returned. */
+sotto_status sotto__ctx_args(sotto_context *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Records a message on CTX and returns STATUS. */
 sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

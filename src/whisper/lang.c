@@ -95,7 +95,8 @@ static sotto_status encode_first(sotto_context *ctx, const float *samples, int64
 sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *samples, int64_t n_samples, float *probs,
                                          int cap, int *n_probs)
 {
-    if (!ctx || !probs || !n_probs || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !probs || !n_probs || n_samples < 0 || (n_samples && !samples))
+        return sotto__ctx_args(ctx, "detect_language_probs: no context, no room for the probabilities, or no samples");
     const sotto_model_info *h = &ctx->model->info;
     if (!h->multilingual || h->n_languages < 1)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "this model has no language tokens to detect with");
@@ -112,7 +113,8 @@ sotto_status sotto_detect_language_probs(sotto_context *ctx, const float *sample
 sotto_status sotto_detect_language_probs_mel(sotto_context *ctx, const float *mel, int64_t n_floats, float *probs,
                                              int cap, int *n_probs)
 {
-    if (!ctx || !mel || !probs || !n_probs) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !mel || !probs || !n_probs)
+        return sotto__ctx_args(ctx, "detect_language_probs_mel: no context, log-mel or room for the probabilities");
     const sotto_model_info *h = &ctx->model->info;
     if (n_floats != (int64_t)h->n_mels * SOTTO_N_FRAMES)
         return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "language probabilities: a log-mel of %lld floats, not "
@@ -132,7 +134,8 @@ sotto_status sotto_detect_language_probs_mel(sotto_context *ctx, const float *me
 sotto_status sotto_detect_language(sotto_context *ctx, const float *samples, int64_t n_samples, char *code,
                                    size_t code_cap, float *probability)
 {
-    if (!ctx || !code || code_cap < 1 || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !code || code_cap < 1 || n_samples < 0 || (n_samples && !samples))
+        return sotto__ctx_args(ctx, "detect_language: no context, no room for the code, or no samples");
     sotto_status st = encode_first(ctx, samples, n_samples, false);
     int32_t tok = -1;
     double p = 0;

@@ -59,7 +59,7 @@ static sotto_status next_token(sotto_context *ctx, bool suppress, bool first, in
 sotto_status sotto_greedy(sotto_context *ctx, const sotto_greedy_params *params, int32_t *out, int *n_out,
                           sotto_decode_stats *stats)
 {
-    if (!ctx || !out || !n_out) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !out || !n_out) return sotto__ctx_args(ctx, "greedy: no context, or no room for the tokens");
     const sotto_model_info *h = &ctx->model->info;
     sotto_greedy_params p = params ? *params : sotto_greedy_params_default();
     sotto_decode_stats s = {0};

@@ -123,6 +123,11 @@ sotto_status sotto_stream_init(sotto_context *ctx, const sotto_stream_params *pa
         sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: the model has no language '%s'", code);
         return sotto__publish(&err);
     }
+    if (!info.multilingual && ((code && strcmp(code, "en")) || params->translate)) { /* known now, not at a push */
+        sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: this model is English-only: %s",
+                    params->translate ? "it cannot translate" : "no language other than en");
+        return sotto__publish(&err);
+    }
     sotto_stream *s = calloc(1, sizeof *s);
     if (!s) return sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "stream: out of memory"});
     s->ctx = ctx, s->p = *params, s->last_commit = -INFINITY, s->silence_from = -1;

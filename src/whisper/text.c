@@ -35,6 +35,10 @@ char *sotto__detok(const sotto_model *m, const int32_t *ids, int n, bool special
 
 sotto_status sotto_detokenize(const sotto_model *m, const int32_t *ids, int n_ids, char **text)
 {
+    if (!text) return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "detokenize: no place for the text"});
+    *text = NULL;
+    if (!m || n_ids < 0 || (n_ids > 0 && !ids))
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "detokenize: no model, or no ids for a count > 0"});
     *text = sotto__detok(m, ids, n_ids, false);
     return *text ? SOTTO_OK : sotto__publish(&(sotto__err){SOTTO_ERR_NOMEM, "detokenize: out of memory"});
 }

@@ -605,6 +605,7 @@ static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_so
                                         sotto_result **out)
 {
     *out = NULL;
+    ctx->error[0] = 0; /* a failure's message says this call's, never an earlier one's */
     sotto_transcribe_params p = params ? *params : sotto_transcribe_params_default();
     sotto__input in;
     sotto__err err = {0};
@@ -622,27 +623,34 @@ static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_so
 sotto_status sotto_transcribe(sotto_context *ctx, const float *samples, int64_t n_samples,
                               const sotto_transcribe_params *params, sotto_result **out)
 {
-    if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !out || n_samples < 0 || (n_samples && !samples))
+        return sotto__ctx_args(ctx, "transcribe: %s", !ctx ? "no context" : !out ? "no place for the result"
+                                                                         : "a negative count, or no samples for one");
     return transcribe_input_of(ctx, NULL, samples, n_samples, params, false, out);
 }
 
 sotto_status sotto__transcribe_window(sotto_context *ctx, const float *samples, int64_t n_samples,
                                       const sotto_transcribe_params *params, sotto_result **out)
 {
-    if (!ctx || !out || n_samples < 0 || (n_samples && !samples)) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !out || n_samples < 0 || (n_samples && !samples))
+        return sotto__ctx_args(ctx, "transcribe: no context, result or samples");
     return transcribe_input_of(ctx, NULL, samples, n_samples, params, n_samples <= (int64_t)SOTTO_N_FRAMES * 160, out);
 }
 
 sotto_status sotto_transcribe_file(sotto_context *ctx, const char *path, const sotto_transcribe_params *params,
                                    sotto_result **out)
 {
-    if (!ctx || !out || !path) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !out || !path)
+        return sotto__ctx_args(ctx, "transcribe_file: %s", !ctx ? "no context" : !out ? "no place for the result"
+                                                                              : "no path");
     return sotto_transcribe_source(ctx, &(sotto_audio_source){.kind = SOTTO_SOURCE_PATH, .path = path}, params, out);
 }
 
 sotto_status sotto_transcribe_source(sotto_context *ctx, const sotto_audio_source *source,
                                      const sotto_transcribe_params *params, sotto_result **out)
 {
-    if (!ctx || !out || !source) return SOTTO_ERR_INVALID_ARG;
+    if (!ctx || !out || !source)
+        return sotto__ctx_args(ctx, "transcribe_source: %s", !ctx ? "no context" : !out ? "no place for the result"
+                                                                                  : "no source");
     return transcribe_input_of(ctx, source, NULL, 0, params, false, out);
 }
