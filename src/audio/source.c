@@ -39,7 +39,10 @@ sotto_status sotto__src_open(sotto__src *s, const sotto_audio_source *in, sotto_
         snprintf(s->fd_name, sizeof s->fd_name, "descriptor %d", in->fd);
         s->fd = in->fd;
         s->name = in->name ? in->name : s->fd_name;
-    } else if (in->kind != SOTTO_SOURCE_PATH || !in->path) {
+    } else if (in->kind != SOTTO_SOURCE_PATH) {
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "audio source kind %d (SOTTO_SOURCE_PATH, _FD or _MEMORY)",
+                           (int)in->kind);
+    } else if (!in->path) {
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "no audio path given");
     } else if (strcmp(in->path, "-") == 0) {
         s->fd = STDIN_FILENO;

@@ -523,6 +523,25 @@ sotto_status sotto__model_token_index(sotto_model *m, int32_t n, sotto__err *err
     return SOTTO_OK;
 }
 
+/* A model file without suppress lists gets openai-whisper's, from its vocabulary. */
+static sotto_status derive_lists(sotto_model *m, sotto__err *err)
+{
+    sotto__i32list s, b;
+    sotto_status st = sotto__nonspeech(m, &s, &b, err);
+    if (st) return st;
+    m->suppress.v = sotto__model_alloc(m, (size_t)s.n * sizeof(int32_t));
+    m->suppress_begin.v = sotto__model_alloc(m, (size_t)b.n * sizeof(int32_t));
+    if (m->suppress.v && m->suppress_begin.v) {
+        memcpy(m->suppress.v, s.v, (size_t)s.n * sizeof *s.v);
+        memcpy(m->suppress_begin.v, b.v, (size_t)b.n * sizeof *b.v);
+        m->suppress.n = s.n, m->suppress_begin.n = b.n;
+    } else {
+        st = sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    }
+    free(s.v), free(b.v);
+    return st;
+}
+
 sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
 {
     for (int i = 0; i < m->n_tensors; i++) {
@@ -538,7 +557,7 @@ sotto_status sotto__model_finish(sotto_model *m, sotto__err *err)
     if (!st && !m->tok_index) st = sotto__model_token_index(m, m->info.token_eot, err);
     /* a file without suppress lists (ggml; a CTranslate2 or Hugging Face folder without its
      * config): openai-whisper's, from the vocabulary, rather than none */
-    if (!st && !m->suppress.n && !m->suppress_begin.n) st = sotto__model_derive_suppress(m, err);
+    if (!st && !m->suppress.n && !m->suppress_begin.n) st = derive_lists(m, err);
     if (!st) st = check_lists(m, err);
     if (st) return st;
     const sotto_model_info *h = &m->info;

@@ -172,10 +172,11 @@ typedef struct sotto__bpe {
 bool sotto__bpe_piece(sotto__bpe *b, const uint8_t *s, size_t n, void (*emit)(void *, int32_t), void *arg);
 void sotto__bpe_free(sotto__bpe *b);
 
-/* The suppress lists from the vocabulary (nonspeech.c), as openai-whisper's tokenizer and
- * decoder make them: m->suppress (non_speech_tokens and the special tokens) and
- * m->suppress_begin (" " and <|endoftext|>); the specials and the token index must be set. */
-sotto_status sotto__model_derive_suppress(sotto_model *m, sotto__err *err);
+/* The suppress lists from M's vocabulary (nonspeech.c), as openai-whisper's tokenizer and
+ * decoder make them: SUPPRESS (non_speech_tokens and the special tokens, sorted) and BEGIN
+ * (" " and <|endoftext|>), each malloc'd (the caller frees); the specials and the token
+ * index must be set. */
+sotto_status sotto__nonspeech(const sotto_model *m, sotto__i32list *suppress, sotto__i32list *begin, sotto__err *err);
 
 /* Loaders: each fills a zeroed model and calls sotto__model_finish. */
 sotto_status sotto__load_gguf(sotto_model *m, const char *path, sotto__err *err);

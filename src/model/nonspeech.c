@@ -2,7 +2,7 @@
  * tokenizer makes them (tokenizer.py non_speech_tokens, decoding.py _get_suppress_tokens
  * for suppress_tokens="-1" and SuppressBlank), for a model file that has none: whisper.cpp's
  * ggml files, a CTranslate2 folder without config.json, a Hugging Face folder without
- * generation_config.json (sotto__model_finish calls it). */
+ * generation_config.json (sotto__model_finish stores what it makes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +48,7 @@ static int cmp_i32(const void *a, const void *b)
  * and after a space, where it encodes to one token (always, for the musical signs).
  * Every piece is one pre-split chunk of tokenizer.py's regex (no letters, digits or
  * inner spaces), so it is byte-pair encoded whole. */
-sotto_status sotto__model_derive_suppress(sotto_model *m, sotto__err *err)
+sotto_status sotto__nonspeech(const sotto_model *m, sotto__i32list *suppress, sotto__i32list *begin, sotto__err *err)
 {
     static const char *const symbols[] = {
         "\"", "#", "(", ")", "*", "+", "/", ":", ";", "<", "=", ">", "@", "[", "\\", "]", "^", "_", "`", "{",
@@ -59,8 +59,13 @@ sotto_status sotto__model_derive_suppress(sotto_model *m, sotto__err *err)
     };
     const size_t n_sym = sizeof symbols / sizeof *symbols, first_misc = n_sym - 7;
     const sotto_model_info *h = &m->info;
+    *suppress = *begin = (sotto__i32list){0};
     int32_t *list = malloc((2 * n_sym + 2 + 6) * sizeof *list);
-    if (!list) return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    int32_t *blank = malloc((BPE_MAX + 1) * sizeof *blank);
+    if (!list || !blank) {
+        free(list), free(blank);
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
+    }
     sotto__bpe v = {.m = m};
     int n = 0, k;
     int32_t ids[BPE_MAX];
@@ -84,19 +89,11 @@ sotto_status sotto__model_derive_suppress(sotto_model *m, sotto__err *err)
     int u = 0;
     for (int i = 0; i < n; i++)
         if (u == 0 || list[i] != list[u - 1]) list[u++] = list[i];
-    int n_blank = bpe(&v, (const uint8_t *)" ", 1, ids);
+    int n_blank = bpe(&v, (const uint8_t *)" ", 1, ids), nb = 0;
     sotto__bpe_free(&v);
-    m->suppress.v = sotto__model_alloc(m, (size_t)u * sizeof(int32_t));
-    m->suppress_begin.v = sotto__model_alloc(m, (size_t)(BPE_MAX + 1) * sizeof(int32_t));
-    if (!m->suppress.v || !m->suppress_begin.v) {
-        free(list);
-        return sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
-    }
-    memcpy(m->suppress.v, list, (size_t)u * sizeof *list);
-    m->suppress.n = u;
-    free(list);
-    m->suppress_begin.n = 0;
-    for (int i = 0; i < n_blank; i++) m->suppress_begin.v[m->suppress_begin.n++] = ids[i];
-    m->suppress_begin.v[m->suppress_begin.n++] = h->token_eot;
+    for (int i = 0; i < n_blank && i < BPE_MAX; i++) blank[nb++] = ids[i];
+    blank[nb++] = h->token_eot;
+    *suppress = (sotto__i32list){list, u};
+    *begin = (sotto__i32list){blank, nb};
     return SOTTO_OK;
 }

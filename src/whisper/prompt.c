@@ -29,6 +29,8 @@ sotto_status sotto__prompt_tokens(sotto_context *ctx, const char *text, int max,
     free(s);
     if (st) {
         free(t);
+        int unused; /* invalid UTF-8: the message again from TEXT, its byte counted there, not in " " + TEXT */
+        if (st != SOTTO_ERR_NOMEM) (void)sotto_tokenize(ctx->model, text, NULL, 0, &unused);
         return sotto__ctx_fail(ctx, st, "%s: %s", what, st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
     }
     *ids = t;

@@ -612,6 +612,13 @@ static sotto_status transcribe_input_of(sotto_context *ctx, const sotto_audio_so
     if (sotto__transcribe_params_check(&p, &err)) /* before a sample is read */
         return sotto__ctx_fail(ctx, err.status, "transcribe: %s", err.msg);
     if (p.batch_size > 0) return sotto__transcribe_batched_source(ctx, from, samples, n_samples, &p, out);
+    for (int i = 0; i < p.n_temperatures; i++) { /* the searches' sequences: known before a sample is read */
+        int g = p.temperatures[i] == 0 ? p.beam_size : p.best_of;
+        if (g > ctx->dec.n_slots)
+            return sotto__ctx_fail(ctx, SOTTO_ERR_INVALID_ARG, "transcribe: %s %d, but the context was made for %d "
+                                   "sequences (sotto_context_params.max_sequences)",
+                                   p.temperatures[i] == 0 ? "beam size" : "best of", g, ctx->dec.n_slots);
+    }
     sotto_status st = sotto__input_read(from, samples, n_samples, ctx->model->info.n_mels, ctx->n_threads, &p, &in,
                                         &err);
     if (st) return sotto__ctx_fail(ctx, st, "%s", err.msg);
