@@ -23,7 +23,8 @@ static const cli_opt options[] = {
     {"--runs", 0, OPT_INT, offsetof(bench_opts, runs), 1, 1000, "N", "a run count in 1..1000",
      .help = "runs of each measure, 1..1000; the median is printed (default 5)"},
     {"--tokens", 0, OPT_INT, offsetof(bench_opts, tokens), 2, 400, "N", "a token count in 2..400",
-     .help = "tokens decoded per run, 2..400 (default 32)"},
+     .help = "tokens decoded per run, 2..400 (default 32): the first from the\n"
+             "prefill, the N - 1 steps after it timed (step_tokens)"},
     {"--audio", 0, OPT_STR, offsetof(bench_opts, audio), 0, 0, "AUDIO", "a path",
      .help = "the window is its first 30 s: any file FFmpeg reads, - for stdin (default: silence)"},
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = offsetof(bench_opts, c),
@@ -52,9 +53,10 @@ static const cli_cmd command = {
              "\n"
              "Times the engine alone and prints one JSON object: model load, encoder per 30 s\n"
              "window, decoder prefill (the 4-token multilingual or 2-token English prefix) and\n"
-             "per-token step cost (plain argmax over N tokens, EOS ignored), each the median of\n"
-             "--runs runs (default 5), and the peak resident set size. The window is the first\n"
-             "30 s of --audio (read as sotto transcribe reads audio), or silence.\n"
+             "per-token step cost (plain argmax over the N - 1 steps after the prefill, EOS\n"
+             "ignored), each the median of --runs runs (default 5), and the peak resident set\n"
+             "size. The window is the first 30 s of --audio (read as sotto transcribe reads\n"
+             "audio), or silence.\n"
              "\n",
     .opts = options,
 };

@@ -16,8 +16,8 @@ static void show_token(const sotto_model *m, const char *label, int32_t id)
 {
     size_t n = 0;
     const char *s = id >= 0 ? sotto_token_bytes(m, id, &n) : NULL;
-    if (s) printf("  %-16s %6d  %.*s\n", label, id, (int)n, s);
-    else printf("  %-16s   none\n", label);
+    if (s) printf("  %-17s %6d  %.*s\n", label, id, (int)n, s);
+    else printf("  %-17s   none\n", label);
 }
 
 /* `sotto info --devices`: every backend's devices with what --device calls them and
@@ -107,7 +107,7 @@ int cmd_info(int argc, char **argv)
     show_token(m, "notimestamps", h.token_notimestamps);
     show_token(m, "timestamp_begin", h.token_timestamp_begin);
     const double MB = 1e6;
-    printf("weights (as stored)\n");
+    printf("weights (as loaded: bf16 widened to f32, 4- and 5-bit ggml types to q8_0)\n");
     printf("  encoder        %10.2f MB  %s matrices\n", h.encoder_bytes / MB, type_name(h.encoder_type));
     printf("  decoder        %10.2f MB  %s matrices (embedding excluded)\n", h.decoder_bytes / MB,
            type_name(h.decoder_type));
