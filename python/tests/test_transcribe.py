@@ -144,6 +144,8 @@ def test_errors_carry_the_engines_message(model, model_path, tmp_path):
                          patience=np.float32(1.5), beam_size=2)
     with pytest.raises(ValueError, match="vad_parameters"):
         model.transcribe(str(garbage), vad_parameters={"treshold": 0.4})
+    with pytest.raises(TypeError, match="vad_parameters\\['threshold'\\]"):
+        model.transcribe(str(garbage), vad_parameters={"threshold": "x"})
     with pytest.raises(TypeError, match="append_punctuations"):
         model.transcribe(str(garbage), word_timestamps=True, append_punctuations=None)
     with pytest.raises(ValueError, match="hallucination_silence_threshold"):

@@ -626,6 +626,9 @@ class Model:
         unknown = set(vp) - known
         if unknown:
             raise ValueError(f"vad_parameters: unknown {sorted(unknown)} (known: {sorted(known)})")
+        for key, v in vp.items():  # named here, not as the engine's parser's "must be real number"
+            if not (v is None and key == "neg_threshold") and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
+                raise TypeError(f"vad_parameters[{key!r}] must be a number, not {v!r}")
         batch_vad_params = None
         if batch_size and vad_parameters is not None:  # VadOptions' defaults, the dict's keys over them
             neg = vp.get("neg_threshold")
