@@ -354,10 +354,13 @@ sotto_status sotto__vk_backend_create(sotto__vk_want want, const sotto__limits *
         v->ubo_align = l->minUniformBufferOffsetAlignment > 4 ? l->minUniformBufferOffsetAlignment : 4;
         memcpy(v->max_groups, l->maxComputeWorkGroupCount, sizeof v->max_groups);
         const char *k = getenv("SOTTO_VK_KERNELS");
+        if (k && *k && strcmp(k, "direct") && strcmp(k, "tiled"))
+            st = sotto__fail(err, SOTTO_ERR_INVALID_ARG, "vulkan: SOTTO_VK_KERNELS='%s' (direct or tiled; unset: "
+                             "the device's kind decides)", k);
         v->direct = k && strcmp(k, "direct") == 0 ? true
                   : k && strcmp(k, "tiled") == 0  ? false
                                                   : sotto__vk_type(&v->d.props) == SOTTO_DEVICE_SOFTWARE;
-        st = sotto__vk_mem_init(v, err);
+        if (!st) st = sotto__vk_mem_init(v, err);
     }
     if (!st) st = sotto__vk_pipes_init(v, err);
     if (!st) st = scratch(v, lim, err);

@@ -153,7 +153,9 @@ sotto_status sotto__vki_open(sotto__vki *vi, sotto__err *err)
         vi->instance = VK_NULL_HANDLE;
         if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
             return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "vulkan: no Vulkan driver (vkCreateInstance: %d)", (int)r);
-        return sotto__fail(err, SOTTO_ERR_NOMEM, "vulkan: vkCreateInstance failed (%d)", (int)r);
+        return sotto__fail(err, SOTTO_ERR_NOMEM, "vulkan: vkCreateInstance failed (%d%s)", (int)r,
+                           r == VK_ERROR_OUT_OF_HOST_MEMORY ? ": out of host memory, or a driver's ICD file the "
+                                                              "loader could not read (VK_ICD_FILENAMES?)" : "");
     }
     for (size_t i = 0; i < sizeof instance_fns / sizeof *instance_fns; i++) {
         PFN_vkVoidFunction fn = vi->GetInstanceProcAddr(vi->instance, instance_fns[i].name);

@@ -112,7 +112,12 @@ sotto_status sotto__vk_mem_init(sotto__vk *v, sotto__err *err)
 {
     const sotto__vkd *d = &v->d;
     const char *env = getenv("SOTTO_VK_MAX_MEMORY_MB");
-    v->mem_budget = env && *env ? (size_t)strtoull(env, NULL, 10) << 20 : 0;
+    char *end = NULL;
+    unsigned long long mb = env && *env ? strtoull(env, &end, 10) : 0;
+    if (env && *env && (*end || mb == 0 || mb > (1ull << 30)))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "vulkan: SOTTO_VK_MAX_MEMORY_MB='%s' is not a count of MB "
+                           "(1 or more; unset: no limit)", env);
+    v->mem_budget = (size_t)mb << 20;
     v->stage_size = STAGE_BYTES;
     sotto_status st = make_buffer(v, v->stage_size, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &v->stage_buf, &v->stage_mem, err);

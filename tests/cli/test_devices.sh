@@ -61,6 +61,8 @@ else
     expect 0 "stdout:(auto skips it)" "$SOTTO" info --devices
 fi
 expect 2 "out of device memory" env SOTTO_VK_MAX_MEMORY_MB=4 "${RUN[@]}" --device vulkan
+expect 2 "SOTTO_VK_MAX_MEMORY_MB='abc' is not a count of MB" env SOTTO_VK_MAX_MEMORY_MB=abc "${RUN[@]}" --device vulkan
+expect 2 "SOTTO_VK_KERNELS='bogus' (direct or tiled" env SOTTO_VK_KERNELS=bogus "${RUN[@]}" --device vulkan
 # the same ids on the device as on the CPU, and the other commands take --device too
 "${RUN[@]}" --device cpu --max-new-tokens 20 --eos 0 >"$TMP/cpu.ids" 2>/dev/null
 expect 0 "stdout:$(cat "$TMP/cpu.ids")" "${RUN[@]}" --device vulkan --max-new-tokens 20 --eos 0
