@@ -834,9 +834,9 @@ void sotto_stream_free(sotto_stream *stream);
  * decoding steps they make due: events come out through the callback before it returns.
  * One push of much audio makes one step over all of it, as audio that arrived while a
  * step ran is taken in at the next one (so a slow step never makes a backlog), as long
- * as the buffer stays within a 30 s window; past that, one step each time the buffer
- * fills the window, so that every sample is heard (a push of minutes is decoded as it
- * would be in pieces). Fails
+ * as the buffer stays within max_buffer_s; past that, one step each time the buffer
+ * fills max_buffer_s, so that every sample is heard (a push of minutes is decoded in
+ * pieces: a step hears 30 s at most). Fails
  * with SOTTO_ERR_CANCELLED when the callback stopped the session, SOTTO_ERR_INVALID_ARG
  * after sotto_stream_finish or a failure, or the decoder's status; message in
  * sotto_stream_error(). */

@@ -47,8 +47,8 @@ def test_chunks_commit_in_order_and_the_end_flushes(model, clips):
 
 
 def test_a_feed_longer_than_a_window_is_heard_whole(model, clips):
-    # a minute fed at once: a step each time the buffer fills the 30 s window, none of it
-    # cut away unheard (one step over all 59 s had heard its first 30 s alone, and the
+    # a minute fed at once: a step each time the buffer fills max_buffer (25 s), none of
+    # it cut away unheard (one step over all 59 s had heard its first 30 s alone, and the
     # trim after it cut away what came after: 28-49 s of it lost)
     import made_audio
 
