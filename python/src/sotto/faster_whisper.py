@@ -296,13 +296,7 @@ def _samples(audio: Any) -> Any:
 def _clip_times(clip_timestamps: Union[str, List[float]]) -> Optional[List[float]]:
     """faster-whisper's clip_timestamps ("0,5.5,8,10" or [0, 5.5, ...], seconds) as the
     engine's list; None for the whole file ("0", the default)."""
-    if isinstance(clip_timestamps, str):
-        try:
-            times = [float(t) for t in clip_timestamps.split(",")] if clip_timestamps else []
-        except ValueError:
-            raise ValueError(f"clip_timestamps={clip_timestamps!r}: seconds separated by commas") from None
-    else:
-        times = [float(t) for t in clip_timestamps]
+    times = _model._clip_seconds(clip_timestamps) or []  # the text or the numbers, as sotto.Model reads them
     if any(not t >= 0 for t in times):
         raise ValueError(f"clip_timestamps={clip_timestamps!r}: each time a number of seconds >= 0")
     return None if times in ([], [0.0]) else times
