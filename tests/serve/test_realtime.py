@@ -155,6 +155,20 @@ with connect(URL, additional_headers=AUTH) as ws:
         "session.audio.input.format.rate")
     error_for({"type": "session.update", "session": {"type": "realtime"}}, "invalid_value", "a conversation session",
               "session.type")
+    # a misspelt or foreign setting is refused by name (OpenAI's unknown_parameter), not left out
+    error_for({"type": "session.update", "session": {"type": "transcription", "audio": {"input": {
+        "turn_detection": {"type": "server_vad", "silence_duraton_ms": 900}}}}}, "unknown_parameter",
+        "a misspelt turn_detection member", "session.audio.input.turn_detection.silence_duraton_ms")
+    error_for({"type": "session.update", "session": {"type": "transcription", "voice": "alloy"}},
+              "unknown_parameter", "a conversation's member in a transcription session", "session.voice")
+    error_for({"type": "transcription_session.update", "session": {"input_audio_transcription": {
+        "model": "whisper-1", "enabled": True}}}, "unknown_parameter", "the beta's transcription.enabled",
+        "session.input_audio_transcription.enabled")
+    error_for({"type": "session.update", "session": {"type": "transcription", "audio": {"input": {
+        "noise_reduction": {"type": "near_field"}}}}}, "invalid_value", "noise reduction asked for",
+        "session.audio.input.noise_reduction")
+    error_for({"type": "session.update", "session": {"type": "transcription", "include": [
+        "item.input_audio_transcription.logprobs"]}}, "invalid_value", "log probabilities asked for", "session.include")
     error_for(b"\x00\x01binary", "invalid_event", "a binary message", binary=True)
     big = {"type": "input_audio_buffer.append", "audio": base64.b64encode(b"\0" * 60000).decode()}  # 80 kB of text
     error_for(big, "message_too_large", "a message past --max-message-kb")

@@ -1,6 +1,7 @@
 /* serve_rt.c — the transcription subset of OpenAI's Realtime protocol, for one session:
  * client events parsed strictly (jansson), session.update (GA: session.type
- * "transcription", session.audio.input.{format, transcription, turn_detection}) and the
+ * "transcription", session.audio.input.{format, transcription, turn_detection}; any other
+ * member refused by name, as OpenAI's unknown_parameter) and the
  * beta transcription_session.update checked whole before any of it applies, appends
  * decoded (serve_b64.c), and the server events written: session.created/updated, OpenAI's
  * error events (with the client's event_id). The audio and its turns: serve_turn.c. */
@@ -57,6 +58,44 @@ static void send_session(serve_rt *rt, const char *type)
 
 /* ---- session.update ---- */
 
+/* False with OpenAI's unknown_parameter error when object O (at PATH) has a member not
+ * in KEYS (NULL-terminated): a misspelt setting is refused, not silently left out. */
+static bool known_keys(serve_rt *rt, const json_t *o, const char *path, const char *const *keys)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v) {
+        const char *const *p = keys;
+        while (*p && strcmp(*p, k)) p++;
+        if (*p) continue;
+        char param[160], known[256] = "";
+        snprintf(param, sizeof param, "%s.%.64s", path, k);
+        for (p = keys; *p; p++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", p == keys ? "" : ", ", *p);
+        serve_rt_error(rt, "unknown_parameter", param, "Unknown parameter: '%s'. (%s takes %s)", param, path, known);
+        return false;
+    }
+    return true;
+}
+
+/* noise_reduction (GA) or input_audio_noise_reduction (beta): null only, as none is applied. */
+static bool parse_noise(serve_rt *rt, const json_t *n, const char *path)
+{
+    if (!n || json_is_null(n)) return true;
+    serve_rt_error(rt, "invalid_value", path, "%s: no noise reduction is applied here; leave it out or set it to "
+                   "null", path);
+    return false;
+}
+
+/* include: an array, and none of OpenAI's extras (log probabilities) is served. */
+static bool parse_include(serve_rt *rt, const json_t *in, const char *path)
+{
+    if (!in || json_is_null(in) || (json_is_array(in) && json_array_size(in) == 0)) return true;
+    serve_rt_error(rt, "invalid_value", path, json_is_array(in) ? "%s: the transcripts' log probabilities are not "
+                   "served; leave it out or send []" : "%s must be an array", path);
+    return false;
+}
+
 /* Sets *OUT from member KEY of O when present: a string of at most CAP - 1 bytes, or
  * null (empty) when NULL_OK; false with an error event naming PATH. */
 static bool get_string(serve_rt *rt, const json_t *o, const char *key, char *out, size_t cap, bool null_ok,
@@ -98,6 +137,8 @@ static bool parse_transcription(serve_rt *rt, const json_t *t, rt_config *c, con
         serve_rt_error(rt, "invalid_value", path, "%s must be an object", path);
         return false;
     }
+    static const char *const keys[] = {"model", "language", "prompt", NULL};
+    if (!known_keys(rt, t, path, keys)) return false;
     if (!get_string(rt, t, "model", model, sizeof model, true, p)) return false;
     if (model[0] && strcmp(model, rt->cfg->model_id) != 0 && strcmp(model, "whisper-1") != 0) {
         serve_rt_error(rt, "model_not_found", p, "model '%s' is not served here: this server runs '%s' (whisper-1 "
@@ -142,6 +183,9 @@ static bool parse_turns(serve_rt *rt, const json_t *t, rt_config *c, const char 
                        "not served)", path);
         return false;
     }
+    static const char *const keys[] = {"type", "threshold", "prefix_padding_ms", "silence_duration_ms",
+                                       "create_response", "interrupt_response", "idle_timeout_ms", NULL};
+    if (!known_keys(rt, t, path, keys)) return false;
     double thr = c->threshold, pad = c->prefix_padding_ms, sil = c->silence_duration_ms;
     snprintf(p, sizeof p, "%s.threshold", path);
     if (!get_number(rt, t, "threshold", 0.01, 0.99, &thr, p)) return false;
@@ -163,12 +207,21 @@ static bool parse_ga(serve_rt *rt, const json_t *s, rt_config *c)
         return false;
     }
     c->beta = false;
-    const json_t *audio = json_object_get(s, "audio"), *in = audio ? json_object_get(audio, "input") : NULL;
+    static const char *const keys[] = {"type", "audio", "include", NULL}, *const audio_keys[] = {"input", NULL},
+                             *const in_keys[] = {"format", "transcription", "turn_detection", "noise_reduction", NULL},
+                             *const fmt_keys[] = {"type", "rate", NULL};
+    const json_t *audio = json_object_get(s, "audio"), *in = json_is_object(audio) ? json_object_get(audio, "input") : NULL;
+    if (!known_keys(rt, s, "session", keys) || !parse_include(rt, json_object_get(s, "include"), "session.include"))
+        return false;
     if ((audio && !json_is_object(audio)) || (in && !json_is_object(in))) {
         serve_rt_error(rt, "invalid_value", "session.audio.input", "session.audio.input must be an object");
         return false;
     }
+    if (audio && !known_keys(rt, audio, "session.audio", audio_keys)) return false;
     if (!in) return true;
+    if (!known_keys(rt, in, "session.audio.input", in_keys) ||
+        !parse_noise(rt, json_object_get(in, "noise_reduction"), "session.audio.input.noise_reduction"))
+        return false;
     const json_t *fmt = json_object_get(in, "format");
     if (fmt) {
         const json_t *ft = json_object_get(fmt, "type"), *rate = json_object_get(fmt, "rate");
@@ -178,6 +231,7 @@ static bool parse_ga(serve_rt *rt, const json_t *s, rt_config *c)
                            "mono, little-endian)");
             return false;
         }
+        if (!known_keys(rt, fmt, "session.audio.input.format", fmt_keys)) return false;
         long long r = json_is_integer(rate) ? json_integer_value(rate) : rate ? -1 : 24000;
         if (r != 24000 && r != 16000) {
             serve_rt_error(rt, "invalid_value", "session.audio.input.format.rate",
@@ -194,6 +248,11 @@ static bool parse_ga(serve_rt *rt, const json_t *s, rt_config *c)
 /* The beta transcription_session.update's session into C (PCM16 at 24 kHz). */
 static bool parse_beta(serve_rt *rt, const json_t *s, rt_config *c)
 {
+    static const char *const keys[] = {"input_audio_format", "input_audio_transcription", "turn_detection",
+                                       "input_audio_noise_reduction", "include", "modalities", "client_secret", NULL};
+    if (!known_keys(rt, s, "session", keys) || !parse_include(rt, json_object_get(s, "include"), "session.include") ||
+        !parse_noise(rt, json_object_get(s, "input_audio_noise_reduction"), "session.input_audio_noise_reduction"))
+        return false;
     const json_t *fmt = json_object_get(s, "input_audio_format");
     if (fmt && (!json_is_string(fmt) || strcmp(json_string_value(fmt), "pcm16") != 0)) {
         serve_rt_error(rt, "invalid_value", "session.input_audio_format", "input_audio_format must be pcm16");
