@@ -1,10 +1,14 @@
 # install.cmake — what `cmake --install` puts under the prefix: libsotto.a and libsotto.so,
-# include/sotto.h, lib/pkgconfig/sotto.pc and the sotto tool (component "dev" and "cli";
+# include/sotto.h, lib/pkgconfig/sotto.pc, the CMake package (lib/cmake/sotto: targets
+# sotto::sotto, the shared library, and sotto::sotto_static) and the sotto tool (component "dev" and "cli";
 # the Python package installs its own component, python/CMakeLists.txt). Included by the
 # top-level CMakeLists.txt after the targets exist.
-install(TARGETS sotto sotto_shared
+set_target_properties(sotto_shared PROPERTIES EXPORT_NAME sotto)
+set_target_properties(sotto PROPERTIES EXPORT_NAME sotto_static)
+install(TARGETS sotto sotto_shared EXPORT sottoTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev NAMELINK_COMPONENT dev)
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev NAMELINK_COMPONENT dev
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/sotto.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 install(TARGETS sotto_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
 
@@ -36,3 +40,17 @@ if(CMAKE_DL_LIBS)
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/sotto.pc.in ${CMAKE_BINARY_DIR}/sotto.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/sotto.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+# find_package(sotto): sottoConfig.cmake finds what the static library's users link
+# (Threads, ZLIB) and includes the exported targets, which locate themselves from the
+# file's own place, so the package holds wherever the prefix is moved. 0.x: a newer minor
+# version may change the API, so only the same major.minor is taken as compatible.
+include(CMakePackageConfigHelpers)
+set(SOTTO_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/sotto)
+install(EXPORT sottoTargets NAMESPACE sotto:: DESTINATION ${SOTTO_CMAKE_DIR} COMPONENT dev)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/sottoConfig.cmake.in ${CMAKE_BINARY_DIR}/sottoConfig.cmake
+                              INSTALL_DESTINATION ${SOTTO_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/sottoConfigVersion.cmake VERSION ${SOTTO_VERSION}
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/sottoConfig.cmake ${CMAKE_BINARY_DIR}/sottoConfigVersion.cmake
+        DESTINATION ${SOTTO_CMAKE_DIR} COMPONENT dev)

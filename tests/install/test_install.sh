@@ -2,9 +2,10 @@
 # test_install.sh — `cmake --install` into a temporary prefix gives a library a C program
 # can be built against: the README's Library example (the ```c block of its "## Library"
 # section, so the two cannot drift) is compiled with `pkg-config --cflags --libs sotto`
-# against libsotto.so and against libsotto.a, run on a clip (its segments must be the ones
-# the installed `sotto transcribe` prints) and on bad arguments (its error checks); the
-# shared library exports exactly the functions sotto.h declares.
+# against libsotto.so and against libsotto.a, and with the README's CMake project
+# (find_package(sotto), sotto::sotto and sotto::sotto_static), run on a clip (its segments
+# must be the ones the installed `sotto transcribe` prints) and on bad arguments (its error
+# checks); the shared library exports exactly the functions sotto.h declares.
 # usage: test_install.sh BUILD_DIR SRC_DIR MODEL CLIP WORK_DIR [CFLAGS]
 # (CFLAGS: what a program linking this build's library needs besides sotto.pc, i.e. the
 # sanitizer flags of an ASan build)
@@ -44,13 +45,27 @@ cc -std=c11 -Wall -Wextra -Werror $EXTRA "$TMP/demo.c" $(pkg-config --cflags --l
 cc -std=c11 -Wall -Wextra -Werror $EXTRA "$TMP/demo.c" $(pkg-config --cflags sotto) -o "$TMP/demo_static" -Wl,--as-needed \
     "$(pkg-config --variable=libdir sotto)/libsotto.a" $(pkg-config --static --libs sotto) ||
     echo "FAIL: building the example against libsotto.a"
+# the README's CMake project (its ```cmake block), configured against the prefix alone
+mkdir -p "$TMP/cmk"
+cp "$TMP/demo.c" "$TMP/cmk/demo.c"
+sed -n '/^## Library$/,/^## /p' "$SRC/README.md" | sed -n '/^```cmake$/,/^```$/p' | sed '1d;$d' >"$TMP/cmk/CMakeLists.txt"
+check "README has the CMake project" grep -q 'find_package(sotto' "$TMP/cmk/CMakeLists.txt"
+if cmake -S "$TMP/cmk" -B "$TMP/cmk/build" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_FLAGS="$EXTRA" >"$TMP/cmk.log" 2>&1 &&
+    cmake --build "$TMP/cmk/build" >>"$TMP/cmk.log" 2>&1; then
+    cp "$TMP/cmk/build/demo" "$TMP/demo_cmake" && cp "$TMP/cmk/build/demo_static" "$TMP/demo_cmake_static"
+else
+    cat "$TMP/cmk.log"
+    echo "FAIL: building the README's CMake project against the installed package"
+fi
+check "demo_cmake needs libsotto.so" bash -c "readelf -d '$TMP/demo_cmake' | grep -q 'NEEDED.*libsotto\.so'"
+check "demo_cmake_static does not" bash -c "! readelf -d '$TMP/demo_cmake_static' | grep -q 'NEEDED.*libsotto'"
 check "demo_shared needs libsotto.so" bash -c "readelf -d '$TMP/demo_shared' | grep -q 'NEEDED.*libsotto\.so'"
 check "demo_static does not" bash -c "! readelf -d '$TMP/demo_static' | grep -q 'NEEDED.*libsotto'"
 
 # what it prints: the installed tool's txt lines, each segment's text
 "$P/bin/sotto" transcribe -m "$MODEL" -f txt --quiet "$CLIP" >"$TMP/cli.txt" 2>/dev/null
 check "the installed tool transcribes" test -s "$TMP/cli.txt"
-for how in shared static; do
+for how in shared static cmake cmake_static; do
     env LD_LIBRARY_PATH="$LIBDIR" "$TMP/demo_$how" "$MODEL" "$CLIP" >"$TMP/$how.out" 2>"$TMP/$how.err"
     check "demo_$how exits 0" test $? -eq 0
     sed 's/^\[[0-9.]* -> [0-9.]*\] *//' "$TMP/$how.out" >"$TMP/$how.txt"
