@@ -162,14 +162,18 @@ sotto_status sotto_wav_read(const char *path, float **samples, int64_t *n_sample
  * reader also takes 16 kHz mono 32-bit float WAV, and refuses every other file with the
  * Debian packages to install.
  *
- * Damaged input is refused, not decoded around: a packet FFmpeg cannot decode, or a
- * stream that ends well before the length its container declares, fails with
- * SOTTO_ERR_FORMAT naming the file, the position and what FFmpeg said (av_strerror).
- * One exception, as ffmpeg makes it: a WAV file the built-in reader takes whose data
- * chunk is cut short (a truncated download or recording) gives the samples there are,
- * with a warning (sotto_audio_warning). A sample rate below 1000 Hz, which no real audio
- * has (a header of a few bytes that would decode to hours), fails with SOTTO_ERR_FORMAT
- * when the file is opened.
+ * Damaged input is read as that ffmpeg command reads it (so as openai-whisper and
+ * faster-whisper read it), with a warning (sotto_audio_warning) naming what was read
+ * around: a packet FFmpeg cannot decode is skipped (bytes after a file's end, a spoilt
+ * frame); a stream that ends well before the length its container declares (a truncated
+ * download) gives what it decodes; a WAV file whose data chunk is cut short gives the
+ * samples there are; a demuxer error ends the input there. It fails with
+ * SOTTO_ERR_FORMAT, naming the file, the position and what FFmpeg said (av_strerror),
+ * where the command fails too: more than 2/3 of the stream's packets undecodable (the
+ * command exits 69), nothing decodable at all. One difference: where a damaged frame's
+ * timestamp runs back, the command's muxer drops that frame's samples and sotto keeps
+ * them. A sample rate below 1000 Hz, which no real audio has (a header of a few bytes
+ * that would decode to hours), fails with SOTTO_ERR_FORMAT when the file is opened.
  * FFmpeg's own log (stderr by default) is left as the application set it; see
  * sotto_audio_ffmpeg_log. */
 typedef struct sotto_audio sotto_audio;
@@ -214,13 +218,18 @@ sotto_status sotto_audio_open_source(const sotto_audio_source *source, sotto_aud
  * float WAV in a build without FFmpeg, read as stored) into BUF and sets *n_read to the
  * count; fewer than CAP only when the stream ended. *n_read is 0 at the end, after
  * every sample was returned. A stream that ends without a single sample fails with
- * SOTTO_ERR_FORMAT ("no audio samples"), as does damage found on the way; after a
- * failure the stream stays failed. Message: sotto_last_error(). */
+ * SOTTO_ERR_FORMAT ("no audio samples"), as does one whose packets mostly do not decode
+ * (judged at the end: the read that would return 0); after a failure the stream stays
+ * failed. Message: sotto_last_error(). */
 sotto_status sotto_audio_read(sotto_audio *a, float *buf, int64_t cap, int64_t *n_read);
 
 /* A note on input that was read around, "" if none: "PATH: data chunk claims N bytes but
- * only M follow (truncated file): read the S s there are". Set when the stream is opened
- * for a file, or when the input ends for a pipe; valid until sotto_audio_close. */
+ * only M follow (truncated file): read the S s there are", "PATH: 2 packets of its mp3
+ * stream did not decode (the first at 7.20 s: ...) and were skipped, ...", "PATH: damaged
+ * or truncated file: its mp3 stream decodes to 3.49 s but the container says 7.20 s: read
+ * what decodes"; several joined by "; ". A cut WAV's note is set when the stream is opened
+ * for a file; the others (and a pipe's) as the damage is met, the last at the end (the
+ * read that returns 0); valid until sotto_audio_close. */
 const char *sotto_audio_warning(const sotto_audio *a);
 
 /* Length in seconds as the container declares it (its header or an index), or < 0 when

@@ -207,6 +207,24 @@ def test_a_truncated_wav_is_transcribed_with_a_warning(model, clips, tmp_path):
     assert abs(info.duration - 49978 / 16000) < 1e-6
 
 
+def test_junk_after_a_file_is_skipped_as_ffmpeg_skips_it(model, clips, tmp_path):
+    # a whole FLAC with 500 zero bytes after it: openai-whisper's ffmpeg command and
+    # faster-whisper's PyAV loop read every sample; so do the drop-ins, with a warning
+    from sotto.whisper import load_audio
+    clip = next(c for c in clips if c.endswith("librivox-0870.wav"))
+    flac = tmp_path / "talk.flac"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", clip, str(flac)], check=True)
+    flac.write_bytes(flac.read_bytes() + bytes(500))
+    ref = subprocess.run(["ffmpeg", "-nostdin", "-threads", "0", "-i", str(flac), "-f", "s16le", "-ac", "1",
+                          "-acodec", "pcm_s16le", "-ar", "16000", "-"], capture_output=True, check=True).stdout
+    with pytest.warns(RuntimeWarning, match=r"talk\.flac: 1 packet of its flac stream did not decode"):
+        got = load_audio(str(flac))
+    assert np.array_equal(got, np.frombuffer(ref, "<i2").astype(np.float32) / 32768)
+    with pytest.warns(RuntimeWarning, match="did not decode"):
+        segments, _ = model.transcribe(str(flac), beam_size=1)
+    assert "Dashwood" in "".join(s.text for s in segments)
+
+
 def assert_same_words(segments: List[sotto.Segment], ref: Dict[str, Any]) -> None:
     """Every segment's words are the tool's (--word-timestamps -f json): the text exactly,
     the times to the millisecond, the probability to 1e-6."""

@@ -24,14 +24,19 @@
  *     the most channels, so files with several audio tracks may differ (documented).
  * tests/audio/ffmpeg_equal.sh compares our samples with that command bit for bit.
  *
- * Damage is refused: a read or decode error fails with the position and av_strerror's
- * text, and a stream that decodes to more than 0.25 s and 1 % less than the length its
+ * Damage is decoded around as the ffmpeg command decodes it (so openai-whisper and
+ * faster-whisper read such a file, and so does sotto), and said: a packet that does not
+ * decode is skipped (the warning counts them and names the first's position and
+ * av_strerror's text), unless more than 2/3 of the stream's packets fail, where ffmpeg
+ * exits 69 and openai-whisper fails too ("cannot decode the audio at 0.68 s ...: the file is
+ * damaged"); a stream that decodes to more than 0.25 s and 1 % less than the length its
  * container states (the stream's, or the file's when the audio is its only stream; never
- * one estimated from the bitrate) is "damaged or truncated". A WAV file whose data chunk
- * the built-in walk found cut short (sotto__ff_cut_short) is read as far as it goes, its
- * last, partial packet dropped, as ffmpeg does. What FFmpeg passes over
- * without a word (an Ogg file cut at a page: a shorter valid stream; a page dropped for
- * its checksum, when the length still adds up) is not seen.
+ * one estimated from the bitrate) gives what it decodes, with a warning ("damaged or
+ * truncated"). A WAV file whose data chunk the built-in walk found cut short
+ * (sotto__ff_cut_short) is read as far as it goes, its last, partial packet dropped
+ * without counting, as ffmpeg does. A read error of the bytes fails. What FFmpeg passes
+ * over without a word (an Ogg file cut at a page: a shorter valid stream; a page dropped
+ * for its checksum, when the length still adds up) is not seen.
  * The demuxer opens no other file or URL (io_open refuses): a playlist or a reference to
  * external media cannot make sotto read anything but the input it was given. */
 #include <stdio.h>
@@ -68,7 +73,14 @@ struct sotto__ff {
     int64_t n_out;                /* samples returned so far */
     double exact_s;               /* the stream's length as its container states it, or -1 */
     double packet_s;              /* time of the last packet read, for messages */
-    char warning[SOTTO__ERR_LEN]; /* "" or the note of sotto__ff_cut_short */
+    char cut[SOTTO__ERR_LEN];     /* "" or the note of sotto__ff_cut_short */
+    int64_t n_good, n_bad;        /* packets (and frames) decoded, and those that failed */
+    double bad_s;                 /* where the first failure was */
+    char bad_what[64];            /* and av_strerror's words for it */
+    bool short_stream;            /* decoded well short of its container's length */
+    bool stopped;                 /* the demuxer failed at packet_s: the input ended there */
+    char stop_what[64];
+    char warning[2 * SOTTO__ERR_LEN]; /* what was read around: the notes above, joined */
 };
 
 static int io_read(void *opaque, uint8_t *buf, int size)
@@ -371,13 +383,38 @@ static sotto_status resample(sotto__ff *f, const AVFrame *frame, sotto__err *err
     return SOTTO_OK;
 }
 
-static sotto_status decode_fail(sotto__ff *f, sotto__err *err, int code)
+/* The warning: the notes of what was read around, joined. */
+static void compose_warning(sotto__ff *f)
 {
-    char what[64];
-    snprintf(what, sizeof what, "cannot decode the audio at %.2f s", f->packet_s > 0 ? f->packet_s : 0.0);
-    return ff_fail_tail(f, err, SOTTO_ERR_FORMAT, code, what,
-                        ": the file is damaged or truncated (to transcribe what does decode, convert it first: "
-                        "ffmpeg -i IN -ac 1 -ar 16000 OUT.wav)");
+    size_t k = 0, n = sizeof f->warning;
+    f->warning[0] = 0;
+    if (f->cut[0]) k += (size_t)snprintf(f->warning, n, "%s", f->cut);
+    if (f->n_bad && k < n)
+        k += (size_t)snprintf(f->warning + k, n - k, "%s%s: %lld packet%s of its %s stream did not decode (the first "
+                              "at %.2f s: %s) and %s skipped, as ffmpeg skips them: the transcript may miss words there",
+                              k ? "; " : "", f->src->name, (long long)f->n_bad, f->n_bad == 1 ? "" : "s",
+                              av->avcodec_get_name(f->dec->codec_id), f->bad_s, f->bad_what,
+                              f->n_bad == 1 ? "was" : "were");
+    if (f->stopped && k < n)
+        k += (size_t)snprintf(f->warning + k, n - k, "%s%s: cannot read past %.2f s (FFmpeg: %s): read what came "
+                              "before, as ffmpeg does", k ? "; " : "", f->src->name, f->packet_s, f->stop_what);
+    if (f->short_stream && k < n)
+        snprintf(f->warning + k, n - k, "%s%s: damaged or truncated file: its %s stream decodes to %.2f s but the "
+                 "container says %.2f s: read what decodes", k ? "; " : "", f->src->name,
+                 av->avcodec_get_name(f->dec->codec_id), (double)f->n_out / SOTTO_SAMPLE_RATE, f->exact_s);
+}
+
+/* A packet or frame that did not decode (CODE): skipped, as the ffmpeg command skips it;
+ * out of memory fails. */
+static sotto_status decode_error(sotto__ff *f, sotto__err *err, int code)
+{
+    if (code == AVERROR(ENOMEM)) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", f->src->name);
+    if (!f->n_bad++) {
+        f->bad_s = f->packet_s > 0 ? f->packet_s : 0.0;
+        av_err(code, f->bad_what, sizeof f->bad_what);
+    }
+    compose_warning(f);
+    return SOTTO_OK;
 }
 
 /* Feeds the decoder one packet of our stream, or the end of input. */
@@ -388,23 +425,33 @@ static sotto_status feed(sotto__ff *f, sotto__err *err)
         if (r == AVERROR_EOF) {
             f->demux_done = true;
             r = av->avcodec_send_packet(f->dec, NULL);
-            return r < 0 && r != AVERROR_EOF ? decode_fail(f, err, r) : SOTTO_OK;
+            return r < 0 && r != AVERROR_EOF ? decode_error(f, err, r) : SOTTO_OK;
         }
-        if (r < 0) {
+        if (r < 0 && (f->io_err.status || r == AVERROR(ENOMEM))) {
             char what[64];
             snprintf(what, sizeof what, "cannot read past %.2f s", f->packet_s);
             return ff_fail(f, err, SOTTO_ERR_FORMAT, r, what);
+        }
+        if (r < 0) { /* the demuxer's error ends the input, as the ffmpeg command ends it */
+            f->stopped = true;
+            av_err(r, f->stop_what, sizeof f->stop_what);
+            compose_warning(f);
+            r = av->avcodec_send_packet(f->dec, NULL);
+            f->demux_done = true;
+            return r < 0 && r != AVERROR_EOF ? decode_error(f, err, r) : SOTTO_OK;
         }
         if (f->pkt->stream_index != f->stream) {
             av->av_packet_unref(f->pkt);
             continue;
         }
-        AVStream *st = f->fmt->streams[f->stream];
-        if (f->pkt->pts != AV_NOPTS_VALUE) f->packet_s = (double)f->pkt->pts * av_q2d(st->time_base);
+        AVStream *stream = f->fmt->streams[f->stream];
+        if (f->pkt->pts != AV_NOPTS_VALUE) f->packet_s = (double)f->pkt->pts * av_q2d(stream->time_base);
         r = av->avcodec_send_packet(f->dec, f->pkt);
         av->av_packet_unref(f->pkt);
-        if (r == AVERROR_INVALIDDATA && f->warning[0]) continue; /* a cut WAV's partial last block */
-        return r < 0 ? decode_fail(f, err, r) : SOTTO_OK;
+        if (r == AVERROR_INVALIDDATA && f->cut[0]) continue; /* a cut WAV's partial last block */
+        if (r >= 0) return SOTTO_OK;
+        sotto_status st = decode_error(f, err, r);
+        if (st) return st; /* else the next packet */
     }
 }
 
@@ -424,11 +471,13 @@ static sotto_status refill(sotto__ff *f, sotto__err *err)
             if (st) return st;
         } else if (r == AVERROR_EOF) {
             f->dec_done = true;
-        } else if (r == AVERROR_INVALIDDATA && f->warning[0]) {
+        } else if (r == AVERROR_INVALIDDATA && f->cut[0]) {
             continue; /* a cut WAV's partial last block: the decoder goes on to the end */
         } else if (r < 0) {
-            return decode_fail(f, err, r);
+            sotto_status st = decode_error(f, err, r);
+            if (st) return st;
         } else {
+            f->n_good++;
             sotto_status st = setup_swr(f, f->frame, err);
             if (!st) st = resample(f, f->frame, err);
             av->av_frame_unref(f->frame);
@@ -453,23 +502,29 @@ sotto_status sotto__ff_read(sotto__ff *f, float *buf, int64_t cap, int64_t *n, s
         k += m;
     }
     f->n_out += k;
+    /* ffmpeg exits 69 (and openai-whisper fails) past 2/3 of its decodes failed */
+    if (k == 0 && f->n_bad && (f->n_out == 0 || 3 * f->n_bad > 2 * (f->n_bad + f->n_good)))
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: cannot decode the audio at %.2f s (FFmpeg: %s): the file is "
+                           "damaged: %lld of its %lld %s packets do not decode", f->src->name, f->bad_s, f->bad_what,
+                           (long long)f->n_bad, (long long)(f->n_bad + f->n_good),
+                           av->avcodec_get_name(f->dec->codec_id));
     if (k == 0 && f->n_out == 0)
         return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: no audio samples (its %s stream decodes to nothing)",
                            f->src->name, av->avcodec_get_name(f->dec->codec_id));
     double got_s = (double)f->n_out / SOTTO_SAMPLE_RATE;
-    if (k == 0 && !f->warning[0] && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S && f->exact_s - got_s > TRUNC_FRACTION * f->exact_s)
-        return sotto__fail(err, SOTTO_ERR_FORMAT,
-                           "%s: damaged or truncated file: its %s stream decodes to %.2f s but the container "
-                           "says %.2f s (to transcribe what does decode, convert it first: ffmpeg -i IN -ac 1 "
-                           "-ar 16000 OUT.wav)",
-                           f->src->name, av->avcodec_get_name(f->dec->codec_id), got_s, f->exact_s);
+    if (k == 0 && !f->cut[0] && !f->short_stream && f->exact_s > 0 && f->exact_s - got_s > TRUNC_MIN_S &&
+        f->exact_s - got_s > TRUNC_FRACTION * f->exact_s) {
+        f->short_stream = true;
+        compose_warning(f);
+    }
     *n = k;
     return SOTTO_OK;
 }
 
 void sotto__ff_cut_short(sotto__ff *f, const char *note)
 {
-    snprintf(f->warning, sizeof f->warning, "%s", note);
+    snprintf(f->cut, sizeof f->cut, "%s", note);
+    compose_warning(f);
 }
 
 const char *sotto__ff_warning(const sotto__ff *f)

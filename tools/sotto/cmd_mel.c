@@ -62,6 +62,7 @@ static bool read_window(const char *path, float **pcm, int64_t *n)
         st = sotto_audio_read(a, buf + k, SOTTO_N_SAMPLES - k, &got);
         k += got;
     }
+    if (st == SOTTO_OK && sotto_audio_warning(a)[0]) fprintf(stderr, "sotto mel: warning: %s\n", sotto_audio_warning(a));
     sotto_audio_close(a);
     if (st != SOTTO_OK) {
         fprintf(stderr, "sotto mel: %s\n", buf ? sotto_last_error() : "out of memory");

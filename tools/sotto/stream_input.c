@@ -201,7 +201,18 @@ static int read_container(stream_input *in, char *msg, size_t msg_n)
         return -1;
     }
     in->n_pend += got;
-    if (got < PIECE) in->eof = true;
+    if (got < PIECE) {
+        float none;
+        in->eof = true;
+        /* the stream ended: one more read returns nothing, and what is found at the end
+         * (a stream short of its container's length, or mostly undecodable) is judged */
+        if (sotto_audio_read(in->audio, &none, 1, &got) != SOTTO_OK) {
+            snprintf(msg, msg_n, "%s", sotto_last_error());
+            return -1;
+        }
+        if (sotto_audio_warning(in->audio)[0]) /* what was read around: said once, at the end */
+            fprintf(stderr, "sotto stream: warning: %s\n", sotto_audio_warning(in->audio));
+    }
     return 0;
 }
 

@@ -840,9 +840,12 @@ static PyObject *audio_formats(PyObject *m, PyObject *unused)
 }
 
 /* CHANNEL (sotto_audio_source.channel) of PATH into *SAMPLES (sotto_free) and *N, and the
- * stream's channel count into *CHANNELS: sotto_audio_open_source and sotto_audio_read. */
-static sotto_status load_channel(const char *path, int channel, float **samples, int64_t *n, int *channels)
+ * stream's channel count into *CHANNELS: sotto_audio_open_source and sotto_audio_read;
+ * what was read around (damage, a truncated file) into WARNING[WARNING_CAP], "" if nothing. */
+static sotto_status load_channel(const char *path, int channel, float **samples, int64_t *n, int *channels,
+                                 char *warning, size_t warning_cap)
 {
+    warning[0] = 0;
     *samples = NULL, *n = 0;
     sotto_audio *a = NULL;
     sotto_audio_source src = {.kind = SOTTO_SOURCE_PATH, .path = path, .channel = channel};
@@ -864,6 +867,7 @@ static sotto_status load_channel(const char *path, int channel, float **samples,
         *n += got;
     }
     *channels = sotto_audio_channels(a);
+    if (!st) snprintf(warning, warning_cap, "%s", sotto_audio_warning(a));
     sotto_audio_close(a);
     if (st) free(*samples), *samples = NULL, *n = 0;
     return st;
@@ -880,11 +884,16 @@ static PyObject *audio_load(PyObject *m, PyObject *args)
     float *samples = NULL;
     int64_t n = 0;
     sotto_status st;
+    char warning[2048];
     Py_BEGIN_ALLOW_THREADS
-    st = load_channel(PyBytes_AS_STRING(path_obj), channel, &samples, &n, &channels);
+    st = load_channel(PyBytes_AS_STRING(path_obj), channel, &samples, &n, &channels, warning, sizeof warning);
     Py_END_ALLOW_THREADS
     Py_DECREF(path_obj);
     if (st != SOTTO_OK) return raise_status(st, sotto_last_error());
+    if (warning[0] && PyErr_WarnEx(PyExc_RuntimeWarning, warning, 1) < 0) { /* warnings made errors */
+        free(samples);
+        return NULL;
+    }
     PyObject *out = PyBytes_FromStringAndSize((const char *)samples, (Py_ssize_t)n * (Py_ssize_t)sizeof(float));
     free(samples);
     return out ? Py_BuildValue("(Ni)", out, channels) : NULL;

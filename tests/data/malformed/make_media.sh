@@ -33,6 +33,14 @@ cut("ok.m4a", "no-moov.m4a", 0.5)        # the index (moov) comes last: gone
 cut("ok.opus", "trunc.opus", 0.5)
 smear("ok.flac", "corrupt.flac", 0.85, 200, 91)
 smear("ok.mp3", "corrupt.mp3", 1 / 3, 600, 73)
+# every FLAC frame but the first spoilt past its header: 13 of 14 do not decode, past the
+# 2/3 at which the ffmpeg command exits 69 (and openai-whisper fails)
+b = bytearray(open("ok.flac", "rb").read())
+syncs = [i for i in range(len(b) - 1) if b[i] == 0xFF and b[i + 1] == 0xF8]
+for s in syncs[1:]:
+    for i in range(s + 20, min(s + 60, len(b))):
+        b[i] ^= 0x5A
+open("mostly-bad.flac", "wb").write(b)
 m4a = open("ok.m4a", "rb").read()
 smear("ok.m4a", "corrupt.m4a", m4a.find(b"mdat") + 200, 400, 37)
 open("text.mp3", "w").write("This is a text file, not audio.\n")
