@@ -75,6 +75,7 @@ struct sotto__ff {
     double packet_s;              /* time of the last packet read, for messages */
     char cut[SOTTO__ERR_LEN];     /* "" or the note of sotto__ff_cut_short */
     int64_t n_good, n_bad;        /* packets (and frames) decoded, and those that failed */
+    int n_bad_row;                /* frames failed since the last frame or packet */
     double bad_s;                 /* where the first failure was */
     char bad_what[64];            /* and av_strerror's words for it */
     bool short_stream;            /* decoded well short of its container's length */
@@ -467,6 +468,7 @@ static sotto_status refill(sotto__ff *f, sotto__err *err)
         }
         int r = av->avcodec_receive_frame(f->dec, f->frame);
         if (r == AVERROR(EAGAIN)) {
+            f->n_bad_row = 0;
             sotto_status st = feed(f, err);
             if (st) return st;
         } else if (r == AVERROR_EOF) {
@@ -474,10 +476,15 @@ static sotto_status refill(sotto__ff *f, sotto__err *err)
         } else if (r == AVERROR_INVALIDDATA && f->cut[0]) {
             continue; /* a cut WAV's partial last block: the decoder goes on to the end */
         } else if (r < 0) {
+            /* a decoder that failed this often without a frame or a packet between will not recover */
+            if (++f->n_bad_row > 64)
+                return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: cannot decode the audio at %.2f s: the %s decoder "
+                                   "fails again and again", f->src->name, f->packet_s,
+                                   av->avcodec_get_name(f->dec->codec_id));
             sotto_status st = decode_error(f, err, r);
             if (st) return st;
         } else {
-            f->n_good++;
+            f->n_good++, f->n_bad_row = 0;
             sotto_status st = setup_swr(f, f->frame, err);
             if (!st) st = resample(f, f->frame, err);
             av->av_frame_unref(f->frame);
