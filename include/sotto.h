@@ -478,6 +478,15 @@ typedef struct sotto_transcribe_params {
     int beam_size;             /* beams at temperature 0 (default 5); 1: greedy */
     int best_of;               /* samples at temperature > 0 (default 5) */
     float patience;            /* beam search patience (default 1) */
+    int ctranslate2_search;    /* 0 (default): openai-whisper's beam search (BeamSearchDecoder:
+                                  each beam's beam_size + 1 best pooled; every <|endoftext|>
+                                  ranked before the beam_size-th live one finishes a sequence);
+                                  1: CTranslate2 4.8's, which faster-whisper runs (the 2 x
+                                  beam_size best of all beams; only an <|endoftext|> among the
+                                  first beam_size finishes one, its place taken by the next
+                                  that does not end; at the last step every beam a hypothesis).
+                                  The two keep different sequences and may end on different
+                                  text; the batched pipeline (batch_size) always takes 1 */
     int use_length_penalty;    /* 0 (default): rank by sum logprob / length; 1: by */
     float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty */
     double temperatures[SOTTO_MAX_TEMPERATURES]; /* tried in order while a window fails */

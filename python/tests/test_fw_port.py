@@ -107,7 +107,9 @@ def test_multilingual_transcription(base, clips_dir, tmp_path):
     segments, info = base.transcribe(audio, multilingual=True, without_timestamps=True,
                                      condition_on_previous_text=False)
     segments = list(segments)
-    assert segments[0].text.startswith(" The quick round fox") and "Alice and Robert" in segments[0].text
+    # faster-whisper 1.2.1's text on these weights: "brown" (openai's beam search, which
+    # sotto had run here, kept "round")
+    assert segments[0].text.startswith(" The quick brown fox") and "Alice and Robert" in segments[0].text
     assert "Der Zug nach Berlin" in segments[1].text
 
 
@@ -116,6 +118,8 @@ def test_multilingual_transcription_batched(base, clips_dir, tmp_path):
     audio = decode_audio(made_audio.en_then_de(clips_dir, str(tmp_path)))
     segments, info = BatchedInferencePipeline(base).transcribe(audio, multilingual=True)
     segments = list(segments)
+    # faster-whisper 1.2.1's pipeline says "round" on these weights (its sequential call above,
+    # "brown")
     assert segments[0].text.startswith(" The quick round fox") and "Alice and Robert" in segments[0].text
     assert "Zug nach Berlin" in segments[1].text  # (the VAD's second chunk, as faster-whisper's)
 

@@ -133,7 +133,8 @@ static void setup(sotto__brun *r, sotto__bin *in, int32_t lang)
                                  .hotwords = in->hotwords, .n_hotwords = in->n_hotwords,
                                  .sot_seq = in->sot_seq, .n_sot = in->n_sot,
                                  .temperature = 0, .beam_size = p->beam_size, .best_of = p->best_of,
-                                 .patience = p->patience, .use_length_penalty = p->use_length_penalty,
+                                 .patience = p->patience, .ct2_beams = true, /* the pipeline's CTranslate2 */
+                                 .use_length_penalty = p->use_length_penalty,
                                  .length_penalty = p->length_penalty,
                                  .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                    ? p->sample_len

@@ -134,7 +134,7 @@ struct sotto__group {
     /* each live row's own work of a step (prep_row, on the backend's host threads): */
     double lse[SOTTO_MAX_SEQUENCES];   /* its log-sum-exp, after the filters */
     int32_t best[SOTTO_MAX_SEQUENCES]; /* greedy at temperature 0: its argmax */
-    int top[SOTTO_MAX_SEQUENCES][SOTTO_MAX_SEQUENCES + 1]; /* beam search: its G + 1 best */
+    int top[SOTTO_MAX_SEQUENCES][2 * SOTTO_MAX_SEQUENCES]; /* beam search: its G + 1 best (2G: ct2_beams) */
     float *weights;            /* [V] sampling's scratch */
     seq *s;                    /* [G] live sequences */
     seq *fin;                  /* beam search: finished candidates */
@@ -318,6 +318,53 @@ static bool beam_update(group *g, int n_pos, int max_candidates)
     return g->n_fin >= max_candidates;
 }
 
+/* Q := P's tokens and TOK, scored SUM, in P's cache slot. */
+static void extend(seq *q, const seq *p, int32_t tok, float sum)
+{
+    memcpy(q->tok, p->tok, (size_t)p->n * sizeof *p->tok);
+    q->n = p->n;
+    q->tok[q->n++] = tok;
+    q->sum = sum;
+    q->slot = p->slot;
+    q->done = false;
+}
+
+/* CTranslate2 4.8's BeamSearch step (decoding.cc; faster-whisper's beams), where openai's
+ * differs: the 2G best continuations of the live beams together (of the first alone at the
+ * first step, where every beam is the start sequence) are the candidates; of the first G,
+ * one that ends in <|endoftext|> is a finished hypothesis, and its place goes to the next
+ * candidate past the first G that does not end (none left: it stays, as there); an
+ * <|endoftext|> past the first G is not a hypothesis. At the last step (LAST) the first G
+ * are all hypotheses. True when max_candidates have finished (a step may finish more). */
+static bool beam_update_ct2(group *g, int n_pos, int max_candidates, bool last)
+{
+    const int G = g->G, V = g->V, K = 2 * G;
+    const int32_t eot = g->o->rules->eot;
+    cand c[SOTTO_MAX_SEQUENCES * 2 * SOTTO_MAX_SEQUENCES];
+    int n = 0;
+    for (int j = 0; j < (g->i == 0 ? 1 : G); j++) {
+        const float *L = g->logits + (size_t)j * V;
+        for (int k = 0; k < K; k++) c[n++] = (cand){j, g->top[j][k], g->s[j].sum + logprob(L, g->lse[j], g->top[j][k])};
+    }
+    sort_cands(c, n); /* stable: of equal scores the lower beam, then the lower id, as its flat top-k */
+    if (n > K) n = K;
+    for (int k = 0, more = G; k < G; k++) {
+        const seq *p = &g->s[c[k].parent];
+        int pick = k;
+        if (c[k].tok == eot || last) {
+            extend(&g->fin[g->n_fin++], p, c[k].tok, c[k].score);
+            for (int j = more; j < n; j++)
+                if (c[j].tok != eot) {
+                    pick = j, more = j + 1;
+                    break;
+                }
+        }
+        extend(&g->next[k], &g->s[c[pick].parent], c[pick].tok, c[pick].score);
+    }
+    rearrange(g, n_pos);
+    return g->n_fin >= max_candidates;
+}
+
 /* BeamSearchDecoder.finalize: too few finished sequences are made up from the live ones,
  * best first (the reference's np.argsort(...)[::-1]: of equal sums the later beam first). */
 static void beam_finalize(group *g)
@@ -496,7 +543,7 @@ static void prep_row(void *arg, int r)
     sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
     float m = sotto__rules_apply(be, o->rules, q->tok, q->n, L);
     g->lse[r] = sotto__logsumexp_max(be, L, g->V, m);
-    if (g->beam) topk(L, g->V, g->G + 1, g->top[r]);
+    if (g->beam) topk(L, g->V, o->ct2_beams ? 2 * g->G : g->G + 1, g->top[r]);
     else if (o->temperature == 0) g->best[r] = sotto__argmax_max(be, L, g->V, m);
 }
 
@@ -504,7 +551,10 @@ void sotto__group_advance(sotto__group *g)
 {
     int n_pos = g->n_init + g->i; /* tokens so far: their K/V are in the caches */
     g->ctx->be->ops->host_for(g->ctx->be, prep_row, g, g->G);
-    bool completed = g->beam ? beam_update(g, n_pos, g->max_candidates) : greedy_update(g);
+    const bool last = n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i + 1 >= g->sample_len; /* as below */
+    bool completed = !g->beam              ? greedy_update(g)
+                     : g->o->ct2_beams ? beam_update_ct2(g, n_pos, g->max_candidates, last)
+                                       : beam_update(g, n_pos, g->max_candidates);
     g->i++;
     if (completed || n_pos + 1 > g->ctx->model->info.n_text_ctx || g->i >= g->sample_len) g->finished = true;
 }

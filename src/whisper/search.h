@@ -26,6 +26,8 @@ typedef struct sotto__decode_opts {
     int beam_size;             /* > 1 at temperature 0: beam search */
     int best_of;               /* samples at temperature > 0 */
     float patience;
+    bool ct2_beams;            /* beam search as CTranslate2 4.8 steps it (faster-whisper's):
+                                  sotto_transcribe_params.ctranslate2_search */
     bool use_length_penalty;
     float length_penalty;
     int sample_len;            /* most tokens sampled (n_text_ctx / 2) */

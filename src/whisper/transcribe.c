@@ -148,6 +148,7 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                 .prefix = seek == 0 ? r->prefix : NULL, .n_prefix = seek == 0 ? r->n_prefix : 0,
                                 .max_new_tokens = p->max_new_tokens, .beam_size = t > 0 ? 1 : p->beam_size,
                                 .best_of = t > 0 ? p->best_of : 1, .patience = p->patience,
+                                .ct2_beams = p->ctranslate2_search != 0,
                                 .use_length_penalty = p->use_length_penalty, .length_penalty = p->length_penalty,
                                 .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                   ? p->sample_len : h->n_text_ctx / 2,

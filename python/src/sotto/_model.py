@@ -452,6 +452,7 @@ class Model:
         on_language: Optional[Callable[[str, float], Any]] = None,
         fallback_best: bool = False,
         suppress_tokens: Union[str, Sequence[int], None] = "-1",
+        ctranslate2_search: bool = False,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -475,6 +476,11 @@ class Model:
                 highest avg_logprob among the decodes within compression_ratio_threshold,
                 else among all; the last temperature reported) instead of openai's last
                 decode.
+            ctranslate2_search: beam search as CTranslate2 (faster-whisper) steps it
+                instead of openai-whisper's BeamSearchDecoder: the 2 x beam_size best of
+                all beams, only an end of text among the first beam_size finishing one
+                (sotto.h: sotto_transcribe_params.ctranslate2_search). The two may end on
+                different text; batch_size always takes CTranslate2's.
             suppress_blank: no blank or end of text as the first token.
             suppress_tokens: the token ids never sampled, openai-whisper's: a list of
                 ints or a str of them separated by commas; -1 (the default "-1")
@@ -676,6 +682,7 @@ class Model:
             no_repeat_ngram_size=int(no_repeat_ngram_size),
             carry_initial_prompt=bool(carry_initial_prompt),
             fallback_best=bool(fallback_best),
+            ctranslate2_search=bool(ctranslate2_search),
             batch_vad_params=batch_vad_params,
             suppress_tokens=suppress,
         )

@@ -663,6 +663,7 @@ class WhisperModel:
             silence_check=False, hotwords=hotwords, prefix=prefix, multilingual=multilingual,
             clip_timestamps=clips, max_new_tokens=max_new_tokens, repetition_penalty=repetition_penalty,
             no_repeat_ngram_size=no_repeat_ngram_size, fallback_best=True,  # generate_with_fallback's choice
+            ctranslate2_search=True,  # its beams, CTranslate2's
             suppress_tokens=_suppress(suppress_tokens),
         )
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
