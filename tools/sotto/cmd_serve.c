@@ -58,9 +58,9 @@ static const cli_opt options[] = {
              "live turn a failed transcription (default: the upload limit at\n"
              "16 kbit/s: 13107 s for 25 MB)"},
     {"--timeout", 0, OPT_INT, OFF(timeout), 1, 86400, "S", "seconds in 1..86400",
-     .help = "a request head, and then its body, must each arrive within S\n"
-             "seconds, else 408; a connection silent S seconds is closed\n"
-             "(default 30)"},
+     .help = "a request head must arrive within S seconds, its body within\n"
+             "S more and 1 s for each 8 kB it brings (64 kbit/s), else 408;\n"
+             "a connection silent S seconds is closed (default 30)"},
     {"--drain-timeout", 0, OPT_INT, OFF(drain_timeout), 1, 86400, "S", "seconds in 1..86400",
      .help = "after SIGTERM/SIGINT, the requests still in flight after S\n"
              "seconds are stopped and answered 503 (default 60)"},
