@@ -229,8 +229,9 @@ static void too_slow(request *q)
     q->answered_ms = cli_now_ms();
 }
 
-/* Set on the thread that hands MHD a close of a request answered past it: MHD then logs
- * the close as an "internal error" of the application, which it is not. */
+/* Set on the thread that hands MHD a close of a request answered past it (or whose client
+ * left mid-body): MHD then logs the close as an "internal error" of the application, which
+ * it is not. */
 static _Thread_local bool closing_answered;
 
 static void upload(request *q, const char *data, size_t size)
@@ -263,6 +264,16 @@ static bool client_gone(request *q)
     char c;
     ssize_t r = recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
     return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Q's Content-Length, or UINT64_MAX when it has none (chunked) or an unreadable one. */
+static uint64_t body_length(request *q)
+{
+    const char *v = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    char *end;
+    errno = 0;
+    unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && !errno ? (uint64_t)n : UINT64_MAX;
 }
 
 /* The job's abort callback (on the worker's thread, the connection suspended): past
@@ -623,6 +634,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         }
         upload(q, upload_data, *upload_data_size);
         *upload_data_size = 0;
+        /* a client that closed with its body cut short: libmicrohttpd (0.9.75, epoll) can miss
+         * an end of stream that came in with the last bytes, and would hold the connection
+         * and its upload until --timeout; closed here (a whole body's close is the client's
+         * half-close: answered) */
+        if (!q->reject.http_status && q->body_bytes < body_length(q) && client_gone(q)) {
+            closing_answered = true; /* (MHD's "internal error" line: the request's own says why) */
+            return MHD_NO;
+        }
         return MHD_YES;
     }
     if (q->answered_raw) { /* answered already: MHD closes the connection */
