@@ -157,6 +157,12 @@ def openai_json(cli_json):
     return ('{"text": %s}\n' % json.dumps(json.loads(cli_json)["text"].lstrip(" "))).encode()
 
 
+def openai_text(cli_json):
+    """OpenAI's text answer for `sotto transcribe -f json`'s: its text in one paragraph (no
+    leading space) and a newline."""
+    return (json.loads(cli_json)["text"].lstrip(" ") + "\n").encode()
+
+
 def verbose_with_words(cli_json):
     """The verbose_json answer to timestamp_granularities[]=word for the output of
     `sotto transcribe --word-timestamps -f json`: those bytes with OpenAI's top-level

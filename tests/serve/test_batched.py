@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Checks, Server, cli, multipart, verbose_with_words  # noqa: E402
+from serverlib import Checks, Server, cli, multipart, openai_text, verbose_with_words  # noqa: E402
 
 sotto, model, vad, clips, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
@@ -50,14 +50,16 @@ for i, p in enumerate(paths):
         asks.append(([("response_format", "verbose_json"), ("timestamp_granularities[]", "word")], "json",
                      ["--word-timestamps"]))
     elif i % 2:
-        asks.append(([("response_format", "text")], "txt", []))
+        asks.append(([("response_format", "text")], "text", []))
     else:
         asks.append(([("response_format", "verbose_json")], "json", []))
 with concurrent.futures.ThreadPoolExecutor(len(paths)) as ex:
     answers = list(ex.map(lambda k: post(asks[k][0], paths[k]), range(len(paths))))
 for k, (status, body) in enumerate(answers):
     fields, fmt, extra = asks[k]
-    want = cli(sotto, model, fmt, paths[k], [*DECODE, "--batch-size", str(N), *extra])
+    want = cli(sotto, model, "json" if fmt == "text" else fmt, paths[k], [*DECODE, "--batch-size", str(N), *extra])
+    if fmt == "text":
+        want = openai_text(want)
     if extra:
         want = verbose_with_words(want)
     check(status == 200 and body == want, "%s (%s) equals sotto transcribe --batch-size %d -f %s %s"

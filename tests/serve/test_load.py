@@ -14,7 +14,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Checks, Server, cli, multipart
+from serverlib import Checks, Server, cli, multipart, openai_text
 
 sotto, model, clips, work = sys.argv[1:5]
 n_req = int(sys.argv[5]) if len(sys.argv) > 5 else 64
@@ -22,7 +22,7 @@ os.makedirs(work, exist_ok=True)
 DECODE = ["--beam-size", "1", "--sample-len", "24"]
 names = ["librivox-0880.wav", "espeak-ng-02.wav"]
 paths = [os.path.join(clips, n) for n in names]
-want = {p: cli(sotto, model, "txt", p, DECODE) for p in paths}
+want = {p: openai_text(cli(sotto, model, "json", p, DECODE)) for p in paths}
 bodies = {p: multipart([("model", "whisper-1"), ("response_format", "text")], open(p, "rb").read(),
                        os.path.basename(p)) for p in paths}
 check = Checks()

@@ -20,7 +20,7 @@ import time
 import wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import (Checks, Server, cli, curl, exchange, multipart, openai_json, read_response, request_bytes,
+from serverlib import (Checks, Server, cli, curl, exchange, multipart, openai_json, openai_text, read_response, request_bytes,
                        verbose_with_words)
 
 sotto, model, clips, work = sys.argv[1:5]
@@ -47,16 +47,18 @@ def error_of(body, status, code, what):
 
 
 # each response format against the CLI's bytes
-fmts = {"text": "txt", "srt": "srt", "vtt": "vtt", "verbose_json": "json"}
+fmts = {"srt": "srt", "vtt": "vtt", "verbose_json": "json"}
 cli_out = {f: cli(sotto, model, c, clip, DECODE) for f, c in fmts.items()}
 cli_out["json"] = openai_json(cli_out["verbose_json"])
+cli_out["text"] = openai_text(cli_out["verbose_json"])  # OpenAI's: json's text, one paragraph
 for f in ["json", "text", "srt", "vtt", "verbose_json"]:
     fields = [("model", "whisper-1"), ("response_format", f)]
     if f == "verbose_json":
         fields.append(("timestamp_granularities[]", "segment"))
     status, body, head = curl(T, fields, clip, KEY)
     check(f not in ("json", "verbose_json") or "content-type: application/json" in head.lower(), f + " is JSON", head)
-    check(status == 200 and body == cli_out[f], "format %s equals sotto transcribe -f %s" % (f, fmts.get(f, "json")),
+    check(status == 200 and body == cli_out[f], "format %s equals sotto transcribe -f %s" % (f, fmts.get(f, "json "
+                                                                                                  "(its text)")),
           "(status %d)\n  server: %r\n  cli:    %r" % (status, body[:200], cli_out[f][:200]))
 # timestamp_granularities[]=word: the CLI's --word-timestamps -f json, OpenAI's top-level words added
 words_cli = cli(sotto, model, "json", clip, [*DECODE, "--word-timestamps"])
@@ -92,7 +94,8 @@ check(status == 401, "a wrong key (one more byte) is 401")
 status, body, _ = curl(T, [], clip, KEY[:-1] + "X")
 check(status == 401, "a wrong key (same length) is 401")
 status, body, _ = curl(srv.url + "/v1/models", key=KEY)
-check(status == 200 and json.loads(body)["data"][0]["id"] == "tiny.en", "GET /v1/models lists tiny.en", body)
+check(status == 200 and [m["id"] for m in json.loads(body)["data"]] == ["tiny.en", "whisper-1"],
+      "GET /v1/models lists tiny.en, and whisper-1 (a name requests may use)", body)
 status, body, _ = curl(srv.url + "/v1/models")
 check(status == 401, "GET /v1/models without a key is 401")
 for name in ("tiny.en", "whisper-1"):  # the openai client's models.retrieve(NAME)
@@ -104,7 +107,7 @@ error_of(body, status, "model_not_found", "another model") and check(status == 4
 
 # what follows the close delimiter (RFC 2046's epilogue) is ignored; temperatures as the
 # openai client writes them (str(0.00001) == "1e-05")
-want = cli(sotto, model, "txt", clip, [*DECODE, "--temperature", "0.00001"])
+want = openai_text(cli(sotto, model, "json", clip, [*DECODE, "--temperature", "0.00001"]))
 with open(clip, "rb") as fh:
     ctype, body = multipart([("response_format", "text"), ("temperature", "1e-05")], fh.read())
 for tail in (b"\r\n", b"\r\nan epilogue\r\n"):
@@ -146,6 +149,17 @@ bad_forms = [
 for fields, f, code, what in bad_forms:
     status, body, _ = curl(T, fields, f, KEY)
     error_of(body, status, code, what) and check(status == 400, what + " is 400", str(status))
+# a language's name: OpenAI's API takes ISO-639-1 codes, and the message says which one
+status, body, _ = curl(T, [("language", "english")], clip, KEY)
+check(status == 400 and json.loads(body)["error"]["message"] == "language 'english' is not an ISO-639-1 code "
+      "(its code: 'en')", "a language's name is refused naming its code", body)
+# a prompt that is not UTF-8: param "prompt", in words of the form (it had named sotto_tokenize)
+ctype, pbody = multipart([("prompt", b"caf\xe9 au lait")], open(clip, "rb").read())
+status, _, rbody = exchange(srv.port, request_bytes("/v1/audio/transcriptions", pbody, ctype,
+                                                    ["Authorization: Bearer " + KEY]))
+err = json.loads(rbody)["error"] if status == 400 else {}
+check(err.get("param") == "prompt" and err.get("message") == "prompt: invalid UTF-8 at byte 3 (0xe9)",
+      "a prompt that is not UTF-8 is refused by name", "%s %r" % (status, rbody[:300]))
 status, body, _ = curl(srv.url + "/v1/audio/translations", [], clip, KEY)
 error_of(body, status, "unsupported_model", "translation on tiny.en") and check(status == 400, "translation 400")
 auth = ["Authorization: Bearer " + KEY]

@@ -124,6 +124,9 @@ typedef struct serve_epilogue {
 } serve_epilogue;
 /* From the request's Content-Type (boundary=B or boundary="B"). */
 void serve_epilogue_init(serve_epilogue *ep, const char *content_type);
+/* Why LANG is refused, into OUT[N]: not an ISO-639-1 code (a name: its code named), one the
+ * multilingual model lacks, or any but en on an English-only one. */
+void serve_language_error(const char *lang, const serve_config *cfg, char *out, size_t n);
 /* The bytes of DATA (the body's next SIZE) before the epilogue: SIZE until it begins. */
 size_t serve_epilogue_cut(serve_epilogue *ep, const char *data, size_t size);
 

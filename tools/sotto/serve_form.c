@@ -205,13 +205,19 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         bool known = cfg->multilingual ? sotto_language_token(cfg->model, f->language) >= 0
                                        : strcmp(f->language, "en") == 0;
         if (!known) {
-            serve_error_set(e, 400, "invalid_request_error", "language", "unsupported_language",
-                            cfg->multilingual ? "language '%s' is not an ISO-639-1 code model '%s' knows"
-                                              : "language '%s': model '%s' is English-only (en)",
-                            f->language, cfg->model_id);
+            char why[256];
+            serve_language_error(f->language, cfg, why, sizeof why);
+            serve_error_set(e, 400, "invalid_request_error", "language", "unsupported_language", "%s", why);
             return false;
         }
         tp->language = f->language;
+    }
+    int n_ids;
+    if (f->n_prompt && sotto_tokenize(cfg->model, f->prompt, NULL, 0, &n_ids)) { /* its bytes, named as the form's */
+        const char *why = sotto_last_error(), *colon = strstr(why, ": ");
+        serve_error_set(e, 400, "invalid_request_error", "prompt", "invalid_value", "prompt: %s",
+                        colon ? colon + 2 : why);
+        return false;
     }
     if (f->n_prompt) tp->initial_prompt = f->prompt; /* batched: every chunk's, as the pipeline's initial_prompt */
     if (sotto_transcribe_params_check(tp)) { /* the library's rules, over what the request set */
@@ -219,6 +225,18 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         return false;
     }
     return true;
+}
+
+void serve_language_error(const char *lang, const serve_config *cfg, char *out, size_t n)
+{
+    const char *code = sotto_language_code(lang);
+    if (!sotto_language_name(lang)) /* not a code: a name ("english"), or nothing */
+        snprintf(out, n, "language '%s' is not an ISO-639-1 code%s%s%s", lang, code ? " (its code: '" : "",
+                 code ? code : "", code ? "')" : "");
+    else if (cfg->multilingual)
+        snprintf(out, n, "language '%s': model '%s' does not know it", lang, cfg->model_id);
+    else
+        snprintf(out, n, "language '%s': model '%s' is English-only (en)", lang, cfg->model_id);
 }
 
 void serve_epilogue_init(serve_epilogue *ep, const char *content_type)

@@ -31,6 +31,8 @@ typedef struct server {
     atomic_int active;             /* requests begun and not yet completed */
     atomic_bool draining;
     atomic_bool forced;            /* the drain cut short: work in flight is stopped */
+    atomic_int job_ms;             /* a transcription's usual time, head to answer (a moving
+                                      average of the answered ones; 0 before the first) */
     struct MHD_Daemon *daemon;
     serve_live *live;              /* the WebSocket sessions (serve_ws.c) */
 } server;
@@ -81,7 +83,12 @@ static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, con
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    if (status == 503) MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    if (status == 503) { /* when a slot may be free again: a transcription's usual time */
+        char after[16];
+        int ms = atomic_load(&s->job_ms);
+        snprintf(after, sizeof after, "%d", ms < 1000 ? 1 : ms > 120000 ? 120 : (ms + 999) / 1000);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, after);
+    }
     if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     if (status == 405)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->route ? "POST" : strcmp(q->path, "/health") ? "GET" : "GET, HEAD");
@@ -664,6 +671,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     else if (q->why_stopped == STOP_GONE || cut) note = " (the client left: its work was stopped)";
     else if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client silent for --timeout: closed unanswered)";
     else if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK) note = q->status ? " (connection lost)" : " (closed by the client)";
+    if (q->status == 200 && (q->route == ROUTE_TRANSCRIBE || q->route == ROUTE_TRANSLATE)) {
+        int ms = (int)(cli_now_ms() - q->t0_ms), avg = atomic_load(&s->job_ms);
+        atomic_store(&s->job_ms, avg ? (7 * avg + ms) / 8 : ms);
+    }
     char audio[32] = "-", status[8] = "-"; /* "-": nothing was answered */
     if (q->audio_s >= 0) snprintf(audio, sizeof audio, "%.2fs", q->audio_s);
     if (q->status) snprintf(status, sizeof status, "%d", q->status);

@@ -33,17 +33,29 @@ static void text_json_end(FILE *f, const sotto_result *r, out_state *st)
     fputs("}\n", f);
 }
 
+/* OpenAI's text: the json answer's text and a newline (one paragraph, where the CLI's txt
+ * puts each segment on a line of its own, as openai-whisper's writer does). */
+static void text_plain_end(FILE *f, const sotto_result *r, out_state *st)
+{
+    const char *text = r->text;
+    while (*text == ' ') text++;
+    fputs(text, f);
+    fputc('\n', f);
+}
+
 static void no_begin(FILE *f, out_state *st) {}
 static bool no_segment(FILE *f, const sotto_segment *s, out_state *st) { return true; }
 
 static const out_writer text_json = {"json", "json", "application/json", no_begin, no_segment, text_json_end};
+static const out_writer text_plain = {"text", "txt", "text/plain; charset=utf-8", no_begin, no_segment,
+                                      text_plain_end};
 
 /* OpenAI's response_format names: the server's own json, else a writer of the CLI's. */
 static const struct {
     const char *name;
     const out_writer *own;
     const char *cli;
-} formats[] = {{"json", &text_json, NULL}, {"text", NULL, "txt"}, {"srt", NULL, "srt"}, {"vtt", NULL, "vtt"},
+} formats[] = {{"json", &text_json, NULL}, {"text", &text_plain, NULL}, {"srt", NULL, "srt"}, {"vtt", NULL, "vtt"},
                {"verbose_json", NULL, "json"}};
 
 const out_writer *serve_format(const char *name)
@@ -103,6 +115,10 @@ char *serve_models_json(const char *model_id, bool list, size_t *n)
     fputs(list ? "{\"object\": \"list\", \"data\": [{\"id\": " : "{\"id\": ", f);
     out_json_string(f, model_id);
     fputs(", \"object\": \"model\", \"created\": 0, \"owned_by\": \"sotto\"}", f);
+    /* the list names it whisper-1 too, as requests may: a client that looks for OpenAI's
+     * name in the list finds it */
+    if (list && strcmp(model_id, "whisper-1") != 0)
+        fputs(", {\"id\": \"whisper-1\", \"object\": \"model\", \"created\": 0, \"owned_by\": \"sotto\"}", f);
     fputs(list ? "]}\n" : "\n", f);
     return finish(f, &buf, n);
 }

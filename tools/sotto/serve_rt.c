@@ -121,9 +121,9 @@ static bool check_language(serve_rt *rt, const char *lang, const char *path)
     const serve_config *cfg = rt->cfg;
     if (!lang[0] || !strcmp(lang, "auto")) return true;
     if (cfg->multilingual ? sotto_language_token(cfg->model, lang) >= 0 : strcmp(lang, "en") == 0) return true;
-    serve_rt_error(rt, "invalid_value", path,
-                   cfg->multilingual ? "language '%s' is not an ISO-639-1 code model '%s' knows"
-                                     : "language '%s': model '%s' is English-only (en)", lang, cfg->model_id);
+    char why[256];
+    serve_language_error(lang, cfg, why, sizeof why);
+    serve_rt_error(rt, "invalid_value", path, "%s", why);
     return false;
 }
 
