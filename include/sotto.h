@@ -170,7 +170,9 @@ sotto_status sotto_wav_read(const char *path, float **samples, int64_t *n_sample
  * samples there are; a demuxer error ends the input there. It fails with
  * SOTTO_ERR_FORMAT, naming the file, the position and what FFmpeg said (av_strerror),
  * where the command fails too: more than 2/3 of the stream's packets undecodable (the
- * command exits 69), nothing decodable at all. One difference: where a damaged frame's
+ * command exits 69), nothing decodable at all; and at the first packet that does not
+ * decode in a file whose format FFmpeg only guessed (a probe score under 50: raw floats
+ * taken for AMR, which the command decodes into minutes of noise). One difference: where a damaged frame's
  * timestamp runs back, the command's muxer drops that frame's samples and sotto keeps
  * them. A sample rate below 1000 Hz, which no real audio has (a header of a few bytes
  * that would decode to hours), fails with SOTTO_ERR_FORMAT when the file is opened.

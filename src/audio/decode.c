@@ -29,10 +29,12 @@
  * decode is skipped (the warning counts them and names the first's position and
  * av_strerror's text), unless more than 2/3 of the stream's packets fail, where ffmpeg
  * exits 69 and openai-whisper fails too ("cannot decode the audio at 0.68 s ...: the file is
- * damaged"); a stream that decodes to more than 0.25 s and 1 % less than the length its
- * container states (the stream's, or the file's when the audio is its only stream; never
- * one estimated from the bitrate) gives what it decodes, with a warning ("damaged or
- * truncated"). A WAV file whose data chunk the built-in walk found cut short
+ * damaged"), or FFmpeg only guessed the format (a probe score under its extension's 50:
+ * raw floats taken for AMR, which the command would decode into minutes of noise, fail
+ * at their first undecodable packet); a stream that decodes to more than 0.25 s and 1 %
+ * less than the length its container states (the stream's, or the file's when the audio
+ * is its only stream; never one estimated from the bitrate) gives what it decodes, with a
+ * warning ("damaged or truncated"). A WAV file whose data chunk the built-in walk found cut short
  * (sotto__ff_cut_short) is read as far as it goes, its last, partial packet dropped
  * without counting, as ffmpeg does. A read error of the bytes fails. What FFmpeg passes
  * over without a word (an Ogg file cut at a page: a shorter valid stream; a page dropped
@@ -410,6 +412,13 @@ static void compose_warning(sotto__ff *f)
 static sotto_status decode_error(sotto__ff *f, sotto__err *err, int code)
 {
     if (code == AVERROR(ENOMEM)) return sotto__fail(err, SOTTO_ERR_NOMEM, "%s: out of memory", f->src->name);
+    if (f->fmt->probe_score < AVPROBE_SCORE_EXTENSION) { /* a guess that does not decode: not audio */
+        char e[AV_ERROR_MAX_STRING_SIZE];
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: cannot decode the audio at %.2f s (FFmpeg: %s): FFmpeg "
+                           "took it for %s by a guess (probe score %d of 100), and it does not decode: not audio, "
+                           "or damaged", f->src->name, f->packet_s > 0 ? f->packet_s : 0.0, av_err(code, e, sizeof e),
+                           f->fmt->iformat->name, f->fmt->probe_score);
+    }
     if (!f->n_bad++) {
         f->bad_s = f->packet_s > 0 ? f->packet_s : 0.0;
         av_err(code, f->bad_what, sizeof f->bad_what);

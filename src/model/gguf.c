@@ -34,8 +34,9 @@ sotto_status sotto__gguf_open(sotto__gguf *g, const uint8_t *p, size_t n, const 
     if (!sotto__rd_u64(r, &g->n_tensors, "the tensor count") || !sotto__rd_u64(r, &g->n_kv, "the key count"))
         return err->status;
     if (g->n_tensors > max_tensors || g->n_kv > max_kv)
-        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %llu tensors / %llu keys is implausible", path,
-                           (unsigned long long)g->n_tensors, (unsigned long long)g->n_kv);
+        return sotto__fail(err, SOTTO_ERR_FORMAT, "%s: %llu tensors / %llu keys is implausible (more than %llu / %llu); %s",
+                           path, (unsigned long long)g->n_tensors, (unsigned long long)g->n_kv,
+                           (unsigned long long)max_tensors, (unsigned long long)max_kv, hint);
     return SOTTO_OK;
 }
 

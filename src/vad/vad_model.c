@@ -164,7 +164,8 @@ sotto_status sotto__vad_model_load(const char *path, sotto_vad **out, sotto__err
     sotto_status st = sotto__map_file(path, &v->map, err);
     sotto__gguf g = {0};
     if (!st) st = sotto__gguf_open(&g, v->map.data, v->map.size, path, MAX_TENSORS, MAX_KEYS,
-                                   "a VAD model is the .gguf file scripts/silero_vad_to_gguf.py writes", err);
+                                   "not a Silero VAD model (a Whisper model goes to -m); a VAD model is the .gguf "
+                                   "file scripts/silero_vad_to_gguf.py writes", err);
     if (!st) st = read_file(v, &g, path, err);
     sotto__gguf_free(&g);
     if (st) {

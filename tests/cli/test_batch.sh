@@ -94,6 +94,32 @@ expect 0 "1 file: 1 transcribed" "$SOTTO" "${T[@]}" --output-dir "$TMP/oloop" "$
 check "the loop named" grep -q "sub/up: a link to a directory above it" "$TMP/err"
 check "one output a format" test "$(find "$TMP/oloop" -type f | wc -l)" -eq 2
 
+# a broken link named as audio in a folder is an input that fails, named and counted (it
+# had been left out without a word, exit 0); the same file given twice is transcribed once
+mkdir -p "$TMP/links"
+cp "$CLIPS/espeak-ng-01.wav" "$TMP/links/a.wav"
+ln -s nowhere.wav "$TMP/links/b.wav"
+expect 1 "links/b.wav" "$SOTTO" "${T[@]}" --output-dir "$TMP/olinks" "$TMP/links"
+check "the broken link counted as failed" grep -q "2 files: 1 transcribed, 0 skipped (outputs exist), 1 failed" "$TMP/err"
+check "the other file written" test -s "$TMP/olinks/a.txt"
+rm "$TMP/links/b.wav"
+expect 0 "is $TMP/links/a.wav again: transcribed once" "$SOTTO" "${T[@]}" --output-dir "$TMP/otwice" \
+    "$TMP/links/a.wav" "$TMP/links"
+check "once: 1 file" grep -q "1 file: 1 transcribed" "$TMP/err"
+# -j N with -t T past the cores: said, as -t alone past them is (nproc: the cores here,
+# unless a CPU quota makes them fewer, where -t alone is past them and said so)
+cores=$(nproc)
+cp "$CLIPS/espeak-ng-02.wav" "$TMP/links/c.wav"
+expect 0 "threads on" "$SOTTO" transcribe -m "$MODEL" --beam-size 1 \
+    --no-fallback -t "$cores" -j 2 -f txt --output-dir "$TMP/othreads" "$TMP/links"
+# on a terminal, a status line of the files done and each file in progress (script(1) is one)
+if command -v script >/dev/null; then
+    SOTTO="$SOTTO" MODEL="$MODEL" OUT="$TMP/otty" IN="$TMP/in" script -qec \
+        '"$SOTTO" transcribe -m "$MODEL" --beam-size 1 --no-fallback -t 1 -f txt --output-dir "$OUT" "$IN"' \
+        /dev/null >"$TMP/tty.out" 2>&1
+    check "a terminal sees the files in progress" grep -q "done; in progress: .*% of" "$TMP/tty.out"
+fi
+
 # refusals
 mkdir -p "$TMP/clash" "$TMP/empty"
 cp "$TMP/in/librivox-0870.wav" "$TMP/clash/a.wav"

@@ -213,5 +213,16 @@ readme=$(sed -n '/^## The sotto tool/,/^Options take/p' "$SRC/README.md" | grep 
 grep -q "130 interrupted" "$TMP/help" && ok || bad "sotto --help: no exit code 130"
 grep -q "Not yet:.*the HTTP server" "$SRC/README.md" && bad "README says the server is not there" || ok
 
+# what the tool does of its own accord is said: -o with an extension that names no format
+# gets txt, a clip that ends where it starts is left out (openai's), a Whisper model given
+# as the VAD is named for what it is not
+expect 0 ".docx names no format of -f's, so it gets txt" "$SOTTO" transcribe -m "$TINY" --beam-size 1 \
+    -o "$TMP/talk.docx" "$CLIPS/librivox-0870.wav"
+grep -q "Dashwood" "$TMP/talk.docx" && ok || bad "-o talk.docx: no txt in it"
+expect 0 "the clip 2,1 ends where it starts or before: nothing of it is transcribed" "$SOTTO" transcribe \
+    -m "$TINY" --beam-size 1 --clip-timestamps 2,1 "$CLIPS/librivox-0870.wav"
+expect 2 "not a Silero VAD model (a Whisper model goes to -m)" "$SOTTO" transcribe -m "$TINY" --vad \
+    --vad-model "$TINY" "$CLIPS/librivox-0870.wav"
+
 echo "transcribe io: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

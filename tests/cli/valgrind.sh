@@ -46,8 +46,10 @@ if "$SOTTO" --version | grep -q "FFmpeg reads" && command -v ffmpeg >/dev/null; 
     "${VG[@]}" "$SOTTO" mel - "$TMP/pipe.mel" <"$TMP/clip.flac" >"$TMP/out" 2>"$TMP/err"
     rc=$?
     if [[ $rc -eq 0 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL (exit $rc): mel - < clip.flac"; tail -20 "$TMP/err"; fi
-    head -c 30000 "$TMP/clip.flac" >"$TMP/cut.flac"
-    check 1 "$SOTTO" mel "$TMP/cut.flac" "$TMP/cut.mel"
+    head -c 30000 "$TMP/clip.flac" >"$TMP/cut.flac"  # read around, as ffmpeg reads it (a warning)
+    check 0 "$SOTTO" mel "$TMP/cut.flac" "$TMP/cut.mel"
+    head -c 30000 /dev/urandom >"$TMP/noise.flac"    # not audio at all
+    check 1 "$SOTTO" mel "$TMP/noise.flac" "$TMP/noise.mel"
 fi
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

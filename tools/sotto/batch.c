@@ -29,6 +29,7 @@ typedef struct item {
     char *path;                /* the input */
     char *stem;                /* DIR-relative output name without extension: "a", "sub/b" */
     bool skip;                 /* every output exists */
+    bool again;                /* the same file as an earlier input: left out */
 } item;
 
 typedef struct list {
@@ -63,7 +64,7 @@ static bool push(list *l, const char *path, const char *stem, size_t stem_len)
     item *it = &l->v[l->n];
     it->path = strdup(path);
     it->stem = strndup(stem, stem_len);
-    it->skip = false;
+    it->skip = it->again = false;
     if (!it->path || !it->stem) {
         free(it->path), free(it->stem);
         return false;
@@ -126,7 +127,10 @@ static bool walk(list *l, const char *dir, size_t root_len, const ancestors *up)
         char path[4096];
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
         struct stat st;
-        if (stat(path, &st) != 0) continue;
+        if (stat(path, &st) != 0) { /* a broken link named as media: an input that fails, said and counted */
+            if (is_media(e->d_name)) ok = push_file(l, path, root_len);
+            continue;
+        }
         if (S_ISDIR(st.st_mode)) ok = walk(l, path, root_len, &here);
         else if (S_ISREG(st.st_mode) && is_media(e->d_name)) ok = push_file(l, path, root_len);
     }
@@ -206,6 +210,14 @@ static bool expand(const batch_job *job, list *l)
     qsort(sorted, (size_t)l->n, sizeof *sorted, by_stem);
     for (int i = 1; i < l->n; i++)
         if (strcmp(sorted[i - 1]->stem, sorted[i]->stem) == 0) {
+            struct stat a, b; /* the same file given twice (a path and its folder): once */
+            if (stat(sorted[i - 1]->path, &a) == 0 && stat(sorted[i]->path, &b) == 0 && a.st_dev == b.st_dev &&
+                a.st_ino == b.st_ino) {
+                fprintf(stderr, "sotto transcribe: note: %s is %s again: transcribed once\n", sorted[i]->path,
+                        sorted[i - 1]->path);
+                ((item *)sorted[i])->again = true;
+                continue;
+            }
             fprintf(stderr, "sotto transcribe: %s and %s would both write %.*s/%s.*: rename one or transcribe them "
                             "into different --output-dir\n", sorted[i - 1]->path, sorted[i]->path, dir_len(job->dir),
                     job->dir, sorted[i]->stem);
@@ -213,6 +225,12 @@ static bool expand(const batch_job *job, list *l)
             return false;
         }
     free(sorted);
+    int kept = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (l->v[i].again) free(l->v[i].path), free(l->v[i].stem);
+        else l->v[kept++] = l->v[i];
+    }
+    l->n = kept;
     return true;
 }
 
@@ -234,6 +252,8 @@ static bool done_before(const batch_job *job, const item *it)
     return true;
 }
 
+enum { MAX_SHOWN = 4 }; /* files in progress the status line names */
+
 typedef struct shared {
     const batch_job *job;
     list *l;
@@ -241,18 +261,66 @@ typedef struct shared {
     int n_todo, n_done, n_failed, write_failed;
     int write_errno;           /* ENOSPC, EDQUOT, EROFS on an output: the rest cannot be written either */
     double audio_s, t0_ms;
+    bool tty, status_shown;    /* a status line of the files in progress is on the terminal */
     pthread_mutex_t mu;
 } shared;
 
-static int stop_cb(const sotto_segment *s, void *user) { return interrupted; }
-static int stop_progress(double done, double total, void *user) { return interrupted; }
+/* A worker's file in progress, for the status line (under the lock). */
+typedef struct slot {
+    shared *sh;
+    const char *name;          /* NULL: none */
+    double done, total;        /* audio seconds */
+} slot;
 
-/* One item on CTX: transcribe, write every format; the outcome counted under the lock. */
-static void one(shared *sh, sotto_context *ctx, item *it)
+static slot *slots;            /* [jobs] */
+static int n_slots;
+
+static int stop_cb(const sotto_segment *s, void *user) { return interrupted; }
+
+/* Erases the status line (under the lock), before a line of its own is printed. */
+static void status_clear(shared *sh)
+{
+    if (sh->status_shown) fputs("\r\033[K", stderr), sh->status_shown = false;
+}
+
+/* The status line on a terminal: files done of all, and each file in progress with its
+ * share of audio done (a long file shows it moves; the workers run at once under -j). */
+static int on_progress(double done, double total, void *user)
+{
+    slot *me = user;
+    shared *sh = me->sh;
+    pthread_mutex_lock(&sh->mu);
+    me->done = done, me->total = total;
+    if (sh->tty && !sh->job->quiet) {
+        status_clear(sh);
+        fprintf(stderr, "  %d/%d done", sh->n_done + sh->n_failed, sh->n_todo);
+        for (int i = 0, shown = 0; i < n_slots; i++) {
+            const slot *w = &slots[i];
+            if (!w->name) continue;
+            if (shown++ == MAX_SHOWN) {
+                fputs(", ...", stderr);
+                break;
+            }
+            const char *base = strrchr(w->name, '/');
+            fprintf(stderr, "%s %.40s %.0f%% of %.0f s", shown == 1 ? "; in progress:" : ",", base ? base + 1 : w->name,
+                    w->total > 0 ? 100 * w->done / w->total : 0.0, w->total);
+        }
+        sh->status_shown = true;
+    }
+    pthread_mutex_unlock(&sh->mu);
+    return interrupted;
+}
+
+/* One item on CTX (the worker's status slot ME): transcribe, write every format; the
+ * outcome counted under the lock. */
+static void one(shared *sh, sotto_context *ctx, slot *me, item *it)
 {
     const batch_job *job = sh->job;
     sotto_transcribe_params tp = job->tp;
-    tp.on_segment = stop_cb, tp.on_progress = stop_progress, tp.user_data = NULL;
+    tp.on_segment = stop_cb, tp.on_progress = on_progress, tp.user_data = me;
+    pthread_mutex_lock(&sh->mu);
+    me->name = it->path, me->done = 0, me->total = 0;
+    pthread_mutex_unlock(&sh->mu);
     double t0 = cli_now_ms();
     channel_run run; /* the mix, one channel, or each merged (--channel) */
     sotto_status st = channel_transcribe(ctx, it->path, job->channel, &tp, true, &run);
@@ -272,6 +340,8 @@ static void one(shared *sh, sotto_context *ctx, item *it)
         }
     }
     pthread_mutex_lock(&sh->mu);
+    me->name = NULL;
+    status_clear(sh);
     if (st != SOTTO_OK) {
         sh->n_failed++;
         fprintf(stderr, "sotto transcribe: %s\n", err);
@@ -295,6 +365,7 @@ static void one(shared *sh, sotto_context *ctx, item *it)
 typedef struct worker {
     shared *sh;
     sotto_context *ctx;
+    slot *me;
     pthread_t tid;
 } worker;
 
@@ -308,7 +379,7 @@ static void *work(void *arg)
         int i = interrupted || sh->write_errno ? sh->l->n : sh->next++;
         pthread_mutex_unlock(&sh->mu);
         if (i >= sh->l->n) return NULL;
-        one(sh, w->ctx, &sh->l->v[i]);
+        one(sh, w->ctx, w->me, &sh->l->v[i]);
     }
 }
 
@@ -327,11 +398,22 @@ static int run_workers(shared *sh)
     const batch_job *job = sh->job;
     int n = job->jobs < sh->n_todo ? job->jobs : sh->n_todo, rc = EXIT_OK, started = 0;
     worker *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
-    if (!w) return EXIT_EXEC;
+    slots = calloc((size_t)(n > 0 ? n : 1), sizeof *slots);
+    if (!w || !slots) {
+        free(w), free(slots);
+        slots = NULL;
+        return EXIT_EXEC;
+    }
+    n_slots = n;
     sotto_context_params cp = job->cp; /* the cores shared by the contexts that run: -j over the files left */
     if (job->share_threads && n > 1) cp.n_threads = cp.n_threads / n > 1 ? cp.n_threads / n : 1;
+    long cores = sotto_cpu_count();
+    if (!job->share_threads && n > 1 && (long)n * cp.n_threads > cores && cp.n_threads <= cores)
+        fprintf(stderr, "sotto: warning: -j %d -t %d runs %d threads on %ld core%s: threads that share a core wait "
+                "for each other at every step; leave -t out (the files at once share the cores) or make -j x -t at "
+                "most %ld\n", n, cp.n_threads, n * cp.n_threads, cores, cores == 1 ? "" : "s", cores);
     for (int i = 0; i < n && rc == EXIT_OK; i++) {
-        w[i].sh = sh;
+        w[i].sh = sh, w[i].me = &slots[i], slots[i].sh = sh;
         if (sotto_context_init(job->model, &cp, &w[i].ctx) != SOTTO_OK) {
             fprintf(stderr, "sotto transcribe: context %d of %d: %s\n", i + 1, n, sotto_last_error());
             rc = EXIT_EXEC;
@@ -350,13 +432,15 @@ static int run_workers(shared *sh)
         }
     for (int i = 0; i < started; i++) pthread_join(w[i].tid, NULL);
     for (int i = 0; i < n; i++) sotto_context_free(w[i].ctx);
-    free(w);
+    status_clear(sh);
+    free(w), free(slots);
+    slots = NULL, n_slots = 0;
     return rc;
 }
 
 int batch_transcribe(const batch_job *job)
 {
-    shared sh = {.job = job, .t0_ms = cli_now_ms()};
+    shared sh = {.job = job, .t0_ms = cli_now_ms(), .tty = isatty(STDERR_FILENO)};
     list l = {0};
     sh.l = &l;
     int rc = expand(job, &l) ? EXIT_OK : EXIT_INPUT, skipped = 0;

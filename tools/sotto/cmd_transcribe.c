@@ -340,6 +340,9 @@ static int parse(int argc, char **argv, opts *o)
         if (n > 0 && n < sizeof ext) {
             for (size_t i = 0; i <= n; i++) ext[i] = (char)tolower((unsigned char)dot[1 + i]);
             if (strcmp(ext, "all") != 0) o->formats = out_format(ext);
+            if (!o->formats) /* talk.docx: written as txt, and said */
+                fprintf(stderr, "sotto transcribe: note: -o %s: .%s names no format of -f's, so it gets txt "
+                        "(-f chooses)\n", o->output, ext);
         }
     }
     if (!o->formats) o->formats = out_format("txt");
@@ -347,6 +350,10 @@ static int parse(int argc, char **argv, opts *o)
     o->tp.language = o->lang;
     o->tp.clip_timestamps = o->clips.n ? o->clips.t : NULL;
     o->tp.n_clip_timestamps = o->clips.n;
+    for (int i = 0; !o->tp.batch_size && i + 1 < o->clips.n; i += 2) /* openai skips them: so do we, saying so */
+        if (!(o->clips.t[i] < o->clips.t[i + 1]))
+            fprintf(stderr, "sotto transcribe: note: --clip-timestamps: the clip %g,%g ends where it starts or "
+                    "before: nothing of it is transcribed\n", o->clips.t[i], o->clips.t[i + 1]);
     if (o->suppress.given) o->tp.suppress_tokens = o->suppress.v, o->tp.n_suppress_tokens = o->suppress.n;
     if (o->output && strcmp(o->output, "-") == 0) o->output = NULL; /* -o -: stdout */
     /* the library's default temperatures (openai transcribe()'s tuple), or as openai's
@@ -470,7 +477,8 @@ static int on_progress(double done, double total, void *user)
     live *l = user;
     if (l->tty && !l->o->quiet) {
         double secs = (cli_now_ms() - l->t0_ms) / 1000;
-        fprintf(stderr, "\r\033[K  %.0f / %.0f s of audio, %.1fx real time", done, total, secs > 0 ? done / secs : 0);
+        fprintf(stderr, "\r\033[K  %.0f / %.0f s of %s, %.1fx real time", done, total,
+                l->o->tp.vad && l->o->tp.vad_filter ? "speech (the VAD's)" : "audio", secs > 0 ? done / secs : 0);
         l->progress = done < total;
         if (done >= total) fputc('\n', stderr);
     }

@@ -213,7 +213,7 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         tp->language = f->language;
     }
     int n_ids;
-    if (f->n_prompt && sotto_tokenize(cfg->model, f->prompt, NULL, 0, &n_ids)) { /* its bytes, named as the form's */
+    if (f->n_prompt && cfg->model && sotto_tokenize(cfg->model, f->prompt, NULL, 0, &n_ids)) { /* named as the form's */
         const char *why = sotto_last_error(), *colon = strstr(why, ": ");
         serve_error_set(e, 400, "invalid_request_error", "prompt", "invalid_value", "prompt: %s",
                         colon ? colon + 2 : why);
