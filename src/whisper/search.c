@@ -279,6 +279,17 @@ static void rearrange(group *g, int n_pos)
     memcpy(g->s, g->next, (size_t)G * sizeof *g->s);
 }
 
+/* Q := P's tokens and TOK, scored SUM, in P's cache slot. */
+static void extend(seq *q, const seq *p, int32_t tok, float sum)
+{
+    memcpy(q->tok, p->tok, (size_t)p->n * sizeof *p->tok);
+    q->n = p->n;
+    q->tok[q->n++] = tok;
+    q->sum = sum;
+    q->slot = p->slot;
+    q->done = false;
+}
+
 /* BeamSearchDecoder.update; true when enough sequences have finished. */
 static bool beam_update(group *g, int n_pos, int max_candidates)
 {
@@ -304,29 +315,12 @@ static bool beam_update(group *g, int n_pos, int max_candidates)
     for (int e = 0; e < n && saved < G; e++) {
         const seq *p = &g->s[c[e].parent];
         seq *q = c[e].tok == eot ? (g->n_fin < max_candidates ? &g->fin[g->n_fin++] : NULL) : &g->next[saved++];
-        if (!q) continue;
-        memcpy(q->tok, p->tok, (size_t)p->n * sizeof *p->tok);
-        q->n = p->n;
-        q->tok[q->n++] = c[e].tok;
-        q->sum = c[e].score;
-        q->slot = p->slot;
-        q->done = false;
+        if (q) extend(q, p, c[e].tok, c[e].score);
     }
     for (int b = saved; b < G; b++) g->next[b] = g->next[0]; /* no fewer than G live: unreachable with
                                                                 the first step's blank suppressed */
     rearrange(g, n_pos);
     return g->n_fin >= max_candidates;
-}
-
-/* Q := P's tokens and TOK, scored SUM, in P's cache slot. */
-static void extend(seq *q, const seq *p, int32_t tok, float sum)
-{
-    memcpy(q->tok, p->tok, (size_t)p->n * sizeof *p->tok);
-    q->n = p->n;
-    q->tok[q->n++] = tok;
-    q->sum = sum;
-    q->slot = p->slot;
-    q->done = false;
 }
 
 /* CTranslate2 4.8's BeamSearch step (decoding.cc; faster-whisper's beams), where openai's
