@@ -31,6 +31,7 @@ typedef struct server {
     atomic_int active;             /* requests begun and not yet completed */
     atomic_bool draining;
     atomic_bool forced;            /* the drain cut short: work in flight is stopped */
+    atomic_int uploading;          /* requests whose body is still arriving (of active) */
     atomic_int job_ms;             /* a transcription's usual time, head to answer (a moving
                                       average of the answered ones; 0 before the first) */
     struct MHD_Daemon *daemon;
@@ -55,6 +56,7 @@ typedef struct request {
     char filename[256];            /* as the client named it */
     uint64_t body_bytes, file_bytes;
     bool file_seen, reserved;
+    bool uploading;                /* counted in server.uploading: its body is still arriving */
     bool answered_raw;             /* answered on the socket, past MHD (too_slow): MHD closes it */
     double answered_ms;            /*   when (the log's time is the answer's, not the close's) */
     serve_error reject;            /* answered once the body is in, when http_status != 0 */
@@ -395,6 +397,7 @@ static enum MHD_Result begin_upload(request *q)
     if (atomic_load(&s->draining))
         return fail(q, 503, "server_error", NULL, "overloaded", "the server is shutting down");
     q->pp = MHD_create_post_processor(q->conn, 65536, on_field, q);
+    if (q->pp) q->uploading = true, atomic_fetch_add(&q->srv->uploading, 1);
     if (!q->pp) /* libmicrohttpd's: a boundary of 2 characters or more */
         return fail(q, 400, "invalid_request_error", NULL, "invalid_multipart",
                     "the multipart/form-data header has no usable boundary (one of 2 to 70 characters)");
@@ -566,10 +569,17 @@ static enum MHD_Result answer_stream(request *q)
     return ok;
 }
 
+/* Q's body is in (or it ended): no longer counted as arriving. */
+static void upload_over(request *q)
+{
+    if (q->uploading) q->uploading = false, atomic_fetch_sub(&q->srv->uploading, 1);
+}
+
 /* The body is in: answer a rejection, or check the form and hand the file to the pool. */
 static enum MHD_Result body_done(request *q)
 {
     server *s = q->srv;
+    upload_over(q);
     if (atomic_load(&q->state) == ST_STREAMING && !q->status) return answer_stream(q);
     if (atomic_load(&q->state) == ST_DONE) {
         char *b = q->body;
@@ -699,6 +709,7 @@ static void release(request *q)
     if (q->fd >= 0) close(q->fd);
     serve_sse_free(q->sse);
     free(q->body);
+    upload_over(q);
     free(q);
     atomic_fetch_sub(&s->active, 1);
 }
@@ -809,7 +820,9 @@ static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
             force_stop(s, "--drain-timeout passed");
             t_forced = now;
         }
-        if (sig && atomic_load(&s->active) == 0 && (!s->live || serve_live_count(s->live) == 0)) break;
+        /* cut short, the uploads still arriving are not waited for: stopping the daemon closes them */
+        int left = atomic_load(&s->active) - (t_forced ? atomic_load(&s->uploading) : 0);
+        if (sig && left <= 0 && (!s->live || serve_live_count(s->live) == 0)) break;
         if (t_forced && now - t_forced > 10000) { /* a request that stays in flight: leave without it */
             fprintf(stderr, "sotto serve: %d request%s still in flight after 10 s: exiting without them\n",
                     atomic_load(&s->active), atomic_load(&s->active) == 1 ? "" : "s");
