@@ -193,6 +193,17 @@ data = open(sys.argv[1], "rb").read()
 sys.exit(0 if b"real time" in data and not re.search(rb"real time[^\r\n\x1b]", data) else 1)
 EOF
 
+# with --vad the terminal is told while the VAD reads the whole input first, and the line
+# is gone before the first segment (a 2-hour file had shown nothing for its first seconds)
+script -qec "$SOTTO transcribe -m $TINY -t 2 --device cpu --vad --vad-model $VAD --beam-size 1 $TMP/two.wav" \
+    "$TMP/typescript_vad" >/dev/null 2>&1
+python3 - "$TMP/typescript_vad" <<'EOF' && ok || bad "--vad on a terminal: $(cat -A "$TMP/typescript_vad" | head -c 600)"
+import re, sys
+data = open(sys.argv[1], "rb").read()
+sys.exit(0 if re.search(rb"finding the speech first \(Silero VAD\)\r\x1b\[K\w", data) and b"s of speech" in data
+         else 1)
+EOF
+
 # vad and bench read audio as transcribe does: any format, stdin
 ffmpeg -nostdin -v error -y -i "$clip" -c:a libmp3lame "$TMP/clip.mp3"
 "$SOTTO" vad --vad-model "$VAD" -t 1 "$clip" >"$TMP/vad.wav.txt" 2>/dev/null

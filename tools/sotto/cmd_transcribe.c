@@ -425,6 +425,7 @@ typedef struct live {
     const out_writer *w;       /* what stdout shows as segments arrive, or NULL */
     out_state st;
     bool tty;
+    int n_progress;            /* progress callbacks so far */
     double t0_ms;
 } live;
 
@@ -475,6 +476,7 @@ static int on_language(const char *lang, float probability, void *user)
 static int on_progress(double done, double total, void *user)
 {
     live *l = user;
+    l->n_progress++;
     if (l->tty && !l->o->quiet) {
         double secs = (cli_now_ms() - l->t0_ms) / 1000;
         fprintf(stderr, "\r\033[K  %.0f / %.0f s of %s, %.1fx real time", done, total,
@@ -578,12 +580,17 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
     tp.abort_callback = on_abort;
     sotto_result *r = NULL;
+    /* --vad reads the whole input for its speech before the first window: said meanwhile
+     * (an hour of audio takes seconds), overwritten by the first progress or segment */
+    if (l.tty && !o->quiet && tp.vad && tp.vad_filter && !tp.batch_size)
+        fputs("  finding the speech first (Silero VAD)", stderr), l.progress = true;
     sotto_status st = o->channel ? transcribe_channel(ctx, path, o->channel, &tp, &r)
                                  : sotto_transcribe_file(ctx, path, &tp, &r);
     if (st == SOTTO_ERR_CANCELLED && interrupted) { /* what was printed stays, no file */
         if (l.progress) fputc('\n', stderr);
         return 128 + interrupted;
     }
+    if (l.progress && (st || l.n_progress == 0)) fputs("\r\033[K", stderr), l.progress = false;
     if (st) {
         fprintf(stderr, "sotto transcribe: %s\n", sotto_context_error(ctx));
         return st == SOTTO_ERR_NOMEM ? EXIT_EXEC : EXIT_INPUT;
