@@ -262,6 +262,8 @@ typedef struct shared {
     int write_errno;           /* ENOSPC, EDQUOT, EROFS on an output: the rest cannot be written either */
     double audio_s, t0_ms;
     bool tty, status_shown;    /* a status line of the files in progress is on the terminal */
+    struct slot *slots;        /* [n_slots]: each worker's file in progress */
+    int n_slots;
     pthread_mutex_t mu;
 } shared;
 
@@ -271,9 +273,6 @@ typedef struct slot {
     const char *name;          /* NULL: none */
     double done, total;        /* audio seconds */
 } slot;
-
-static slot *slots;            /* [jobs] */
-static int n_slots;
 
 static int stop_cb(const sotto_segment *s, void *user) { return interrupted; }
 
@@ -294,8 +293,8 @@ static int on_progress(double done, double total, void *user)
     if (sh->tty && !sh->job->quiet) {
         status_clear(sh);
         fprintf(stderr, "  %d/%d done", sh->n_done + sh->n_failed, sh->n_todo);
-        for (int i = 0, shown = 0; i < n_slots; i++) {
-            const slot *w = &slots[i];
+        for (int i = 0, shown = 0; i < sh->n_slots; i++) {
+            const slot *w = &sh->slots[i];
             if (!w->name) continue;
             if (shown++ == MAX_SHOWN) {
                 fputs(", ...", stderr);
@@ -398,13 +397,12 @@ static int run_workers(shared *sh)
     const batch_job *job = sh->job;
     int n = job->jobs < sh->n_todo ? job->jobs : sh->n_todo, rc = EXIT_OK, started = 0;
     worker *w = calloc((size_t)(n > 0 ? n : 1), sizeof *w);
-    slots = calloc((size_t)(n > 0 ? n : 1), sizeof *slots);
+    slot *slots = calloc((size_t)(n > 0 ? n : 1), sizeof *slots);
     if (!w || !slots) {
         free(w), free(slots);
-        slots = NULL;
         return EXIT_EXEC;
     }
-    n_slots = n;
+    sh->slots = slots, sh->n_slots = n;
     sotto_context_params cp = job->cp; /* the cores shared by the contexts that run: -j over the files left */
     if (job->share_threads && n > 1) cp.n_threads = cp.n_threads / n > 1 ? cp.n_threads / n : 1;
     long cores = sotto_cpu_count();
@@ -434,7 +432,7 @@ static int run_workers(shared *sh)
     for (int i = 0; i < n; i++) sotto_context_free(w[i].ctx);
     status_clear(sh);
     free(w), free(slots);
-    slots = NULL, n_slots = 0;
+    sh->slots = NULL, sh->n_slots = 0;
     return rc;
 }
 

@@ -57,6 +57,7 @@ typedef struct request {
     uint64_t body_bytes, file_bytes;
     bool file_seen, reserved;
     bool uploading;                /* counted in server.uploading: its body is still arriving */
+    uint64_t length;               /* its Content-Length, UINT64_MAX without one (chunked) */
     bool answered_raw;             /* answered on the socket, past MHD (too_slow): MHD closes it */
     double answered_ms;            /*   when (the log's time is the answer's, not the close's) */
     serve_error reject;            /* answered once the body is in, when http_status != 0 */
@@ -397,7 +398,7 @@ static enum MHD_Result begin_upload(request *q)
     if (atomic_load(&s->draining))
         return fail(q, 503, "server_error", NULL, "overloaded", "the server is shutting down");
     q->pp = MHD_create_post_processor(q->conn, 65536, on_field, q);
-    if (q->pp) q->uploading = true, atomic_fetch_add(&q->srv->uploading, 1);
+    if (q->pp) q->uploading = true, q->length = body_length(q), atomic_fetch_add(&q->srv->uploading, 1);
     if (!q->pp) /* libmicrohttpd's: a boundary of 2 characters or more */
         return fail(q, 400, "invalid_request_error", NULL, "invalid_multipart",
                     "the multipart/form-data header has no usable boundary (one of 2 to 70 characters)");
@@ -655,7 +656,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          * an end of stream that came in with the last bytes, and would hold the connection
          * and its upload until --timeout; closed here (a whole body's close is the client's
          * half-close: answered) */
-        if (!q->reject.http_status && q->body_bytes < body_length(q) && client_gone(q)) {
+        if (!q->reject.http_status && q->body_bytes < q->length && client_gone(q)) {
             closing_answered = true; /* (MHD's "internal error" line: the request's own says why) */
             return MHD_NO;
         }
