@@ -490,7 +490,11 @@ typedef struct sotto_transcribe_params {
                                   The two keep different sequences and may end on different
                                   text; the batched pipeline (batch_size) always takes 1 */
     int use_length_penalty;    /* 0 (default): rank by sum logprob / length; 1: by */
-    float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty */
+    float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty, and
+                                  with ctranslate2_search by CTranslate2's sum logprob /
+                                  length ^ length_penalty (faster-whisper's length_penalty; 0:
+                                  the sum, and a beam search ends when its best candidate
+                                  ends, as CTranslate2's early exit) */
     double temperatures[SOTTO_MAX_TEMPERATURES]; /* tried in order while a window fails */
     int n_temperatures;        /*   (default 6: 0, 0.2, ... 1.0) */
     int fallback_best;         /* when every temperature fails: 0 (default) the last decode, as
@@ -640,6 +644,9 @@ typedef struct sotto_transcribe_params {
                                   Each >= -1 (checked against the vocabulary when
                                   transcribing) */
     int n_suppress_tokens;
+    double prompt_reset_temperature; /* a window decoded at a temperature above this is not
+                                  the next one's prompt: 0.5 (default, openai-whisper's rule;
+                                  faster-whisper's prompt_reset_on_temperature). Not NaN */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
@@ -660,8 +667,8 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * SOTTO_MAX_TEMPERATURES temperatures, each finite and >= 0; beam_size and best_of >= 1
  * (the context's max_sequences bounds them when transcribing); patience in (0, 100];
  * length_penalty finite when used; sample_len >= 0; the compression, logprob and
- * no-speech thresholds and max_initial_timestamp not NaN; the hallucination silence
- * threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
+ * no-speech thresholds, max_initial_timestamp and prompt_reset_temperature not NaN; the
+ * hallucination silence threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
  * max_new_tokens >= 0, clip timestamps >= 0 (with batch_size each start < its end);
  * repetition_penalty finite and > 0, no_repeat_ngram_size >= 0; n_suppress_tokens >= 0 and
  * each of them >= -1; no prefix or carry_initial_prompt with batch_size (every chunk gets

@@ -11,7 +11,8 @@ info; a case faster-whisper refuses holds its exception's type and message inste
 python/tests/test_fw_golden_more.py runs the same cases through sotto.
 
 usage: .cache/fw-venv/bin/python scripts/golden_faster_whisper_more.py MODELS_DIR CLIPS_DIR OUT_DIR [SET,...]
-(SET: tiny.en, base, options-tiny.en (the pipeline's prompt and cut options, on tiny.en);
+(SET: tiny.en, base, options-tiny.en (the pipeline's prompt and cut options, on tiny.en),
+penalties-tiny.en (length_penalty and prompt_reset_on_temperature);
 default tiny.en and base)"""
 import copy
 import json
@@ -92,6 +93,22 @@ OPTIONS = [
     ("model", "espeak-ng-03.wav", dict(without_timestamps=True)),
     ("pipeline", "espeak-ng-04.wav", dict()),
 ]
+# CTranslate2's length_penalty (logprob / length ** penalty; 0: the sum, and its early exit
+# when the best candidate ends) and prompt_reset_on_temperature, on WhisperModel and the
+# pipeline (tests/golden/faster-whisper/more-penalties-tiny.en.json); each case's text
+# differs from length_penalty=1's or the default prompt's
+PENALTIES = [
+    ("model", "espeak-ng-03.wav", dict(length_penalty=0)),
+    ("model", "espeak-ng-03.wav", dict(length_penalty=0.5, without_timestamps=True)),
+    ("model", "espeak-ng-04.wav", dict(length_penalty=2.0)),
+    ("model", "espeak-ng-04.wav", dict(length_penalty=2.0, without_timestamps=True)),
+    ("model", "long", dict(length_penalty=0, without_timestamps=True)),
+    ("pipeline", "long", dict(length_penalty=0)),
+    ("pipeline", "long", dict(length_penalty=2.0, without_timestamps=False)),
+    # a threshold below 0: every window's text (at temperature 0) is dropped from the prompt
+    ("model", "long", dict(prompt_reset_on_temperature=-1.0, beam_size=1)),
+    ("model", "long", dict(prompt_reset_on_temperature=-0.5, initial_prompt="Sense and Sensibility.")),
+]
 BASE = [
     ("pipeline", "en_de", dict(multilingual=True)),
     ("pipeline", "en_de", dict(multilingual=True, language="en", without_timestamps=False, beam_size=1)),
@@ -137,7 +154,8 @@ def main():
     only = sys.argv[4].split(",") if len(sys.argv) > 4 else ["tiny.en", "base"]
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        sets = (("tiny.en", "tiny.en", TINY), ("base", "base", BASE), ("options-tiny.en", "tiny.en", OPTIONS))
+        sets = (("tiny.en", "tiny.en", TINY), ("base", "base", BASE), ("options-tiny.en", "tiny.en", OPTIONS),
+                ("penalties-tiny.en", "tiny.en", PENALTIES))
         for out, name, cases in [(o, n, c) for o, n, c in sets if o in only]:
             model = WhisperModel(os.path.join(models, name + "-ct2"), device="cpu", compute_type="float32",
                                  cpu_threads=2)

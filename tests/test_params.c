@@ -70,6 +70,10 @@ static void test_check(void)
     p = d, p.logprob_threshold = NAN, refused(&p, "logprob NaN", "logprob");
     p = d, p.no_speech_threshold = NAN, refused(&p, "no-speech NaN", "no-speech");
     p = d, p.max_initial_timestamp = NAN, refused(&p, "max initial timestamp NaN", "initial timestamp");
+    p = d, p.prompt_reset_temperature = NAN, refused(&p, "prompt reset temperature NaN", "prompt reset");
+    p = d, p.prompt_reset_temperature = -1;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "prompt reset below 0: every window");
+    CHECK(d.prompt_reset_temperature == 0.5, "openai's prompt reset at 0.5");
     p = d, p.check_hallucination_silence = 1, p.hallucination_silence_threshold = -1,
     refused(&p, "hallucination -1", "hallucination");
     p = d, p.repetition_penalty = 0, refused(&p, "repetition penalty 0", "repetition penalty");

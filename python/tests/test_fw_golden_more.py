@@ -3,7 +3,8 @@
 (vad_filter=False, clip_timestamps), with multilingual=True (each chunk's language),
 repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, and
 (more-options-tiny.en.json) the pipeline's initial_prompt, hotwords, prefix (which it does
-not pass on), vad_parameters and max_new_tokens, all on the batched engine: the same
+not pass on), vad_parameters and max_new_tokens, and (more-penalties-tiny.en.json)
+CTranslate2's length_penalty and prompt_reset_on_temperature: the same
 segments (text, tokens, seek, times; scores within float noise), or the same refusal
 (faster-whisper's RuntimeError for 30 s or more without VAD or clips). The CLI's
 --repetition-penalty, --no-repeat-ngram-size and --batch-size with --clip-timestamps give
@@ -31,10 +32,11 @@ def load(name: str) -> Dict[str, Any]:
 
 def _cases():
     out = []
-    for name in ("tiny.en", "base", "options-tiny.en"):
+    for name in ("tiny.en", "base", "options-tiny.en", "penalties-tiny.en"):
         for i, case in enumerate(load(name)["cases"]):
             # the prompt and cut options on the 52 s audio run in CI too (short): four chunks a case
-            kind = "long" if name == "base" or (case["audio"] in ("long", "en_de") and "options" not in name) \
+            kind = "long" if name == "base" or (case["audio"] in ("long", "en_de")
+                                                and name not in ("options-tiny.en", "penalties-tiny.en")) \
                 else "short"
             out.append(pytest.param(name, i, id=f"{kind}-{name}-{i}-{case['kind']}-{case['audio']}"))
     return out

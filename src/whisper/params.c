@@ -18,7 +18,7 @@ sotto_transcribe_params sotto_transcribe_params_default(void)
         .vad_min_speech_ms = 0, .vad_min_silence_ms = 2000, .vad_speech_pad_ms = 400, .word_timestamps = 0,
         .check_hallucination_silence = 0, .hallucination_silence_threshold = 0,
         .repetition_penalty = 1.0f, .no_repeat_ngram_size = 0,
-        .vad_neg_threshold = NAN, .vad_max_speech_s = INFINITY};
+        .vad_neg_threshold = NAN, .vad_max_speech_s = INFINITY, .prompt_reset_temperature = 0.5};
 }
 
 /* openai-whisper cli(): np.arange(t0, 1.0 + 1e-6, increment), whose i-th value is
@@ -62,6 +62,8 @@ static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *e
                            p->best_of);
     if (!(p->patience > 0 && p->patience <= 100)) /* beam_size x patience candidates: an int, memory */
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "patience %g (a number in (0, 100])", p->patience);
+    if (isnan(p->prompt_reset_temperature))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "prompt reset temperature NaN (a number)");
     if (p->use_length_penalty && !isfinite(p->length_penalty))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "length penalty %g (a finite number)", p->length_penalty);
     if (p->sample_len < 0)

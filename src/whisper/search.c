@@ -357,6 +357,9 @@ static bool beam_update_ct2(group *g, int n_pos, int max_candidates, bool last)
         extend(&g->next[k], &g->s[c[pick].parent], c[pick].tok, c[pick].score);
     }
     rearrange(g, n_pos);
+    /* with no length penalty (0) the search ends when the best candidate ends, as
+     * CTranslate2's early exit: no later hypothesis can outrank it by its sum */
+    if (g->o->use_length_penalty && g->o->length_penalty == 0 && c[0].tok == eot) return true;
     return g->n_fin >= max_candidates;
 }
 
@@ -375,15 +378,20 @@ static void beam_finalize(group *g)
     for (int b = 0; b < g->G && g->n_fin < g->G; b++) g->fin[g->n_fin++] = g->s[order[b]];
 }
 
-/* MaximumLikelihoodRanker.rank: the first best of sum / length (or the length penalty). */
+/* MaximumLikelihoodRanker.rank: the first best of sum / length, or with the length
+ * penalty sum / ((5 + length) / 6) ^ penalty; CTranslate2's (ct2_beams) sum / length ^
+ * penalty, in float as its finalize_hypothesis_score. */
 static const seq *rank(const group *g, const seq *cands, int n)
 {
     const seq *best = NULL;
     double top = -INFINITY;
     for (int i = 0; i < n; i++) {
         int len = cands[i].n - (cands[i].n && cands[i].tok[cands[i].n - 1] == g->o->rules->eot);
-        double pen = g->o->use_length_penalty ? pow((5.0 + len) / 6.0, g->o->length_penalty) : len;
-        double score = (double)cands[i].sum / pen;
+        double score;
+        if (g->o->use_length_penalty && g->o->ct2_beams)
+            score = cands[i].sum / powf((float)len, g->o->length_penalty);
+        else
+            score = (double)cands[i].sum / (g->o->use_length_penalty ? pow((5.0 + len) / 6.0, g->o->length_penalty) : len);
         if (!best || score > top) best = &cands[i], top = score;
     }
     return best;

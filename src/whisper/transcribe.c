@@ -544,7 +544,7 @@ static sotto_status seek_loop(run *r)
         for (int i = 0; i < r->n_cur; i++) sotto__wseg_free(&r->cur[i]);
         r->n_cur = 0;
         /* no prompt after a high temperature (a skipped window changes nothing) */
-        if (!st && !skip && (!p->condition_on_previous_text || d->temperature > 0.5))
+        if (!st && !skip && (!p->condition_on_previous_text || d->temperature > p->prompt_reset_temperature))
             r->prompt_reset_since = r->n_all;
         for (int i = first; i < r->res->pub.n_segments && p->on_segment && !r->res->pub.stopped; i++)
             if (p->on_segment(&r->res->seg[i], p->user_data)) r->res->pub.stopped = 1, drop_after(r, i + 1);

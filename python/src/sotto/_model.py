@@ -453,6 +453,7 @@ class Model:
         fallback_best: bool = False,
         suppress_tokens: Union[str, Sequence[int], None] = "-1",
         ctranslate2_search: bool = False,
+        prompt_reset_on_temperature: float = 0.5,
     ) -> Tuple[List[Segment], TranscriptionInfo]:
         """Transcribes AUDIO with openai-whisper's long-form semantics (30 s windows
         advanced by the timestamps, beam search, temperature fallback, conditioning on
@@ -464,11 +465,16 @@ class Model:
             language: "en", "de", ...; None or "auto": detected (multilingual models).
             task: "transcribe" or "translate" (into English).
             beam_size: beams at temperature 0 (1: greedy); best_of: samples above it.
-            patience, length_penalty: beam search ranking (None: by logprob / length).
+            patience, length_penalty: beam search ranking (None: by logprob / length;
+                a number: by logprob / ((5 + length) / 6) ** length_penalty, openai's, or
+                with ctranslate2_search by logprob / length ** length_penalty,
+                CTranslate2's, where 0 also ends the search when its best candidate ends).
             temperature: one temperature or the sequence tried while a window fails.
             compression_ratio_threshold, log_prob_threshold, no_speech_threshold: the
                 reference's thresholds; None turns that check off.
             condition_on_previous_text: feed each window's text to the next.
+            prompt_reset_on_temperature: a window decoded at a temperature above this
+                is not fed to the next (openai-whisper's 0.5; faster-whisper's option).
             initial_prompt: text before the first window (names, spelling, style).
             carry_initial_prompt: openai-whisper's: initial_prompt begins every window's
                 prompt, the previous text after it (what fits with it).
@@ -576,6 +582,7 @@ class Model:
                     f"{name} must be an int in {lo}..{hi}, not {v!r}")
         nums = (("patience", patience, False), ("max_initial_timestamp", max_initial_timestamp, False),
                 ("repetition_penalty", repetition_penalty, False), ("length_penalty", length_penalty, True),
+                ("prompt_reset_on_temperature", prompt_reset_on_temperature, False),
                 ("compression_ratio_threshold", compression_ratio_threshold, True),
                 ("log_prob_threshold", log_prob_threshold, True), ("no_speech_threshold", no_speech_threshold, True),
                 ("hallucination_silence_threshold", hallucination_silence_threshold, True))
@@ -683,6 +690,7 @@ class Model:
             carry_initial_prompt=bool(carry_initial_prompt),
             fallback_best=bool(fallback_best),
             ctranslate2_search=bool(ctranslate2_search),
+            prompt_reset_on_temperature=float(prompt_reset_on_temperature),
             batch_vad_params=batch_vad_params,
             suppress_tokens=suppress,
         )

@@ -560,13 +560,13 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "prefix", "multilingual", "clip_timestamps", "max_new_tokens", "repetition_penalty",
                             "no_repeat_ngram_size", "carry_initial_prompt", "batch_vad_params", "vad_neg_threshold",
                             "vad_max_speech_s", "on_language", "fallback_best", "suppress_tokens", "ctranslate2_search",
-                            NULL};
+                            "prompt_reset_on_temperature", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
     PyObject *vneg = Py_None, *on_language = Py_None, *suppress = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpOp", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpOpd", names, &audio, &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
@@ -577,7 +577,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                                      &p.multilingual, &clips, &p.max_new_tokens, &p.repetition_penalty,
                                      &p.no_repeat_ngram_size, &p.carry_initial_prompt, &bvad, &vneg,
                                      &p.vad_max_speech_s, &on_language, &p.fallback_best, &suppress,
-                                     &p.ctranslate2_search))
+                                     &p.ctranslate2_search, &p.prompt_reset_temperature))
         return NULL;
     if (vneg != Py_None && (p.vad_neg_threshold = (float)PyFloat_AsDouble(vneg)) == -1.0f && PyErr_Occurred())
         return NULL;

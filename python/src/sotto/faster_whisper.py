@@ -320,9 +320,10 @@ def _suppress(tokens: Optional[Sequence[int]]) -> List[int]:
     return list(tokens)
 
 
-def _refuse(name: str, value: Any, default: Any) -> None:
-    if value != default:
-        raise NotImplementedError(f"{name}={value!r}: not supported by sotto yet (only {default!r})")
+def _length_penalty(penalty: Any) -> Any:
+    """CTranslate2's length_penalty as sotto.Model takes it with ctranslate2_search: None
+    for its default 1 (logprob / length, the ranking the goldens were made with)."""
+    return None if not isinstance(penalty, bool) and penalty == 1 else penalty
 
 
 def _vad_options(vad_parameters: Union[None, Dict[str, Any], VadOptions], **defaults: Any) -> VadOptions:
@@ -585,9 +586,10 @@ class WhisperModel:
         Closing the generator early stops the engine after the window in progress.
 
         Works as faster-whisper's: language, task, log_progress, beam_size, best_of,
-        patience, length_penalty (1 only: the score is logprob / length, as
-        CTranslate2's default), temperature, the three thresholds,
-        condition_on_previous_text, prompt_reset_on_temperature (0.5: openai's rule),
+        patience, length_penalty (CTranslate2's: hypotheses ranked by logprob / length **
+        length_penalty; 0 also ends a beam search when its best candidate ends),
+        temperature, the three thresholds, condition_on_previous_text,
+        prompt_reset_on_temperature,
         initial_prompt (text), prefix (the first window's start), suppress_blank,
         suppress_tokens (a list of ids, -1 standing for the model's non-speech list; the
         special tokens always, also for [] and None, which suppress nothing in
@@ -605,8 +607,6 @@ class WhisperModel:
 
         Raises NotImplementedError naming the parameter for other values of those.
         """
-        _refuse("length_penalty", length_penalty, 1)
-        _refuse("prompt_reset_on_temperature", prompt_reset_on_temperature, 0.5)
         if chunk_length not in (None, 30):
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
         clips = _clip_times(clip_timestamps)
@@ -664,6 +664,7 @@ class WhisperModel:
             clip_timestamps=clips, max_new_tokens=max_new_tokens, repetition_penalty=repetition_penalty,
             no_repeat_ngram_size=no_repeat_ngram_size, fallback_best=True,  # generate_with_fallback's choice
             ctranslate2_search=True,  # its beams, CTranslate2's
+            length_penalty=_length_penalty(length_penalty), prompt_reset_on_temperature=prompt_reset_on_temperature,
             suppress_tokens=_suppress(suppress_tokens),
         )
         return _stream(self._model, samples, kwargs, duration if log_progress else None), info
@@ -891,7 +892,7 @@ class BatchedInferencePipeline:
             no_repeat_ngram_size=no_repeat_ngram_size, temperature=temperature,
             compression_ratio_threshold=compression_ratio_threshold, log_prob_threshold=log_prob_threshold,
             no_speech_threshold=no_speech_threshold, condition_on_previous_text=False,
-            prompt_reset_on_temperature=prompt_reset_on_temperature, initial_prompt=initial_prompt, prefix=prefix,
+            prompt_reset_on_temperature=0.5, initial_prompt=initial_prompt, prefix=prefix,
             suppress_blank=suppress_blank, suppress_tokens=suppress_tokens, without_timestamps=without_timestamps,
             max_initial_timestamp=0.0, word_timestamps=word_timestamps,
             prepend_punctuations=prepend_punctuations, append_punctuations=append_punctuations,
@@ -931,5 +932,5 @@ class BatchedInferencePipeline:
                   repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram_size,
                   clip_timestamps=[t for c in clips for t in c] if clips else None,
                   batch_vad=bool(vad_filter), vad_parameters=cut, initial_prompt=initial_prompt, hotwords=hotwords,
-                  suppress_tokens=_suppress(suppress_tokens))
+                  length_penalty=_length_penalty(length_penalty), suppress_tokens=_suppress(suppress_tokens))
         return _stream(self.model._model, samples, kw, duration if log_progress else None), info
