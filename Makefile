@@ -6,7 +6,7 @@
 SAMPLE := tests/data/clips/librivox-0870.wav
 
 demo:
-	SOTTO_SKIP_BASE=1 SOTTO_SKIP_VULKAN=1 SOTTO_SKIP_PYTHON=1 sh scripts/setup.sh
+	SOTTO_SKIP_BASE=1 SOTTO_SKIP_VULKAN=1 SOTTO_SKIP_PYTHON=1 SOTTO_SKIP_TEST_TOOLS=1 sh scripts/setup.sh
 	@echo "== sotto transcribe $(SAMPLE)"
 	./build/sotto transcribe $(SAMPLE)
 

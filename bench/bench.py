@@ -531,7 +531,10 @@ def main():
         for part in re.split(r"\n(?=## )", "\n" + old)[1:]:
             if not any(part.startswith("## " + t) for t in mine):
                 kept += "\n" + part.rstrip("\n") + "\n"
-    open("docs/BENCHMARKS.md", "w").write(report(eng, e2e, meta).rstrip("\n") + "\n" + kept)
+    # the report first: it reads the GPU section of the file that open(..., "w") would empty
+    text = report(eng, e2e, meta).rstrip("\n") + "\n" + kept
+    with open("docs/BENCHMARKS.md", "w") as f:
+        f.write(text)
     log(f"wrote docs/BENCHMARKS.md ({(time.time() - t_start) / 60:.1f} min of timing)")
 
 

@@ -68,10 +68,15 @@ def main():
         os.remove(path)
     base = res[("f32", "f32")]
     table = "\n".join(rows)
+    kernels = re.search(r"kernels: (\S+?)\)", run([sotto, "--version"]))
+    kernels = kernels.group(1) if kernels else "unknown"
     doc = f"""# Weight types: size and quality
 
 Made by `python3 scripts/quality.py build models/tiny.en-ct2 tests/golden/tiny.en build/quality --write docs/QUALITY.md`
-(real Whisper tiny.en weights; `make test` runs the same script with `--check`).
+(real Whisper tiny.en weights; `make test` runs the same script with `--check`), with the
+{kernels} kernels (`sotto --version`): q8_0's columns move a little between revisions of the
+kernels (its products round activations to int8, so one ulp apart upstream can be a step
+apart), f32's and f16's do not.
 
 Columns: encoder and decoder weight types (`sotto convert --encoder-type/--decoder-type`);
 file size; bytes of encoder matrices and of the decoder including the tied token

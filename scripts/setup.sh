@@ -22,7 +22,12 @@ command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v cc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
-command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+# what only the tests use (SOTTO_SKIP_TEST_TOOLS=1, as `make demo` sets, skips it; `make test`
+# runs this script again without it): valgrind, ffmpeg and sox to make audio variants, scipy
+# to check the resampler, curl for the server, the subtitle and JSON-schema parsers
+test_tools=0
+[ "${SOTTO_SKIP_TEST_TOOLS:-0}" != 1 ] && test_tools=1
+[ $test_tools = 1 ] && ! command -v valgrind >/dev/null 2>&1 && need="$need valgrind"
 { python3 -m pip --version || /usr/bin/python3 -m pip --version; } >/dev/null 2>&1 || need="$need python3-pip"
 # the Python package (scripts/setup-python.sh): a venv, and the headers to build its extension
 if [ "${SOTTO_SKIP_PYTHON:-0}" != 1 ]; then
@@ -37,9 +42,11 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 for lib in libavformat libavcodec libswresample; do
     pkg-config --exists "$lib" 2>/dev/null || need="$need $lib-dev"
 done
-command -v ffmpeg >/dev/null 2>&1 || need="$need ffmpeg"
-command -v sox >/dev/null 2>&1 || need="$need sox"
-/usr/bin/python3 -c "import scipy.signal" >/dev/null 2>&1 || need="$need python3-scipy"
+if [ $test_tools = 1 ]; then
+    command -v ffmpeg >/dev/null 2>&1 || need="$need ffmpeg"
+    command -v sox >/dev/null 2>&1 || need="$need sox"
+    /usr/bin/python3 -c "import scipy.signal" >/dev/null 2>&1 || need="$need python3-scipy"
+fi
 # the temperature fallback's compression ratio is zlib's, as the reference's
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
 # `sotto serve` is built on GNU libmicrohttpd (found by pkg-config); its tests talk to it with
@@ -50,13 +57,14 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need="$need libmicrohttpd-dev"
 [ -f /usr/include/wslay/wslay.h ] || need="$need libwslay-dev"
 pkg-config --exists jansson 2>/dev/null || need="$need libjansson-dev"
 pkg-config --exists nettle 2>/dev/null || need="$need nettle-dev"
-command -v curl >/dev/null 2>&1 || need="$need curl"
-python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need="$need python3-venv"
-# the transcript files are read back by real parsers in the tests (Debian's packages of the
-# PyPI projects srt and webvtt-py, and jsonschema, for /usr/bin/python3)
-/usr/bin/python3 -c "import srt" >/dev/null 2>&1 || need="$need python3-srt"
-/usr/bin/python3 -c "import webvtt" >/dev/null 2>&1 || need="$need python3-webvtt"
-/usr/bin/python3 -c "import jsonschema" >/dev/null 2>&1 || need="$need python3-jsonschema"
+if [ $test_tools = 1 ]; then
+    command -v curl >/dev/null 2>&1 || need="$need curl"
+    # the transcript files are read back by real parsers in the tests (Debian's packages of the
+    # PyPI projects srt and webvtt-py, and jsonschema, for /usr/bin/python3)
+    /usr/bin/python3 -c "import srt" >/dev/null 2>&1 || need="$need python3-srt"
+    /usr/bin/python3 -c "import webvtt" >/dev/null 2>&1 || need="$need python3-webvtt"
+    /usr/bin/python3 -c "import jsonschema" >/dev/null 2>&1 || need="$need python3-jsonschema"
+fi
 # the Vulkan backend: headers and glslc to build it, lavapipe (software Vulkan) and the
 # Khronos validation layer for its tests on machines without a GPU (SOTTO_SKIP_VULKAN=1 skips)
 if [ "${SOTTO_SKIP_VULKAN:-0}" != 1 ]; then

@@ -113,6 +113,10 @@ expect 1 "would both write $TMP/o/a.*" "$SOTTO" transcribe "${T[@]}" --output-di
 [[ ! -e $TMP/o/a.txt ]] && ok || bad "an output was written for clashing inputs"
 expect 1 "would both write $TMP/o/a.*" "$SOTTO" transcribe "${T[@]}" -j 2 --output-dir "$TMP/o/" "$TMP/d1/a.wav" \
     "$TMP/d2/a.wav"
+# the same file twice with --output-dir alone: transcribed once, with batch mode's note
+"$SOTTO" transcribe "${T[@]}" --output-dir "$TMP/twice" "$TMP/d1/a.wav" "$TMP/d1/../d1/a.wav" >"$TMP/out" 2>"$TMP/err" &&
+    grep -q "is $TMP/d1/a.wav again: transcribed once" "$TMP/err" &&
+    [[ -s $TMP/twice/a.txt ]] && ok || bad "the same file twice: $(cat "$TMP/err" "$TMP/out")"
 # -j 1 is a batch: it needs --output-dir, and says "one file at a time"
 expect 1 "write to --output-dir" "$SOTTO" transcribe "${T[@]}" -j 1 "$clip"
 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --vad-model "$VAD" --beam-size 1 -j 2 --output-dir "$TMP/j1" "$clip" \

@@ -1,7 +1,7 @@
 """`sotto serve --batch-size N`: concurrent requests' chunks decoded together (a worker takes
 up to N waiting requests and runs them as one sotto_transcribe_batch), and every answer
 equal to `sotto transcribe --batch-size N` for the same file (verbose_json as -f json, text
-as -f txt, word timestamps as --word-timestamps); the server's log says requests were
+as the json's text, word timestamps as --word-timestamps); the server's log says requests were
 pooled; a prompt is every chunk's (sotto transcribe --batch-size N --prompt); --batch-window-ms
 without --batch-size is refused.
 

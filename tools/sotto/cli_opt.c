@@ -16,8 +16,9 @@
 
 const cli_opt cli_opt_model[] = {
     {"--model", 'm', OPT_STR, offsetof(cli_common, model), 0, 0, "MODEL", "a path",
-     .help = ".gguf, CTranslate2 or Hugging Face model; default: $SOTTO_MODEL,\n"
-             "else the tiny.en model `make demo` installed"},
+     .help = ".gguf, CTranslate2 or Hugging Face model, whisper.cpp .bin, or an\n"
+             "installed model's name; default: $SOTTO_MODEL, else the tiny.en\n"
+             "model `make demo` installed"},
     {0},
 };
 const cli_opt cli_opt_threads[] = {

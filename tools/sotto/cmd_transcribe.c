@@ -305,14 +305,24 @@ static void base_name(const char *path, char *out, size_t n)
 }
 
 /* Two inputs that would write one DIR/NAME.EXT (d1/a.wav and d2/a.wav): refused, as batch
- * mode refuses them, before anything is decoded. */
-static bool name_clash(const opts *o)
+ * mode refuses them, before anything is decoded; the same file given twice is dropped the
+ * second time, with batch mode's note. */
+static bool name_clash(opts *o)
 {
     char a[1024], b[1024];
     for (int i = 0; i < o->n_files; i++)
         for (int j = i + 1; j < o->n_files; j++) {
             base_name(o->files[i], a, sizeof a);
             base_name(o->files[j], b, sizeof b);
+            struct stat si, sj;
+            if (strcmp(a, b) == 0 && strcmp(o->files[i], "-") != 0 && stat(o->files[i], &si) == 0 &&
+                stat(o->files[j], &sj) == 0 && si.st_dev == sj.st_dev && si.st_ino == sj.st_ino) {
+                fprintf(stderr, "sotto transcribe: note: %s is %s again: transcribed once\n", o->files[j],
+                        o->files[i]);
+                memmove(&o->files[j], &o->files[j + 1], (size_t)(o->n_files - j - 1) * sizeof *o->files);
+                o->n_files--, j--;
+                continue;
+            }
             if (strcmp(a, b) == 0) {
                 size_t n = strlen(o->dir);
                 while (n > 1 && o->dir[n - 1] == '/') n--;

@@ -98,7 +98,7 @@ int cmd_vad(int argc, char **argv)
     float *pcm = NULL;
     int64_t n;
     sotto_vad *vad = NULL;
-    if (!cli_vad_model_path(o.c.vad_model, path, sizeof path, true)) return EXIT_EXEC;
+    if (!cli_vad_model_path(o.c.vad_model, path, sizeof path, true)) return EXIT_INPUT; /* as transcribe --vad */
     rc = EXIT_INPUT;
     if (sotto_audio_load(argv[1], &pcm, &n) != SOTTO_OK) { /* as transcribe reads audio */
         fprintf(stderr, "sotto vad: %s\n", sotto_last_error());
