@@ -5,7 +5,7 @@ NUL bytes, duplicated fields, loose temperatures), 404/405, 503 (+ Retry-After, 
 requests whose body is in) and 408 (slow heads and bodies, at the deadline) answers in
 OpenAI's error shape; request heads that smuggle or are not HTTP: 400 and close, at once;
 a SIGTERM while a request is in flight still answers it, exit 0; stream=true's events, and the
-work of a streaming client that leaves stopped.
+work of a streaming client that leaves stopped; --cors (preflights, Access-Control-Allow-Origin).
 
 usage: test_serve.py SOTTO MODEL CLIPS WORKDIR"""
 import concurrent.futures
@@ -475,4 +475,52 @@ stall.close()
 usrv.stop()
 check(rc == 143 and time.time() - t0 < 5, "a second SIGTERM does not wait for a stalled upload",
       "(exit %s after %.1f s) %s" % (rc, time.time() - t0, usrv.text()[-300:]))
+
+# --cors: a browser's preflight answered without the key, every answer to an allowed
+# origin carries Access-Control-Allow-Origin (errors too, so the page can read them);
+# another origin's preflight gets 403, and without --cors no CORS header is sent
+APP = "http://localhost:3000"
+csrv = Server(sotto, model, [*DECODE, "-t", "1", "--workers", "1", "--api-key", KEY,
+                             "--cors", "http://app.example, " + APP], os.path.join(work, "cors.log"))
+pre = ["Origin: " + APP, "Access-Control-Request-Method: POST",
+       "Access-Control-Request-Headers: authorization, content-type"]
+status, h, _ = exchange(csrv.port, request_bytes("/v1/audio/transcriptions", b"", None, pre, method="OPTIONS"))
+check(status == 204 and h.get("access-control-allow-origin") == APP and "POST" in h.get("access-control-allow-methods", "")
+      and h.get("access-control-allow-headers") == "authorization, content-type" and h.get("vary") == "Origin",
+      "--cors: the preflight of an allowed origin, without the key: 204 and its headers", "(%s %r)" % (status, h))
+status, h, body = exchange(csrv.port, request_bytes("/v1/audio/transcriptions", b"", None,
+                                                    ["Origin: http://evil.example", "Access-Control-Request-Method: POST"],
+                                                    method="OPTIONS"))
+check(status == 403 and "access-control-allow-origin" not in h, "--cors: another origin's preflight gets 403",
+      "(%s %r %r)" % (status, h, body[:200]))
+error_of(body, status, "origin_not_allowed", "--cors: the 403 in OpenAI's error shape")
+ctype, mbody = multipart([("model", "whisper-1")], open(clip, "rb").read())
+status, h, body = exchange(csrv.port, request_bytes("/v1/audio/transcriptions", mbody, ctype,
+                                                    ["Origin: " + APP, "Authorization: Bearer " + KEY]))
+check(status == 200 and h.get("access-control-allow-origin") == APP and body == cli_out["json"],
+      "--cors: an allowed origin's transcription carries Access-Control-Allow-Origin", "(%s %r %r)" % (status, h, body[:200]))
+status, h, body = exchange(csrv.port, request_bytes("/v1/audio/transcriptions", mbody, ctype, ["Origin: " + APP]))
+check(status == 401 and h.get("access-control-allow-origin") == APP, "--cors: a 401 carries it too (the page reads it)",
+      "(%s %r)" % (status, h))
+status, h, _ = exchange(csrv.port, request_bytes("/v1/models", b"", None,
+                                                 ["Origin: http://evil.example", "Authorization: Bearer " + KEY],
+                                                 method="GET"))
+check(status == 200 and "access-control-allow-origin" not in h, "--cors: no header for an origin not named", "(%s %r)" % (status, h))
+csrv.stop()
+csrv = Server(sotto, model, ["-t", "1", "--workers", "1", "--cors", "*"], os.path.join(work, "cors_any.log"))
+status, h, _ = exchange(csrv.port, request_bytes("/v1/models", b"", None, ["Origin: http://any.example"], method="GET"))
+check(status == 200 and h.get("access-control-allow-origin") == "*" and "vary" not in h, "--cors '*': any origin",
+      "(%s %r)" % (status, h))
+csrv.stop()
+# without --cors (the first server's options, running again): no CORS header, OPTIONS as before
+nsrv = Server(sotto, model, ["-t", "1", "--workers", "1"], os.path.join(work, "cors_none.log"))
+status, h, _ = exchange(nsrv.port, request_bytes("/v1/models", b"", None, ["Origin: " + APP], method="GET"))
+check(status == 200 and not any(k.startswith("access-control-") for k in h), "no --cors: no CORS header",
+      "(%s %r)" % (status, h))
+status, h, _ = exchange(nsrv.port, request_bytes("/v1/audio/transcriptions", b"", None, pre, method="OPTIONS"))
+check(status == 405 and not any(k.startswith("access-control-") for k in h), "no --cors: a preflight gets 405",
+      "(%s %r)" % (status, h))
+nsrv.stop()
+r = subprocess.run([sotto, "serve", "-m", model, "--cors", " , "], capture_output=True, text=True)
+check(r.returncode == 1 and "--cors names no origin" in r.stderr, "--cors with no origin: exit 1", r.stderr)
 check.done("serve_http")

@@ -51,6 +51,12 @@ static const cli_opt options[] = {
      .help = "require Authorization: Bearer KEY (default: $SOTTO_API_KEY,\n"
              "which keeps the key out of ps; none: no key asked); a missing\n"
              "or wrong one gets 401"},
+    {"--cors", 0, OPT_STR, OFF(cfg.cors), 0, 0, "ORIGINS", "origins",
+     .help = "let web pages of ORIGINS call the server from a browser: \"*\" (any)\n"
+             "or origins separated by commas (http://localhost:3000): their\n"
+             "answers carry Access-Control-Allow-Origin, and a browser's\n"
+             "OPTIONS preflight is answered 204 without the API key\n"
+             "(default: none; a browser keeps other origins' pages out)"},
     {"--max-upload-mb", 0, OPT_INT, OFF(max_mb), 1, 1 << 20, "N", "megabytes in 1..1048576",
      .help = "larger request bodies get 413, checked as they stream (default 25)"},
     {"--max-audio-s", 0, OPT_INT, OFF(max_audio), 1, 1000000000, "S", "seconds, at least 1",
@@ -229,6 +235,10 @@ static int parse(int argc, char **argv, serve_opts *o)
     }
     if (o->cfg.api_key && !*o->cfg.api_key) {
         fprintf(stderr, "sotto serve: --api-key is empty\n");
+        return EXIT_INPUT;
+    }
+    if (o->cfg.cors && !o->cfg.cors[strspn(o->cfg.cors, ", ")]) {
+        fprintf(stderr, "sotto serve: --cors names no origin (\"*\" allows any)\n");
         return EXIT_INPUT;
     }
     int cores = sotto_cpu_count();

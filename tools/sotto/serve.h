@@ -28,6 +28,8 @@ typedef struct serve_config {
     int drain_timeout_s;           /* after SIGTERM/SIGINT: the work still in flight is stopped */
     size_t max_upload_bytes;       /* request bodies larger than this get 413 */
     const char *api_key;           /* NULL: no authentication */
+    const char *cors;              /* origins whose pages may call the server ("*": any; else
+                                      a comma-separated list); NULL: no CORS headers */
     const char *model_id;          /* the name /v1/models lists ("tiny.en") */
     int multilingual;              /* of the model: languages and translation allowed */
     const sotto_model *model;

@@ -77,6 +77,32 @@ typedef struct request {
 
 /* ---- answers ---- */
 
+/* The Access-Control-Allow-Origin Q's answer carries: "*" or its Origin when --cors allows
+ * it, else NULL (no CORS headers: a browser keeps the answer from the page). */
+static const char *cors_origin(const request *q)
+{
+    const char *allowed = q->srv->cfg->cors, *origin;
+    if (!allowed || !(origin = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, "Origin"))) return NULL;
+    if (!strcmp(allowed, "*")) return "*";
+    const size_t n = strlen(origin);
+    for (const char *a = allowed; *a;) {
+        while (*a == ' ' || *a == ',') a++;
+        size_t k = strcspn(a, ", ");
+        if (k && k == n && !strncmp(a, origin, n)) return origin;
+        a += k;
+    }
+    return NULL;
+}
+
+static void add_cors(const request *q, struct MHD_Response *r)
+{
+    const char *o = cors_origin(q);
+    if (!o) return;
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", o);
+    MHD_add_response_header(r, "Access-Control-Expose-Headers", "Retry-After");
+    if (strcmp(o, "*") != 0) MHD_add_response_header(r, "Vary", "Origin");
+}
+
 static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, const char *type)
 {
     const server *s = q->srv;
@@ -86,6 +112,7 @@ static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, con
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    add_cors(q, r);
     if (status == 503) { /* when a slot may be free again: a transcription's usual time */
         char after[16];
         int ms = atomic_load(&s->job_ms);
@@ -465,6 +492,35 @@ static enum MHD_Result models(request *q, bool get)
     return buf ? send_buf(q, 200, buf, n, "application/json") : MHD_NO;
 }
 
+/* A browser's CORS preflight (OPTIONS with Origin; no API key: browsers send none on it):
+ * 204 with the methods and headers allowed, when --cors names its origin. */
+static enum MHD_Result preflight(request *q)
+{
+    const char *o = cors_origin(q);
+    if (!o)
+        return fail(q, 403, "invalid_request_error", NULL, "origin_not_allowed",
+                    "this origin is not among the server's --cors origins");
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    const char *want = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, "Access-Control-Request-Headers");
+    add_cors(q, r);
+    MHD_add_response_header(r, "Access-Control-Allow-Methods",
+                            q->route == ROUTE_TRANSCRIBE || q->route == ROUTE_TRANSLATE ? "POST, OPTIONS"
+                                                                                      : "GET, HEAD, OPTIONS");
+    MHD_add_response_header(r, "Access-Control-Allow-Headers",
+                            want && *want ? want : "Authorization, Content-Type");
+    MHD_add_response_header(r, "Access-Control-Max-Age", "600");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (q->reserved) {
+        serve_pool_cancel(q->srv->pool);
+        q->reserved = false;
+    }
+    enum MHD_Result ok = MHD_queue_response(q->conn, 204, r);
+    MHD_destroy_response(r);
+    q->status = 204;
+    return ok;
+}
+
 static enum MHD_Result begin(request *q)
 {
     const char *p = q->path, *m = q->method;
@@ -483,6 +539,7 @@ static enum MHD_Result begin(request *q)
                         "GET /v1/realtime (WebSocket), GET /v1/models[/ID] and GET /health are served)", m, p);
         return send_error(q, &e);
     }
+    if (!strcmp(m, "OPTIONS") && q->srv->cfg->cors) return preflight(q);
     if (!authorized(q))
         return fail(q, 401, "authentication_error", NULL, "invalid_api_key",
                     "missing or wrong API key: send Authorization: Bearer KEY");
@@ -564,6 +621,7 @@ static enum MHD_Result answer_stream(request *q)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request a connection */
+    add_cors(q, r);
     enum MHD_Result ok = MHD_queue_response(q->conn, 200, r);
     MHD_destroy_response(r);
     q->status = 200;
