@@ -12,7 +12,8 @@ ctranslate2's MKL GEMMs, docs/BENCHMARKS.md "Per CPU class"):
   sotto batched      `sotto transcribe --batch-size 8` (beam 5, VAD chunks, no timestamps)
   fw batched         BatchedInferencePipeline(WhisperModel(...)).transcribe(batch_size=8)
 Wall and CPU seconds (/usr/bin/time), WER (tests/wer.py). Writes build-bench/results/batched.jsonl
-and the section "## Batched transcription" of docs/BENCHMARKS.md. One run per cell
+and the table at the head of docs/BENCHMARKS.md's "## Batched transcription" (between
+its marks: the section's other text stays). One run per cell
 (BENCH_B_RUNS: the median of more); BENCH_B_APPEND=1 keeps the cells of the last run's
 batched.jsonl and adds this run's (BENCH_B_MODELS, BENCH_B_CLASSES narrow it). Standard library only; faster-whisper from .cache/fw-venv.
 """
@@ -28,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from wer import edits, normalise  # noqa: E402
-from machine import fma_peak, fmt_peak  # noqa: E402
+from machine import fma_peak, fmt_peak, write_part  # noqa: E402
 
 BB = "build-bench"
 PY = ".cache/fw-venv/bin/python"
@@ -141,17 +142,9 @@ def write_doc(rows):
                      f"**{b['wall_s'] / f['wall_s']:.2f}** (CPU {b['cpu_s'] / f['cpu_s']:.2f}); WER batched "
                      f"{b['wer']:.2f} vs sequential {s['wer']:.2f} ({b['wer'] - s['wer']:+.2f} points), fw batched "
                      f"{f['wer']:.2f}")
-    section = "\n".join(L) + "\n"
     path = "docs/BENCHMARKS.md"
-    old = open(path, encoding="utf-8").read()
-    if "\n## Batched transcription" in old:
-        a = old.index("\n## Batched transcription") + 1
-        b = old.find("\n## ", a + 3)
-        old = old[:a] + section + (old[b + 1:] if b >= 0 else "")
-    else:
-        old = old.rstrip("\n") + "\n\n" + section
-    open(path, "w", encoding="utf-8").write(old)
-    log("wrote the batched section of", path)
+    write_part(path, "Batched transcription", "\n".join(L[2:]), "bench/batched.py")
+    log("wrote the batched section's table in", path, "(the rest of the section stays)")
 
 
 if __name__ == "__main__":

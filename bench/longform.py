@@ -22,8 +22,9 @@ output; about 10 minutes on 2 loaded cores); BENCH_LF_MODELS / BENCH_LF_MODES ov
 BENCH_LF_MERGE=1 keeps the cells of the last run (build-bench/results/longform.jsonl) that
 this one does not measure, so classes and models can be measured one at a time into one
 section; a run past BENCH_LF_TIMEOUT seconds
-(default 900) is stopped and reported as "> T". Writes the section "## Long-form
-transcription" of docs/BENCHMARKS.md (bench.py carries it over).
+(default 900) is stopped and reported as "> T". Writes the tables at the head of
+docs/BENCHMARKS.md's "## Long-form transcription", between their marks (the section's
+other text, its earlier rounds, stays; bench.py carries the section over).
 
 Run after bench/run.sh has built the peers (`make bench` does both; `make bench-longform`
 this part alone). Standard library only.
@@ -40,7 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from wer import edits, normalise  # noqa: E402
-from machine import fma_peak, fmt_peak, wcpp_build  # noqa: E402
+from machine import fma_peak, fmt_peak, wcpp_build, write_part  # noqa: E402
 
 BB = "build-bench"
 MD = BB + "/models"
@@ -338,17 +339,9 @@ def write_doc(rows, info, audio_s):
             for mode in dict.fromkeys(r["mode"] for r in mine if r["model"] == m):
                 L += summary(rows, cls, m, mode)
         L.append("")
-    section = "\n".join(L)
     path = "docs/BENCHMARKS.md"
-    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    if "\n## Long-form transcription" in old:
-        a = old.index("\n## Long-form transcription") + 1
-        b = old.find("\n## ", a + 3)
-        old = old[:a] + section + (old[b:] if b >= 0 else "")
-    else:
-        old = old.rstrip("\n") + "\n\n" + section
-    open(path, "w", encoding="utf-8").write(old)
-    log(f"wrote the long-form section of {path}")
+    write_part(path, "Long-form transcription", "\n".join(L[2:]), "bench/longform.py")
+    log(f"wrote the long-form tables in {path} (the rest of the section stays)")
 
 
 if __name__ == "__main__":

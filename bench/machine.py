@@ -40,3 +40,22 @@ def wcpp_build(wdir):
         return ""
     m = re.search(r"^CMAKE_CXX_FLAGS:STRING=(.*)$", cache, re.M)
     return m.group(1).strip() if m else ""
+
+
+def write_part(path, title, text, tag):
+    """Puts TEXT (a section's generated part, without its "## TITLE" line) into PATH between
+    TAG's two marks, replacing what the last run put there: everything else the file holds
+    (the section's history, notes added by hand) stays as it is. A section without the marks
+    gets them, with TEXT, right under its title; a file without the section gets it at its end."""
+    begin, end = f"<!-- {tag} writes from here -->", f"<!-- {tag} wrote up to here -->"
+    old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    part = f"{begin}\n{text.strip(chr(10))}\n{end}"
+    if begin in old and end in old:
+        new = old[:old.index(begin)] + part + old[old.index(end) + len(end):]
+    elif f"\n## {title}\n" in old:
+        a = old.index(f"\n## {title}\n") + len(f"\n## {title}\n")
+        new = old[:a] + "\n" + part + "\n" + old[a:]
+    else:
+        new = old.rstrip("\n") + f"\n\n## {title}\n\n{part}\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
