@@ -387,11 +387,11 @@ static const seq *rank(const group *g, const seq *cands, int n)
     double top = -INFINITY;
     for (int i = 0; i < n; i++) {
         int len = cands[i].n - (cands[i].n && cands[i].tok[cands[i].n - 1] == g->o->rules->eot);
+        const float lp = g->o->length_penalty;
         double score;
-        if (g->o->use_length_penalty && g->o->ct2_beams)
-            score = cands[i].sum / powf((float)len, g->o->length_penalty);
-        else
-            score = (double)cands[i].sum / (g->o->use_length_penalty ? pow((5.0 + len) / 6.0, g->o->length_penalty) : len);
+        if (g->o->use_length_penalty && g->o->ct2_beams) score = cands[i].sum / powf((float)len, lp);
+        else if (g->o->use_length_penalty) score = (double)cands[i].sum / pow((5.0 + len) / 6.0, lp);
+        else score = (double)cands[i].sum / len;
         if (!best || score > top) best = &cands[i], top = score;
     }
     return best;

@@ -566,7 +566,8 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
     PyObject *vneg = Py_None, *on_language = Py_None, *suppress = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpOpd", names, &audio, &p.language,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpOpd", names, &audio,
+                                     &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
                                      &p.initial_prompt, &p.suppress_blank, &p.max_initial_timestamp, &seed,
