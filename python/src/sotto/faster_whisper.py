@@ -707,16 +707,24 @@ def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Opt
 
     worker = threading.Thread(target=work, name="sotto-transcribe", daemon=True)
     worker.start()
+    bar = _progress_bar(progress_of) if progress_of else None
+    done = 0.0
     try:
         while True:
             kind, value = q.get()
             if kind == "end":
-                if progress_of:
+                if bar:
+                    bar.update(progress_of - done)
+                elif progress_of:
                     print("sotto: 100.0 %", file=sys.stderr)
                 return
             if kind == "error":  # (an option the decoding refused is a ValueError, as faster-whisper's)
                 raise value
-            if progress_of:
+            if bar:
+                now = min(progress_of, max(done, value.end))
+                bar.update(now - done)
+                done = now
+            elif progress_of:
                 shown = min(100.0, 100.0 * value.end / progress_of)
                 print(f"sotto: {shown:5.1f} %", file=sys.stderr)
                 if shown >= 100.0:
@@ -725,6 +733,18 @@ def _stream(model: Model, samples: Any, kwargs: Dict[str, Any], progress_of: Opt
     finally:
         stop.set()
         worker.join()
+        if bar:
+            bar.close()
+
+
+def _progress_bar(total_s: float) -> Any:
+    """log_progress's bar as faster-whisper's (tqdm, in seconds of audio) where tqdm is
+    installed (faster-whisper requires it); None: lines of percent on stderr instead."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total_s, unit="seconds")
 
 
 def _pipeline_clips(clip_timestamps: Optional[List[dict]]) -> List[Tuple[float, float]]:
