@@ -488,7 +488,11 @@ typedef struct sotto_transcribe_params {
                                   first beam_size finishes one, its place taken by the next
                                   that does not end; at the last step every beam a hypothesis).
                                   The two keep different sequences and may end on different
-                                  text; the batched pipeline (batch_size) always takes 1 */
+                                  text; the batched pipeline (batch_size) always takes 1.
+                                  With 1 a window also stops where CTranslate2's max_length
+                                  (n_text_ctx) stops it: min(n_text_ctx / 2, n_text_ctx - S +
+                                  1) tokens from its start sequence's last (S tokens up to
+                                  it), the prefix counted, sample_len at most */
     int use_length_penalty;    /* 0 (default): rank by sum logprob / length; 1: by */
     float length_penalty;      /*   sum logprob / ((5 + length) / 6) ^ length_penalty, and
                                   with ctranslate2_search by CTranslate2's sum logprob /

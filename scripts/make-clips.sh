@@ -77,3 +77,13 @@ ru	ru	Сегодня хорошая погода, и мы пойдём гуля�
 EOF
 
 echo "wrote $(wc -l < "$LANG_TSV") language-detection clips to $LANG_OUT"
+
+# faster-whisper's prefix in a script without spaces (a new user's probe: CTranslate2's
+# rules after a prefix, scripts/golden_faster_whisper_more.py prefix-base), not a
+# language-detection clip
+PREFIX_OUT="$OUT/prefix"
+mkdir -p "$PREFIX_OUT"
+espeak-ng -v ja -s 150 -w "$tmp/ja.wav" \
+    "こんにちは。きょうは とても いい てんき です。わたしは とうきょうの だいがくで にほんごを べんきょう しています。あしたは ともだちと いっしょに えいがを みに いきます。"
+sox -D -R "$tmp/ja.wav" -r 16000 -c 1 -b 16 -e signed-integer "$PREFIX_OUT/espeak-ng-ja.wav"
+echo "wrote $PREFIX_OUT/espeak-ng-ja.wav"

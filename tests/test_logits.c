@@ -12,6 +12,7 @@
 #include "check.h"
 #include "backend.h"
 #include "whisper/logits.h"
+#include "whisper/prompt.h"
 
 static sotto__backend *be; /* whose row math the rules use: the CPU's, of this machine's best set */
 
@@ -48,7 +49,7 @@ static void allowed(const int32_t *seq, int n, float *logits, bool *ok)
 {
     sotto__rules r = rules();
     for (int i = 0; i < V; i++) logits[i] = i < TB ? 3.0f : 0.0f;
-    sotto__rules_apply(be, &r, seq, n, logits);
+    sotto__rules_apply(be, &r, seq, n, false, logits);
     for (int i = 0; i < V; i++) ok[i] = isfinite(logits[i]);
 }
 
@@ -204,17 +205,37 @@ int main(void)
     sotto__rules r = rules();
     for (int i = 0; i < V; i++) L[i] = i >= TB ? 1.0f : 0.5f;
     int32_t s4[] = {TB, 4};
-    sotto__rules_apply(be, &r, s4, 2, L);
+    sotto__rules_apply(be, &r, s4, 2, false, L);
     bool text = false;
     for (int i = 0; i < TB; i++) text |= isfinite(L[i]);
     CHECK(!text, "log-sum-exp of the timestamps above the best text logit: text masked");
     for (int i = 0; i < V; i++) L[i] = i >= TB ? -5.0f : (i == 2 ? 3.0f : -9.0f);
-    sotto__rules_apply(be, &r, s4, 2, L);
+    sotto__rules_apply(be, &r, s4, 2, false, L);
     CHECK(isfinite(L[2]) && isfinite(L[TB + 1]), "a dominant text token keeps text and timestamps");
+    /* after a forced prefix (faster-whisper's, CTranslate2's rules): at its first step only
+     * SuppressBlank, the lists and <|notimestamps|>: text and any timestamp may follow; then
+     * the timestamp rules over the tokens after the prefix alone */
+    for (int i = 0; i < V; i++) L[i] = i < TB ? 3.0f : 0.0f;
+    sotto__rules_apply(be, &r, NULL, 0, true, L);
+    CHECK(!isfinite(L[3]) && !isfinite(L[EOT]) && !isfinite(L[7]) && !isfinite(L[NOTS]) && isfinite(L[5]) &&
+              isfinite(L[TB]) && isfinite(L[V - 1]),
+          "after a prefix: blank, eot, the list and <|notimestamps|> masked; text and every timestamp allowed");
+    int32_t s5[] = {TB + 3};
+    for (int i = 0; i < V; i++) L[i] = i < TB ? 3.0f : 0.0f;
+    sotto__rules_apply(be, &r, s5, 1, true, L);
+    CHECK(isfinite(L[5]) && !isfinite(L[TB + 3]) && !isfinite(L[TB + 4]),
+          "a timestamp first after a prefix: text next, as a pair's second (its penultimate is itself)");
+    /* a window's most sampled tokens: openai's sample_len, CTranslate2's max_length */
+    CHECK(sotto__sample_len(224, 0, false, 11, 3, 448) == 224, "openai: sample_len after the prefix");
+    CHECK(sotto__sample_len(224, 0, true, 11, 3, 448) == 213, "CTranslate2: 224 with the prefix counted");
+    CHECK(sotto__sample_len(224, 0, true, 0, 227, 448) == 222, "CTranslate2: 448 - 226 after a long prompt");
+    CHECK(sotto__sample_len(100, 0, true, 0, 3, 448) == 100, "CTranslate2: sample_len when smaller");
+    CHECK(sotto__sample_len(224, 20, false, 2, 3, 448) == 10 && sotto__sample_len(224, 500, true, 0, 3, 448) == -1,
+          "max_new_tokens: CTranslate2's rule in both, past n_ctx refused");
     /* no timestamps: only the lists */
     r.timestamps = false;
     for (int i = 0; i < V; i++) L[i] = 0;
-    sotto__rules_apply(be, &r, NULL, 0, L);
+    sotto__rules_apply(be, &r, NULL, 0, false, L);
     CHECK(!isfinite(L[3]) && !isfinite(L[EOT]) && !isfinite(L[7]) && isfinite(L[NOTS]) && isfinite(L[TB]),
           "without timestamp rules only SuppressBlank and SuppressTokens apply");
 

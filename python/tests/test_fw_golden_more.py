@@ -4,7 +4,8 @@
 repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, and
 (more-options-tiny.en.json) the pipeline's initial_prompt, hotwords, prefix (which it does
 not pass on), vad_parameters and max_new_tokens, and (more-penalties-tiny.en.json)
-CTranslate2's length_penalty and prompt_reset_on_temperature: the same
+CTranslate2's length_penalty and prompt_reset_on_temperature, and (more-prefix-base.json) a
+prefix in Japanese: the same
 segments (text, tokens, seek, times; scores within float noise), or the same refusal
 (faster-whisper's RuntimeError for 30 s or more without VAD or clips). The CLI's
 --repetition-penalty, --no-repeat-ngram-size and --batch-size with --clip-timestamps give
@@ -32,7 +33,7 @@ def load(name: str) -> Dict[str, Any]:
 
 def _cases():
     out = []
-    for name in ("tiny.en", "base", "options-tiny.en", "penalties-tiny.en"):
+    for name in ("tiny.en", "base", "options-tiny.en", "penalties-tiny.en", "prefix-base"):
         for i, case in enumerate(load(name)["cases"]):
             # the prompt and cut options on the 52 s audio run in CI too (short): four chunks a case
             kind = "long" if name == "base" or (case["audio"] in ("long", "en_de")

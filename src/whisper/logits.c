@@ -91,11 +91,17 @@ static float timestamp_rules(sotto__backend *be, const sotto__rules *r, const in
     return ts_max > text_max ? ts_max : text_max; /* row_max's: the first of equal maxima */
 }
 
-float sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits)
+float sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, bool prefixed,
+                        float *logits)
 {
     if (r->suppress_blank && n == 0) mask_list(logits, &r->blank, r->n_vocab);
     mask_list(logits, &r->suppress, r->n_vocab);
-    return r->timestamps ? timestamp_rules(be, r, sampled, n, logits) : NAN;
+    if (!r->timestamps) return NAN;
+    if (prefixed && n == 0) { /* CTranslate2: no rule at the step after a prefix but this one */
+        if (r->no_timestamps >= 0) logits[r->no_timestamps] = -INFINITY;
+        return NAN;
+    }
+    return timestamp_rules(be, r, sampled, n, logits);
 }
 
 void sotto__penalties_apply(const sotto__rules *r, const int32_t *gen, int n, float *logits)

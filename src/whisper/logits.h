@@ -27,10 +27,15 @@ typedef struct sotto__rules {
 
 /* Applies the filters in the reference's order to LOGITS [n_vocab] of a sequence whose
  * sampled tokens so far (after the prompt and start sequence) are SAMPLED[0 .. n).
- * Returns the largest of the filtered row, as row_max gives it, where the timestamp rules
- * found it on their way (the maxima of the text and of the timestamps), else NAN: the
- * search then need not pass over the row again for it. */
-float sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, float *logits);
+ * PREFIXED: they follow a forced prefix (faster-whisper's prefix, with <|0.00|> in front
+ * when timestamps are on), which is not in SAMPLED, and the rules are CTranslate2 4.8's
+ * (its sample_begin after the prefix): SuppressBlank at the first token after it, and of
+ * the timestamp rules only <|notimestamps|>'s there, all of them from the next on, over
+ * the tokens after the prefix. Returns the largest of the filtered row, as row_max gives
+ * it, where the timestamp rules found it on their way (the maxima of the text and of the
+ * timestamps), else NAN: the search then need not pass over the row again for it. */
+float sotto__rules_apply(sotto__backend *be, const sotto__rules *r, const int32_t *sampled, int n, bool prefixed,
+                         float *logits);
 
 /* CTranslate2 4.8's RepetitionPenalty and NoRepeatNgram (decoding_utils.cc), which run
  * before every other filter, on LOGITS [n_vocab] of a sequence whose generated tokens

@@ -75,11 +75,12 @@ int sotto__clip_window(const sotto__clip *clips, int n_clips, int *clip, int64_t
     return 0;
 }
 
-int sotto__sample_len(int sample_len, int max_new_tokens, int n_prefix, int n_before_prefix, int n_ctx)
+int sotto__sample_len(int sample_len, int max_new_tokens, bool ct2, int n_prefix, int n_before_prefix, int n_ctx)
 {
-    if (max_new_tokens <= 0) return sample_len;
-    int total = n_before_prefix + n_prefix + max_new_tokens;
+    if (max_new_tokens <= 0 && !ct2) return sample_len;
+    int total = max_new_tokens > 0 ? n_before_prefix + n_prefix + max_new_tokens : n_ctx;
     if (total > n_ctx) return -1;
     int cap = total / 2 < total - (n_before_prefix - 1) ? total / 2 : total - (n_before_prefix - 1);
-    return cap > n_prefix ? cap - n_prefix : 0;
+    cap = cap > n_prefix ? cap - n_prefix : 0;
+    return max_new_tokens > 0 || cap < sample_len ? cap : sample_len;
 }

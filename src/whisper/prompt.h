@@ -35,7 +35,9 @@ int sotto__clip_window(const sotto__clip *clips, int n_clips, int *clip, int64_t
  * previous text and the start sequence) and a prefix of N_PREFIX, in a decoder of N_CTX
  * positions: SAMPLE_LEN; with MAX_NEW_TOKENS N > 0, CTranslate2 4.8's min((P + N) / 2,
  * P + N - S + 1) with P the whole prompt and S = N_BEFORE_PREFIX, less the prefix (which
- * it counts). -1 when P + N passes N_CTX (faster-whisper refuses that). */
-int sotto__sample_len(int sample_len, int max_new_tokens, int n_prefix, int n_before_prefix, int n_ctx);
+ * it counts); -1 when P + N passes N_CTX (faster-whisper refuses that). CT2 without N:
+ * faster-whisper's max_length of N_CTX the same way, min(N_CTX / 2, N_CTX - S + 1) less
+ * the prefix, at most SAMPLE_LEN. */
+int sotto__sample_len(int sample_len, int max_new_tokens, bool ct2, int n_prefix, int n_before_prefix, int n_ctx);
 
 #endif

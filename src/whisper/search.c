@@ -501,7 +501,8 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     int sot_index = n_init;
     memcpy(init + n_init, o->sot_seq, (size_t)o->n_sot * sizeof *init);
     n_init += o->n_sot;
-    int sample_len = sotto__sample_len(o->sample_len, o->max_new_tokens, o->n_prefix, n_init, h->n_text_ctx);
+    int sample_len = sotto__sample_len(o->sample_len, o->max_new_tokens, o->ct2_beams, o->n_prefix, n_init,
+                                       h->n_text_ctx);
     if (o->n_prefix > 0) memcpy(init + n_init, o->prefix, (size_t)o->n_prefix * sizeof *init); /* NULL when none */
     n_init += o->n_prefix;
     if (n_init >= h->n_text_ctx || sample_len < 0)
@@ -544,7 +545,7 @@ static void prep_row(void *arg, int r)
     sotto__backend *be = g->ctx->be;
     float *L = g->logits + (size_t)r * g->V;
     sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
-    float m = sotto__rules_apply(be, o->rules, q->tok, q->n, L);
+    float m = sotto__rules_apply(be, o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, o->n_prefix > 0, L);
     g->lse[r] = sotto__logsumexp_max(be, L, g->V, m);
     if (g->beam) topk(L, g->V, o->ct2_beams ? 2 * g->G : g->G + 1, g->top[r]);
     else if (o->temperature == 0) g->best[r] = sotto__argmax_max(be, L, g->V, m);

@@ -27,7 +27,8 @@ typedef struct sotto__decode_opts {
     int best_of;               /* samples at temperature > 0 */
     float patience;
     bool ct2_beams;            /* beam search as CTranslate2 4.8 steps it (faster-whisper's):
-                                  sotto_transcribe_params.ctranslate2_search, and its ranking */
+                                  sotto_transcribe_params.ctranslate2_search, its ranking and
+                                  its max_length (sotto__sample_len) */
     bool use_length_penalty;   /* the ranking's (sotto_transcribe_params.length_penalty) */
     float length_penalty;
     int sample_len;            /* most tokens sampled (n_text_ctx / 2) */
