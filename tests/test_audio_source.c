@@ -104,9 +104,12 @@ static void check_errors(void)
 {
     sotto_audio *a = (sotto_audio *)1;
     static const char junk[] = "this is not audio, not even close to it, in any container FFmpeg knows";
+    /* not WAV: FFmpeg's refusal, or in a build without it the packages to install */
+    const sotto_status not_audio =
+        strstr(sotto_audio_formats(), "FFmpeg reads") ? SOTTO_ERR_FORMAT : SOTTO_ERR_UNSUPPORTED;
     CHECK(sotto_audio_open_source(&(sotto_audio_source){.kind = SOTTO_SOURCE_MEMORY, .data = junk,
                                                         .n_bytes = sizeof junk, .name = "talk.bin"},
-                                  &a) == SOTTO_ERR_FORMAT &&
+                                  &a) == not_audio &&
               !a && strstr(sotto_last_error(), "talk.bin"),
           "junk in memory: %s", sotto_last_error());
     CHECK(sotto_audio_open_source(&(sotto_audio_source){.kind = SOTTO_SOURCE_MEMORY, .data = junk}, &a) ==

@@ -32,12 +32,12 @@ static sotto_status check_format(sotto__wav *w, const char *name, int format, in
                            "(convert with: sox IN -r 16000 -c 1 -b 16 OUT.wav)", name, format, bits);
     if (channels != 1)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED,
-                           "%s: %d channels; sotto needs mono audio for now (convert with: sox IN -c 1 OUT.wav)",
-                           name, channels);
+                           "%s: %d channels; sotto needs mono audio for now (convert with: sox IN -r 16000 -c 1 "
+                           "-b 16 OUT.wav)", name, channels);
     if (rate != SOTTO_SAMPLE_RATE)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED,
-                           "%s: %u Hz; sotto needs 16000 Hz for now (convert with: sox IN -r 16000 OUT.wav)", name,
-                           rate);
+                           "%s: %u Hz; sotto needs 16000 Hz for now (convert with: sox IN -r 16000 -c 1 -b 16 "
+                           "OUT.wav)", name, rate);
     if (f32 && !allow_f32)
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: 32-bit float WAV goes through FFmpeg", name);
     w->f32 = f32;

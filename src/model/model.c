@@ -172,7 +172,7 @@ static sotto_status extend_timestamps(sotto_model *m, int32_t n_vocab, sotto__er
     if (!tok || !lens || !text) st = sotto__fail(err, SOTTO_ERR_NOMEM, "out of memory");
     for (int32_t i = 0; st == SOTTO_OK && i < n_vocab; i++) {
         if (i < n_have) {
-            size_t l;
+            size_t l = 0;
             tok[i] = sotto_token_bytes(m, i, &l);
             lens[i] = (uint32_t)l;
         } else {

@@ -270,7 +270,7 @@ static bool assign_words(sotto__wseg *segs, int n, const int *n_text, const sott
 sotto_status sotto__add_word_timestamps(sotto_context *ctx, const sotto__timing_opts *o, sotto__wseg *segs, int n,
                                         double last_speech)
 {
-    if (n == 0) return SOTTO_OK;
+    if (n <= 0) return SOTTO_OK;
     const int32_t eot = ctx->model->info.token_eot;
     int total = 0;
     for (int i = 0; i < n; i++) total += segs[i].n_tokens;

@@ -78,9 +78,12 @@ bool cli_model_path(const char *flag, char *out, size_t n)
     if (dir[0]) snprintf(out, n, "%s/tiny.en.gguf", dir);
     else out[0] = 0;
     if (out[0] && stat(out, &st) == 0) return true;
+    const char *at = out[0] ? out : "~/.local/share/sotto/models/tiny.en.gguf";
     fprintf(stderr, "sotto: no model given and none installed at %s\n"
-                    "  pass -m MODEL, set SOTTO_MODEL, or run `make demo` to install the default model\n",
-            out[0] ? out : "~/.local/share/sotto/models/tiny.en.gguf");
+                    "  pass -m MODEL, set SOTTO_MODEL, or install one there: `make demo` in sotto's source\n"
+                    "  tree does, or `mkdir -p %.*s && sotto convert WHISPER_MODEL_DIR %s`\n"
+                    "  (a CTranslate2 or Hugging Face Whisper directory, or a whisper.cpp .bin)\n",
+            at, (int)(strrchr(at, '/') - at), at, at);
     return false;
 }
 

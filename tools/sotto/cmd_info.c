@@ -39,9 +39,9 @@ static int show_devices(void)
                 printf("%-12s %s\n", d->backend, d->name);
                 continue;
             }
-            char name[32];
+            char name[48]; /* "vulkan:12": the backend's name is at most 15 bytes */
             bool gpu = d->type == SOTTO_DEVICE_DISCRETE_GPU || d->type == SOTTO_DEVICE_INTEGRATED_GPU;
-            snprintf(name, sizeof name, "%s:%d", d->backend, d->index);
+            snprintf(name, sizeof name, "%.15s:%d", d->backend, d->index);
             printf("%-12s %s (%s, %.0f MB%s%s)%s%s\n", name, d->name, sotto_device_type_name(d->type),
                    d->memory_bytes / 1e6, d->version[0] ? ", " : "", d->version, d->unusable[0] ? ": unusable, " : "",
                    d->unusable[0] ? d->unusable : gpu ? "" : " (auto skips it)");

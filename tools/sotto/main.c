@@ -56,11 +56,14 @@ static void print_usage(FILE *f)
 /* SOTTO_KERNELS names a set the library did not take (unknown, or one this CPU lacks). */
 static void check_kernels_env(void)
 {
+    static const char *const sets[] = {"scalar", "avx2", "avx_vnni", "avx512", "neon", "neon_dot", "neon_i8mm"};
     const char *env = getenv("SOTTO_KERNELS");
-    if (env && strcasecmp(env, sotto_kernels_name()) != 0) /* the library takes the name in any case */
-        fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s is not a kernel set this CPU runs (scalar, avx2, avx_vnni, avx512 "
-                        "on x86-64; neon, neon_dot, neon_i8mm on ARM; as the CPU allows); using %s\n", env,
-                sotto_kernels_name());
+    if (!env || !*env || strcasecmp(env, sotto_kernels_name()) == 0) return; /* any case; empty: unset */
+    bool known = false;
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) known |= strcasecmp(env, sets[i]) == 0;
+    fprintf(stderr, "sotto: warning: SOTTO_KERNELS=%s %s (scalar, avx2, avx_vnni, avx512 on x86-64; neon, neon_dot, "
+                    "neon_i8mm on ARM; as the CPU allows); using %s\n",
+            env, known ? "is not a kernel set this CPU runs" : "names no kernel set", sotto_kernels_name());
 }
 
 static int dispatch(int argc, char **argv)
