@@ -819,6 +819,9 @@ typedef struct sotto_stream_event {
     int n_words;
     double audio_time;         /* seconds of audio pushed when the event was made */
     int id;                    /* FINAL: 0, 1, ... in order; TENTATIVE: the id the next final gets */
+    const char *language;      /* code of the language its words were decoded in ("en", "de"):
+                                  the one given, or the session's detected one (below); NULL
+                                  before any decoding */
 } sotto_stream_event;
 
 /* Called with every event; a nonzero return stops the session: the call that made the
@@ -827,7 +830,9 @@ typedef int (*sotto_stream_callback)(const sotto_stream_event *event, void *user
 
 typedef struct sotto_stream_params {
     const char *language;      /* as sotto_transcribe_params.language; NULL or "auto": detected
-                                  at each step (multilingual models) */
+                                  at each step (multilingual models) until a step with words
+                                  has heard hold_s of audio: that step's language is the
+                                  session's from then on (events carry theirs) */
     int translate;             /* 1: task translate */
     int beam_size;             /* beams of each decoding (default 5; 1: greedy); up to the
                                   context's max_sequences */

@@ -40,6 +40,7 @@ def test_chunks_commit_in_order_and_the_end_flushes(model, clips):
     for word in ("dashwood", "leisure", "prudently"):
         assert word in s.text.lower()
     assert isinstance(finals[0].words[0], sotto.StreamWord) and finals[0].tokens
+    assert all(e.language == "en" for e in seen)  # tiny.en: English, in every event
     assert s.time == pytest.approx(len(x) / 16000)
     with pytest.raises(sotto.SottoError, match="finished"):
         s.feed(x[:100])

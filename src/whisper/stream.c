@@ -25,7 +25,9 @@ struct sotto_stream {
     sotto_context *ctx;
     sotto_stream_params p;
     sotto_transcribe_params tp; /* every step's decoding */
-    char lang[16];             /* the language detected at the first step with words */
+    char lang[16];             /* the session's language: detected at the first step with words
+                                  that heard hold_s of audio, then kept */
+    char step_lang[16];        /* the last decoding's (detected anew at each step before) */
     float *buf;                /* the buffer's samples; buf[0] is sample OFF of the stream */
     int64_t n_buf, cap_buf, off;
     int64_t n_total;           /* samples pushed */
@@ -267,7 +269,8 @@ static sotto_status emit(sotto_stream *s, sotto_stream_event_type type, const so
     double now = (double)s->n_total / RATE;
     sotto_stream_event e = {.type = type, .start = n ? w[0].start : now, .end = n ? w[n - 1].end : now,
                             .text = text, .tokens = ids, .n_tokens = n_ids, .words = words, .n_words = n,
-                            .audio_time = now, .id = s->n_events};
+                            .audio_time = now, .id = s->n_events,
+                            .language = s->lang[0] ? s->lang : s->step_lang[0] ? s->step_lang : NULL};
     if (type == SOTTO_STREAM_FINAL) s->n_events++;
     int stop = s->p.on_event ? s->p.on_event(&e, s->p.user_data) : 0;
     free(text), free(words), free(ids);
@@ -407,7 +410,10 @@ static sotto_status decode_step(sotto_stream *s, bool all)
     sotto__twords fresh = {0};
     bool looped = false;
     st = take_words(s, got, &fresh, &looped);
-    if (st == SOTTO_OK && !s->lang[0] && fresh.n && got->language)
+    if (st == SOTTO_OK && got->language) snprintf(s->step_lang, sizeof s->step_lang, "%s", got->language);
+    /* a language detected from half a second is a guess (German heard as English, French
+     * as Chinese): kept once a decoding with words has heard hold_s */
+    if (st == SOTTO_OK && !s->lang[0] && fresh.n && got->language && buffer_s(s) >= s->p.hold_s)
         snprintf(s->lang, sizeof s->lang, "%s", got->language);
     sotto_result_free(r);
     if (st != SOTTO_OK) {

@@ -5,9 +5,11 @@
 # text, Ogg/Opus on a pipe held open decoded as it comes, Ctrl-C -> exit 130 with the
 # committed text printed and written, and bad options,
 # URLs and devices refused with a message.
-# usage: test_stream.sh SOTTO MODEL VAD_MODEL CLIPS_DIR WORK_DIR
+# With a multilingual model (BASE, when it is there): the language detected once a step has
+# heard --hold seconds, said on stderr, in every event and in the JSON transcript.
+# usage: test_stream.sh SOTTO MODEL VAD_MODEL CLIPS_DIR WORK_DIR [BASE]
 set -u
-SOTTO=$1 TINY=$2 VAD=$3 CLIPS=$4 WORK=$5
+SOTTO=$1 TINY=$2 VAD=$3 CLIPS=$4 WORK=$5 BASE=${6:-}
 PY=${PYTHON:-python3}
 rm -rf "$WORK" && mkdir -p "$WORK"
 fails=0 passes=0
@@ -25,7 +27,8 @@ t = json.load(open(sys.argv[2]))
 assert ev, "no events"
 last = -1.0
 for e in ev:
-    assert set(e) == {"type", "start", "end", "text", "words", "emission_time", "audio_time"}, e
+    assert set(e) == {"type", "start", "end", "text", "words", "emission_time", "audio_time", "language"}, e
+    assert e["language"] == "en", e
     assert e["end"] <= e["audio_time"] + 0.05, e
     assert e["type"] in ("tentative", "final"), e
     assert e["emission_time"] >= last, (e, last)
@@ -160,6 +163,28 @@ printf 'not audio at all, just text\n' >"$WORK/text.wav"
 expect 1 "text.wav" "${S[@]}" "$WORK/text.wav"
 "$SOTTO" stream --help >"$WORK/help" && grep -q "LocalAgreement-2" "$WORK/help" && grep -q -- "--jsonl" "$WORK/help" &&
     grep -q "130 interrupted" "$WORK/help" && ok || bad "stream --help"
+
+# a multilingual model: Italian detected once --hold seconds are heard (from half a second a
+# probe's German had been English, kept for the whole session, and French Chinese), said,
+# in every final event and written as its code (base detects espeak's Italian clip as it at
+# 2 s, 3 s and whole; its German as he, de, yi)
+if [[ -n $BASE && -d $BASE ]]; then
+    it=$CLIPS/lang/espeak-ng-it.wav
+    "$SOTTO" stream -m "$BASE" --vad-model "$VAD" -t 2 --jsonl -f json -o "$WORK/it.json" "$it" >"$WORK/it.jsonl" \
+        2>"$WORK/err" || bad "base, Italian: $(cat "$WORK/err")"
+    grep -q "detected language it" "$WORK/err" && ok || bad "the detected language said: $(cat "$WORK/err")"
+    "$PY" - "$WORK/it.jsonl" "$WORK/it.json" <<'EOF' && ok || bad "Italian's events and transcript (above)"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+finals = [e for e in ev if e["type"] == "final"]
+assert finals and all(e["language"] == "it" for e in finals), [(e["language"], e["text"]) for e in finals]
+t = json.load(open(sys.argv[2]))
+assert t["language"] == "it" and "gelato" in t["text"], t
+EOF
+    "$SOTTO" stream -m "$BASE" --vad-model "$VAD" -t 2 -l Italian --quiet -f json -o "$WORK/it2.json" "$it" \
+        2>"$WORK/err" && "$PY" -c 'import json, sys; assert json.load(open(sys.argv[1]))["language"] == "it"' \
+        "$WORK/it2.json" && ! grep -q "detected language" "$WORK/err" && ok || bad "-l Italian: the code, nothing detected"
+fi
 
 echo "stream: $passes passed, $fails failed"
 [[ $fails -eq 0 ]]

@@ -251,6 +251,8 @@ typedef struct live {
     bool tty, shown;           /* a tentative line is on the terminal */
     bool failed;               /* out of memory or stdout failed */
     double t0_ms;              /* the stream's start on the wall clock */
+    char lang[16];             /* the last final's language ("" before one) */
+    bool say_lang;             /* a multilingual model: a detected language is said */
 } live;
 
 static void json_event(const sotto_stream_event *e, double emitted)
@@ -277,6 +279,10 @@ static void json_event(const sotto_stream_event *e, double emitted)
     out_json_number(stdout, emitted);
     fputs(", \"audio_time\": ", stdout);
     out_json_number(stdout, e->audio_time);
+    if (e->language) {
+        fputs(", \"language\": ", stdout);
+        out_json_string(stdout, e->language);
+    }
     fputs("}\n", stdout);
 }
 
@@ -302,6 +308,12 @@ static int on_event(const sotto_stream_event *e, void *user)
     live *l = user;
     const opts *o = l->o;
     if (e->type == SOTTO_STREAM_FINAL && !keep(&l->t, e)) l->failed = true;
+    /* a detected language is said when the finals first come in it, and again if a later
+     * one is in another (the session keeps one once it has heard --hold seconds) */
+    if (e->type == SOTTO_STREAM_FINAL && e->language && strcmp(e->language, l->lang) != 0) {
+        snprintf(l->lang, sizeof l->lang, "%s", e->language);
+        if (!o->lang && !o->quiet && l->say_lang) fprintf(stderr, "sotto stream: detected language %s\n", l->lang);
+    }
     if (o->quiet) return l->failed;
     double emitted = (cli_now_ms() - l->t0_ms) / 1000;
     if (o->jsonl) {
@@ -427,7 +439,7 @@ static int feed(stream_input *in, sotto_stream *s, live *l)
     }
 }
 
-static int run(const opts *o, const char *input, sotto_context *ctx)
+static int run(const opts *o, const char *input, sotto_context *ctx, bool multilingual)
 {
     char msg[1024];
     stream_in_opts io = {.path = input, .format = o->format, .rate = o->rate, .realtime = o->realtime};
@@ -436,7 +448,7 @@ static int run(const opts *o, const char *input, sotto_context *ctx)
         fprintf(stderr, "sotto stream: %s\n", msg);
         return EXIT_INPUT;
     }
-    live l = {.o = o, .tty = isatty(STDOUT_FILENO) && !o->jsonl, .t0_ms = cli_now_ms()};
+    live l = {.o = o, .tty = isatty(STDOUT_FILENO) && !o->jsonl, .t0_ms = cli_now_ms(), .say_lang = multilingual};
     sotto_stream_params sp = o->sp;
     sp.on_event = on_event, sp.user_data = &l;
     sotto_stream *s = NULL;
@@ -465,7 +477,9 @@ static int run(const opts *o, const char *input, sotto_context *ctx)
                     rc == 128 + SIGTERM ? "terminated (SIGTERM)" : "interrupted", sotto_stream_time(s),
                     sotto_stream_text(s));
         if ((rc == EXIT_OK || stopped) && (o->output || o->dir) &&
-            !write_outputs(o, input, &l.t, sotto_stream_text(s), sotto_stream_time(s), o->lang ? o->lang : "en"))
+            !write_outputs(o, input, &l.t, sotto_stream_text(s), sotto_stream_time(s),
+                           l.lang[0] ? l.lang : o->lang && sotto_language_code(o->lang) ? sotto_language_code(o->lang)
+                                                                                     : "en"))
             rc = EXIT_EXEC;
     }
     sotto_stream_free(s);
@@ -507,7 +521,9 @@ int cmd_stream(int argc, char **argv)
     cp.max_sequences = o.sp.beam_size;
     cp.device = o.c.device;
     if (!(ctx = cli_context("stream", model, &cp))) goto done;
-    rc = run(&o, input, ctx);
+    sotto_model_info mi;
+    sotto_model_get_info(model, &mi);
+    rc = run(&o, input, ctx, mi.multilingual);
 done:
     sotto_context_free(ctx);
     sotto_vad_free(vad);

@@ -29,7 +29,7 @@ static PyObject *word_tuple(const sotto_word *w)
     return Py_BuildValue("(sddd)", w->word, w->start, w->end, w->probability);
 }
 
-/* The event as a dict {type, start, end, text, tokens, words, audio_time, id}. */
+/* The event as a dict {type, start, end, text, tokens, words, audio_time, id, language}. */
 static PyObject *event_dict(const sotto_stream_event *e)
 {
     PyObject *words = PyList_New(e->n_words), *tokens = PyTuple_New(e->n_tokens);
@@ -45,9 +45,10 @@ static PyObject *event_dict(const sotto_stream_event *e)
     }
     PyObject *d = NULL;
     if (words && tokens)
-        d = Py_BuildValue("{s:s,s:d,s:d,s:s,s:O,s:O,s:d,s:i}", "type",
+        d = Py_BuildValue("{s:s,s:d,s:d,s:s,s:O,s:O,s:d,s:i,s:z}", "type",
                           e->type == SOTTO_STREAM_FINAL ? "final" : "tentative", "start", e->start, "end", e->end,
-                          "text", e->text, "tokens", tokens, "words", words, "audio_time", e->audio_time, "id", e->id);
+                          "text", e->text, "tokens", tokens, "words", words, "audio_time", e->audio_time, "id", e->id,
+                          "language", e->language);
     Py_XDECREF(words);
     Py_XDECREF(tokens);
     return d;

@@ -10,7 +10,7 @@ events, never revised), the rest is the "tentative" tail, replaced by the next o
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Deque, Iterator, List, NamedTuple, Tuple
+from typing import Any, Deque, Iterator, List, NamedTuple, Optional, Tuple
 
 from . import _sotto
 
@@ -39,11 +39,16 @@ class StreamEvent(NamedTuple):
     """seconds of audio fed when the event was made"""
     id: int
     """finals: 0, 1, ... in order"""
+    language: Optional[str] = None
+    """code of the language its words were decoded in ("en", "de"): the one given, else
+    detected at each step until a step with words has heard ``hold`` seconds, then the
+    session's"""
 
 
 def _event(d: Any) -> StreamEvent:
     words = [StreamWord(*w) for w in d["words"]]
-    return StreamEvent(d["type"], d["start"], d["end"], d["text"], d["tokens"], words, d["audio_time"], d["id"])
+    return StreamEvent(d["type"], d["start"], d["end"], d["text"], d["tokens"], words, d["audio_time"], d["id"],
+                       d["language"])
 
 
 class Stream:
