@@ -550,6 +550,9 @@ def test_openai_options_checked_as_openai_does(model_path, clips, models_dir, tm
             model.transcribe(audio, **{name: 0})
     # openai's falsy max_initial_timestamp: no bound
     assert model.transcribe(audio, max_initial_timestamp=None, temperature=0.0)["text"]
+    # openai's warning for words of a translation (an English-only model transcribes anyway)
+    with pytest.warns(UserWarning, match="Word-level timestamps on translations may not be reliable"):
+        model.transcribe(audio, task="translate", word_timestamps=True, sample_len=4, temperature=0.0)
     # a prompt among the decode options: openai's transcribe() overwrites it with each
     # window's own, so it changes nothing; its prefix (every window's) is not supported
     plain = model.transcribe(audio, temperature=0.0)

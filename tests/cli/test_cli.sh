@@ -34,6 +34,9 @@ expect 0 'stdout:{"word": ".", "start"' "$SOTTO" transcribe -m "$TINY" -f json -
     --append-punctuations "" "$CLIP"
 expect 1 "--hallucination-silence-threshold takes seconds >= 0" "$SOTTO" transcribe -m "$TINY" --word-timestamps \
     --hallucination-silence-threshold -1 "$CLIP"
+# openai-whisper's warning for words of a translation (tiny.en then refuses the task)
+expect 1 "warning: word-level timestamps on translations may not be reliable" "$SOTTO" transcribe -m "$TINY" \
+    --task translate --word-timestamps "$CLIP"
 expect 0 "SOTTO_KERNELS=bogus names no kernel set" env SOTTO_KERNELS=bogus "$SOTTO" run -m "$TINY" --mel "$MEL" \
     --max-new-tokens 2 -t 1
 expect 0 "SOTTO_KERNELS=avx-2 names no kernel set" env SOTTO_KERNELS=avx-2 "$SOTTO" --version

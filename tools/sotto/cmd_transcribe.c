@@ -400,6 +400,8 @@ static int parse(int argc, char **argv, opts *o)
         o->batch_vad.speech_pad_ms = o->tp.vad_speech_pad_ms;
         o->tp.batch_vad = &o->batch_vad;
     }
+    if (o->tp.translate && o->tp.word_timestamps) /* openai-whisper's warning */
+        fprintf(stderr, "sotto transcribe: warning: word-level timestamps on translations may not be reliable\n");
     if (o->lines.max_len && !o->tp.word_timestamps)
         return refuse("--max-line-len needs --word-timestamps (cues are cut at word times)");
     if (o->lines.split_on_word && !o->lines.max_len) return refuse("--split-on-word needs --max-line-len");

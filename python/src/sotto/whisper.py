@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -173,6 +174,8 @@ class WhisperOpenAI:
             audio = os.fspath(audio)
         _check_decode_options(opts, temps)
         language, task = opts.get("language"), opts.get("task", "transcribe")
+        if word_timestamps and task == "translate":  # openai's warning, word for word
+            warnings.warn("Word-level timestamps on translations may not be reliable.")
         if not self.is_multilingual:  # openai's English-only tokenizer has no language or task tokens
             language, task = (None if language is None else "en"), "transcribe"
         elif language is None and verbose:
