@@ -15,7 +15,8 @@ Wall and CPU seconds (/usr/bin/time), WER (tests/wer.py). Writes build-bench/res
 and the table at the head of docs/BENCHMARKS.md's "## Batched transcription" (between
 its marks: the section's other text stays). One run per cell
 (BENCH_B_RUNS: the median of more); BENCH_B_APPEND=1 keeps the cells of the last run's
-batched.jsonl and adds this run's (BENCH_B_MODELS, BENCH_B_CLASSES narrow it). Standard library only; faster-whisper from .cache/fw-venv.
+batched.jsonl and adds this run's (BENCH_B_MODELS, BENCH_B_CLASSES narrow it;
+BENCH_B_WEIGHTS="float32 int8" adds sotto's q8_0 against faster-whisper's int8). Standard library only; faster-whisper from .cache/fw-venv.
 """
 import json
 import os
@@ -38,6 +39,7 @@ MODELS = os.environ.get("BENCH_B_MODELS", "tiny.en base").split()
 CLASSES = os.environ.get("BENCH_B_CLASSES", "native avx2").split()
 RUNS = int(os.environ.get("BENCH_B_RUNS", 1))
 BATCH = int(os.environ.get("BENCH_B_BATCH", 8))
+WEIGHTS = os.environ.get("BENCH_B_WEIGHTS", "float32").split()  # and/or int8
 CT2 = {"tiny.en": "models/tiny.en-ct2", "base": "models/base-ct2"}
 WAV, REF = BB + "/reading10.wav", BB + "/reading10.txt"
 
@@ -69,14 +71,18 @@ def timed(cmd, env):
     return wall, cpu, rss, p.stdout
 
 
-def configs(m):
-    base = ["./build/sotto", "transcribe", "-m", CT2[m], "-t", str(THREADS), "-l", "en", "--device", "cpu", "--quiet",
+def configs(m, weights):
+    """The three engines on float32 weights (the CTranslate2 directory itself), or on int8:
+    sotto's q8_0 GGUF of the same checkpoint (build-bench/models, bench/run.sh converts it)
+    against faster-whisper's compute_type int8."""
+    model = CT2[m] if weights == "float32" else f"{BB}/models/{m}-q8_0.gguf"
+    base = ["./build/sotto", "transcribe", "-m", model, "-t", str(THREADS), "-l", "en", "--device", "cpu", "--quiet",
             "-f", "txt"]
     return [
         ("sotto sequential", base + [WAV], lambda o: o),
         ("sotto batched", base + ["--batch-size", str(BATCH), "--vad-model", "models/silero-vad-fw.gguf", WAV],
          lambda o: o),
-        ("fw batched", [PY, "bench/fw_bench.py", "batched", CT2[m], "float32", str(THREADS), WAV, str(BATCH)],
+        ("fw batched", [PY, "bench/fw_bench.py", "batched", CT2[m], weights, str(THREADS), WAV, str(BATCH)],
          lambda o: json.loads(o)["text"]),
     ]
 
@@ -92,8 +98,8 @@ def main():
         env = dict(os.environ)
         if cls == "avx2":
             env.update(SOTTO_KERNELS="avx2", CT2_FORCE_CPU_ISA="AVX2", MKL_ENABLE_INSTRUCTIONS="AVX2")
-        for m in MODELS:
-            for name, cmd, text_of in configs(m):
+        for m, weights in [(m, w) for m in MODELS for w in WEIGHTS]:
+            for name, cmd, text_of in configs(m, weights):
                 runs = []
                 for _ in range(RUNS):
                     peak = fma_peak()
@@ -102,7 +108,8 @@ def main():
                     runs.append((wall, cpu, rss, 100.0 * edits(ref, hyp) / len(ref), peak))
                 runs.sort(key=lambda x: x[0])
                 wall, cpu, rss, wer, peak = runs[len(runs) // 2]
-                r = {"class": cls, "model": m, "engine": name, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                r = {"class": cls, "model": m, "weights": weights, "engine": name, "wall_s": round(wall, 2),
+                     "cpu_s": round(cpu, 2),
                      "rss_mb": round(rss), "wer": round(wer, 2), "load": round(os.getloadavg()[0], 1), "peak": peak}
                 rows.append(r)
                 log(json.dumps(r))
@@ -118,26 +125,29 @@ def write_doc(rows):
     L = ["## Batched transcription", "",
          f"`python3 bench/batched.py` (bench/batched.py), {time.strftime('%Y-%m-%d')}, sotto at {rev}, {THREADS} "
          f"threads, batch size {BATCH}, `{WAV}` (tests/data/make_long.py read5 twice, 603.7 s), one engine after "
-         "the other on the same CTranslate2 weights (faster-whisper compute_type float32); the load average when each "
+         "the other on the same checkpoint (weights float32: the CTranslate2 directory, faster-whisper compute_type "
+         "float32; int8: sotto's q8_0 GGUF of it against compute_type int8); the load average when each "
          "run ended is beside it (the machine is shared: CPU seconds are the steadier figure), and one core's f32 "
          "FMA rate (GFLOP/s, `build/tests/cpu_peak`) just before the run, which also sees other virtual machines on "
          "the same host (a lower figure is a slower hour). WER against the "
          "clips' transcripts (tests/wer.py, Mr. → mister).", "",
-         "| CPU class | model | engine | wall s | CPU s | × real time | WER % | peak RSS MB | load | FMA |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+         "| CPU class | model | weights | engine | wall s | CPU s | × real time | WER % | peak RSS MB | load | FMA |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        L.append(f"| {r['class']} | {r['model']} | {r['engine']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
+        L.append(f"| {r['class']} | {r['model']} | {r.get('weights', 'float32')} | {r['engine']} | {r['wall_s']:.1f} | "
+                 f"{r['cpu_s']:.1f} | "
                  f"{603.7 / r['wall_s']:.1f} | {r['wer']:.2f} | {r['rss_mb']} | {r['load']} | "
                  f"{fmt_peak(r.get('peak'))} |")
     L += ["", "Targets (issue 25): batched >= 2x the throughput of sequential defaults; <= 0.5x the wall time "
           "of faster-whisper's BatchedInferencePipeline(batch_size=8); batched WER within 1 point of sequential.", ""]
     for cls in sorted({r["class"] for r in rows}):
-        for m in MODELS:
-            g = {r["engine"]: r for r in rows if r["class"] == cls and r["model"] == m}
+        for m, w in [(m, w) for m in MODELS for w in ("float32", "int8")]:
+            g = {r["engine"]: r for r in rows
+                 if r["class"] == cls and r["model"] == m and r.get("weights", "float32") == w}
             if len(g) < 3:
                 continue
             s, b, f = g["sotto sequential"], g["sotto batched"], g["fw batched"]
-            L.append(f"- {cls} {m}: batched / sequential throughput **{s['wall_s'] / b['wall_s']:.2f}x** "
+            L.append(f"- {cls} {m} {w}: batched / sequential throughput **{s['wall_s'] / b['wall_s']:.2f}x** "
                      f"(CPU {s['cpu_s'] / b['cpu_s']:.2f}x); sotto batched / fw batched wall "
                      f"**{b['wall_s'] / f['wall_s']:.2f}** (CPU {b['cpu_s'] / f['cpu_s']:.2f}); WER batched "
                      f"{b['wer']:.2f} vs sequential {s['wer']:.2f} ({b['wer'] - s['wer']:+.2f} points), fw batched "
