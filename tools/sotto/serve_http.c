@@ -103,6 +103,22 @@ static void add_cors(const request *q, struct MHD_Response *r)
     if (strcmp(o, "*") != 0) MHD_add_response_header(r, "Vary", "Origin");
 }
 
+/* Queues R as Q's answer with STATUS (and lets R go). */
+static enum MHD_Result queue_answer(request *q, int status, struct MHD_Response *r)
+{
+    /* one request per connection: the front door checks every request head (serve_door.c),
+     * and it sees only a connection's first */
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    if (q->reserved) { /* the slot goes back before the client sees the answer */
+        serve_pool_cancel(q->srv->pool);
+        q->reserved = false;
+    }
+    enum MHD_Result ok = MHD_queue_response(q->conn, (unsigned)status, r);
+    MHD_destroy_response(r);
+    q->status = status;
+    return ok;
+}
+
 static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, const char *type)
 {
     const server *s = q->srv;
@@ -122,17 +138,7 @@ static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, con
     if (status == 401) MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
     if (status == 405)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->route ? "POST" : strcmp(q->path, "/health") ? "GET" : "GET, HEAD");
-    /* one request per connection: the front door checks every request head (serve_door.c),
-     * and it sees only a connection's first */
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    if (q->reserved) { /* the slot goes back before the client sees the answer */
-        serve_pool_cancel(s->pool);
-        q->reserved = false;
-    }
-    enum MHD_Result ok = MHD_queue_response(q->conn, (unsigned)status, r);
-    MHD_destroy_response(r);
-    q->status = status;
-    return ok;
+    return queue_answer(q, status, r);
 }
 
 static enum MHD_Result send_error(request *q, const serve_error *e)
@@ -510,15 +516,7 @@ static enum MHD_Result preflight(request *q)
     MHD_add_response_header(r, "Access-Control-Allow-Headers",
                             want && *want ? want : "Authorization, Content-Type");
     MHD_add_response_header(r, "Access-Control-Max-Age", "600");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    if (q->reserved) {
-        serve_pool_cancel(q->srv->pool);
-        q->reserved = false;
-    }
-    enum MHD_Result ok = MHD_queue_response(q->conn, 204, r);
-    MHD_destroy_response(r);
-    q->status = 204;
-    return ok;
+    return queue_answer(q, 204, r);
 }
 
 static enum MHD_Result begin(request *q)
