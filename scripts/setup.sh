@@ -76,7 +76,13 @@ fi
 if [ -n "$need" ]; then
     echo "setup: installing$need"
     SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    if [ "$(id -u)" -ne 0 ]; then
+        if ! command -v sudo >/dev/null 2>&1; then
+            echo "setup: apt-get install$need needs root: run this as root, or install sudo" >&2
+            exit 1
+        fi
+        SUDO=sudo
+    fi
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need
 fi
