@@ -210,9 +210,7 @@ static bool expand(const batch_job *job, list *l)
     qsort(sorted, (size_t)l->n, sizeof *sorted, by_stem);
     for (int i = 1; i < l->n; i++)
         if (strcmp(sorted[i - 1]->stem, sorted[i]->stem) == 0) {
-            struct stat a, b; /* the same file given twice (a path and its folder): once */
-            if (stat(sorted[i - 1]->path, &a) == 0 && stat(sorted[i]->path, &b) == 0 && a.st_dev == b.st_dev &&
-                a.st_ino == b.st_ino) {
+            if (cli_same_file(sorted[i - 1]->path, sorted[i]->path)) { /* given twice (a path and its folder): once */
                 fprintf(stderr, "sotto transcribe: note: %s is %s again: transcribed once\n", sorted[i]->path,
                         sorted[i - 1]->path);
                 ((item *)sorted[i])->again = true;

@@ -201,6 +201,12 @@ bool cli_language_fits(const char *cmd, const sotto_model *model, const char *la
     return true;
 }
 
+bool cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 bool cli_make_dirs(const char *path, bool last)
 {
     char dir[PATH_MAX];

@@ -71,6 +71,9 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t
  * library's to refuse (sotto_language_code: NULL, as auto). */
 bool cli_language_fits(const char *cmd, const sotto_model *model, const char *lang, bool translate);
 
+/* Whether paths A and B name one existing file (a path and another way to it). */
+bool cli_same_file(const char *a, const char *b);
+
 /* mkdir -p: every directory of PATH before its last '/', and (LAST) PATH itself. False
  * with errno set. */
 bool cli_make_dirs(const char *path, bool last);

@@ -314,9 +314,7 @@ static bool name_clash(opts *o)
         for (int j = i + 1; j < o->n_files; j++) {
             base_name(o->files[i], a, sizeof a);
             base_name(o->files[j], b, sizeof b);
-            struct stat si, sj;
-            if (strcmp(a, b) == 0 && strcmp(o->files[i], "-") != 0 && stat(o->files[i], &si) == 0 &&
-                stat(o->files[j], &sj) == 0 && si.st_dev == sj.st_dev && si.st_ino == sj.st_ino) {
+            if (strcmp(a, b) == 0 && strcmp(o->files[i], "-") != 0 && cli_same_file(o->files[i], o->files[j])) {
                 fprintf(stderr, "sotto transcribe: note: %s is %s again: transcribed once\n", o->files[j],
                         o->files[i]);
                 memmove(&o->files[j], &o->files[j + 1], (size_t)(o->n_files - j - 1) * sizeof *o->files);
