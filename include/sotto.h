@@ -651,6 +651,14 @@ typedef struct sotto_transcribe_params {
     double prompt_reset_temperature; /* a window decoded at a temperature above this is not
                                   the next one's prompt: 0.5 (default, openai-whisper's rule;
                                   faster-whisper's prompt_reset_on_temperature). Not NaN */
+    int without_logprobs;      /* 1: a window decoded greedily at the only temperature (beam_size
+                                  1, one temperature, 0) may leave out its log-probabilities
+                                  where nothing decides on them (the silence check reads them
+                                  past no_speech_threshold: computed there): the same tokens,
+                                  the segments' avg_logprob NaN. Faster where the backend can
+                                  take a step's argmax without every logit (the CPU where the
+                                  vocabulary does not fit its last cache). 0 (default): always
+                                  computed */
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */

@@ -174,6 +174,11 @@ struct sotto__backend {
                                   promised (batched decoding then has no bit-identity to keep) */
     bool host_memory;          /* its buffers are this process's memory: a context checks a batch's
                                   buffers against what the process may still allocate */
+    bool few_logits;           /* a greedy step is faster as argmax over the text ids and linear
+                                  over a few rows of the embedding than as every logit, and
+                                  linear gives a row of W the same bits whatever rows of W are
+                                  computed beside it (the CPU where the vocabulary is larger
+                                  than its last cache: search.c's lazy steps) */
 };
 
 /* ---- the registry (backend_reg.c) ------------------------------------------------- */

@@ -95,6 +95,10 @@ double sotto__now_ms(void);
  * ("QUOTA PERIOD", or "max PERIOD": none). */
 int sotto__quota_cpus(long long quota, long long period);
 int sotto__cgroup_max_cpus(const char *text);
+/* cpus.c: a sysfs cache size ("32768K", "1M", "512") in bytes, 0 when TEXT is not one; and
+ * the largest data cache CPU 0 reports there, 0 when unknown. */
+size_t sotto__cache_size_bytes(const char *text);
+size_t sotto__last_cache_bytes(void);
 
 /* cgroup.c: the first line of PATH into BUF (false when it cannot be read); the path of
  * this process's cgroup in the hierarchy CONTROLLER names (v1: "cpu" in

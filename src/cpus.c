@@ -92,3 +92,34 @@ int sotto_cpu_count(void)
     if (q > 0 && (n < 1 || q < n)) n = q;
     return n > 0 ? (int)n : 1;
 }
+
+/* Parses sysfs's cache size ("32768K", "1M", "512"): bytes, 0 when it is not one. */
+size_t sotto__cache_size_bytes(const char *text)
+{
+    char *end;
+    unsigned long long v = text ? strtoull(text, &end, 10) : 0;
+    if (!text || end == text) return 0;
+    unsigned long long mul = *end == 'K' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : *end == 'G' ? 1ull << 30 : 1;
+    if (mul > 1) end++;
+    if (*end && *end != '\n') return 0;
+    return v > SIZE_MAX / mul ? 0 : (size_t)(v * mul);
+}
+
+/* The largest data cache of CPU 0 in sysfs (/sys/devices/system/cpu/cpu0/cache/indexN:
+ * the L3 of most x86 CPUs, the L2 or a system cache of many ARM ones), where sysconf's
+ * figure can be the host's in a virtual machine (320 MB reported beside sysfs's 32 MB
+ * on one); 0 when unknown. */
+size_t sotto__last_cache_bytes(void)
+{
+    size_t best = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[96], type[32], size[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if (!sotto__first_line(path, type, sizeof type)) break;
+        if (strncmp(type, "Instruction", 11) == 0) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        size_t b = sotto__first_line(path, size, sizeof size) ? sotto__cache_size_bytes(size) : 0;
+        if (b > best) best = b;
+    }
+    return best;
+}

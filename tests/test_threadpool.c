@@ -136,6 +136,11 @@ static void cpu_count(void)
           sotto__cgroup_max_cpus(NULL) == 0, "cpu.max: not two numbers");
     CHECK(sotto__quota_cpus(-1, 100000) == 0 && sotto__quota_cpus(100000, 0) == 0, "v1: no quota");
     CHECK(sotto__quota_cpus(250000, 100000) == 3, "v1: 2.5 CPUs round up");
+    CHECK(sotto__cache_size_bytes("32768K\n") == 32u << 20 && sotto__cache_size_bytes("1M") == 1u << 20 &&
+          sotto__cache_size_bytes("512") == 512, "sysfs cache sizes");
+    CHECK(sotto__cache_size_bytes("") == 0 && sotto__cache_size_bytes("K") == 0 && sotto__cache_size_bytes("12Q") == 0 &&
+          sotto__cache_size_bytes("4KB") == 0 && sotto__cache_size_bytes(NULL) == 0, "not a cache size");
+    printf("last cache: %zu bytes\n", sotto__last_cache_bytes());
     int n = sotto_cpu_count();
     CHECK(n >= 1, "sotto_cpu_count %d", n);
 #ifdef __linux__

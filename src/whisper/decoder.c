@@ -327,6 +327,16 @@ void sotto__decoder_logits(sotto__decoder *dec, int n_rows)
     dec->be->ops->linear(dec->be, dec->h, n_rows, &dec->emb, dec->logits);
 }
 
+void sotto__decoder_logits_at(sotto__decoder *dec, int first, int n)
+{
+    size_t row;
+    if (n <= 0 || !sotto__type_bytes(dec->emb.type, dec->emb.n_in, &row)) return;
+    sotto__blinear part = dec->emb;
+    part.w = sotto__buf_at(dec->emb.w, (size_t)first * row);
+    part.n_out = n;
+    dec->be->ops->linear(dec->be, dec->h, 1, &part, sotto__buf_f32(dec->logits, (size_t)first));
+}
+
 sotto_status sotto__decoder_argmax(sotto__decoder *dec, const sotto__i32list *excl, int n_excl, int32_t *out)
 {
     return dec->be->ops->argmax(dec->be, dec->h, &dec->emb, excl, n_excl, dec->logits, out);

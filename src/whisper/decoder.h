@@ -104,6 +104,10 @@ void sotto__decoder_copy_slot(sotto__decoder *dec, int dst, int src, int from, i
  * embedding (N_ROWS <= max(2, n_slots)). */
 void sotto__decoder_logits(sotto__decoder *dec, int n_rows);
 
+/* Logits [FIRST, FIRST + N) of row 0 alone (the rest of the row untouched), each with the
+ * bits sotto__decoder_logits gives it where the backend has few_logits. */
+void sotto__decoder_logits_at(sotto__decoder *dec, int first, int n);
+
 /* The argmax of those logits with the ids of the N_EXCL lists EXCL taken out, without
  * computing every logit where the backend can (the same id either way). */
 sotto_status sotto__decoder_argmax(sotto__decoder *dec, const sotto__i32list *excl, int n_excl, int32_t *out);

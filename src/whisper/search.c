@@ -127,6 +127,8 @@ struct sotto__group {
     int slot0;                 /* its cache slots: slot0 .. slot0 + G - 1 */
     int i;                     /* steps done (tokens sampled per sequence) */
     bool beam, finished;
+    bool lazy;                 /* few_logits taken: lazy_logits, no log-sum-exp */
+    sotto__i32list specials;   /* lazy: the ids from <|endoftext|> on, out of its argmax */
     int max_candidates;
     int sample_len;            /* the most tokens sampled (prompt.h sotto__sample_len) */
     sotto__decode_result *res;
@@ -431,6 +433,30 @@ static void prefill(group *g, const int32_t *init, int sot_index, sotto__decode_
     }
 }
 
+/* A lazy greedy step's row of logits: the argmax of the text ids without every logit
+ * (the suppressed ids out, as the filters take them out), then the exact logits of that id
+ * and of every special and timestamp, the other text ids -inf. The filters and the argmax
+ * choose on this row what they choose on the whole one: they take text ids out only all at
+ * once or by the suppress list (penalties, which take single ids, are never lazy), and
+ * read only the text ids' largest logit and the timestamps' (logits.c). False when the
+ * backend's argmax failed (the caller then computes every logit). */
+static bool lazy_logits(group *g)
+{
+    sotto_context *ctx = g->ctx;
+    sotto__backend *be = ctx->be;
+    const int eot = g->o->rules->eot, V = g->V;
+    sotto__i32list lists[2] = {g->o->rules->suppress, g->specials};
+    int32_t best = 0;
+    if (sotto__decoder_argmax(&ctx->dec, lists, 2, &best) || best < 0 || best >= eot) return false;
+    sotto__decoder_logits_at(&ctx->dec, eot, V - eot);
+    sotto__decoder_logits_at(&ctx->dec, best, 1);
+    float *L = g->logits;
+    for (int i = 0; i < eot; i++) L[i] = -INFINITY;
+    be->ops->read(be, L + eot, sotto__buf_f32(ctx->dec.logits, (size_t)eot), (size_t)(V - eot) * sizeof *L);
+    be->ops->read(be, L + best, sotto__buf_f32(ctx->dec.logits, (size_t)best), sizeof *L);
+    return true;
+}
+
 /* One decoder step for the live sequences: their last tokens at position N_POS - 1. */
 static void step(group *g, int n_pos)
 {
@@ -438,6 +464,7 @@ static void step(group *g, int n_pos)
     int slots[SOTTO_MAX_SEQUENCES];
     int n = sotto__group_rows(g, toks, slots);
     sotto__decoder_step(&g->ctx->dec, toks, slots, n, n_pos - 1, g->slot0, g->n_init);
+    if (g->lazy && lazy_logits(g)) return;
     sotto__decoder_logits(&g->ctx->dec, n);
     sotto__group_fetch(g, 0);
 }
@@ -474,7 +501,7 @@ bool sotto__group_finished(const sotto__group *g) { return g->finished; }
 static void group_free(group *g)
 {
     if (!g) return;
-    free(g->logits), free(g->weights), free(g->s), free(g->next), free(g->fin);
+    free(g->logits), free(g->weights), free(g->s), free(g->next), free(g->fin), free(g->specials.v);
     free(g);
 }
 
@@ -528,6 +555,14 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
     prefill(g, init, sot_index, res);
     res->skipped = res->no_speech_prob > o->skip_above;
     g->finished = res->skipped || g->sample_len <= 0;
+    const sotto__rules *ru = o->rules;
+    const bool penalties = (ru->repetition_penalty > 0 && ru->repetition_penalty != 1) || ru->no_repeat_ngram > 0;
+    if (o->few_logits && ctx->be->few_logits && G == 1 && !beam && o->temperature == 0 && !penalties &&
+        !(res->no_speech_prob > o->logprobs_above) && ru->eot > 0 && ru->eot < g->V &&
+        (g->specials.v = malloc((size_t)(g->V - ru->eot) * sizeof *g->specials.v))) {
+        for (int i = ru->eot; i < g->V; i++) g->specials.v[g->specials.n++] = i;
+        g->lazy = true;
+    }
     *out = g;
     return SOTTO_OK;
 }
@@ -546,7 +581,7 @@ static void prep_row(void *arg, int r)
     float *L = g->logits + (size_t)r * g->V;
     sotto__penalties_apply(o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, L); /* CTranslate2's first */
     float m = sotto__rules_apply(be, o->rules, q->tok + o->n_prefix, q->n - o->n_prefix, o->n_prefix > 0, L);
-    g->lse[r] = sotto__logsumexp_max(be, L, g->V, m);
+    g->lse[r] = g->lazy ? NAN : sotto__logsumexp_max(be, L, g->V, m);
     if (g->beam) topk(L, g->V, o->ct2_beams ? 2 * g->G : g->G + 1, g->top[r]);
     else if (o->temperature == 0) g->best[r] = sotto__argmax_max(be, L, g->V, m);
 }

@@ -39,6 +39,12 @@ typedef struct sotto__decode_opts {
     double skip_above;         /* a no-speech probability above this ends the decode after the
                                   prefill, with no tokens and SKIPPED set (the silence check:
                                   the window will be skipped whatever is decoded) */
+    bool few_logits;           /* greedy at temperature 0 may leave the log-probabilities out
+                                  where the backend has few_logits (sum and avg NaN; the same
+                                  tokens): the text ids' argmax and the exact logits of that
+                                  id and of every special and timestamp, not all of them */
+    double logprobs_above;     /* ... but not where the no-speech probability is above this
+                                  (the silence check then reads avg_logprob) */
     sotto_abort_callback abort_callback; /* or NULL: polled every 16 steps with AUDIO_S; */
     void *user_data;           /*   nonzero ends the decode with SOTTO_ERR_CANCELLED */
     double audio_s;

@@ -153,6 +153,9 @@ static sotto_status decode_with_fallback(run *r, sotto__decode_result *out, int6
                                 .sample_len = p->sample_len > 0 && p->sample_len < h->n_text_ctx / 2
                                                   ? p->sample_len : h->n_text_ctx / 2,
                                 .rng = &r->rng, .skip_above = skip_above,
+                                .few_logits = p->without_logprobs && p->n_temperatures == 1,
+                                .logprobs_above = p->check_no_speech && p->check_logprob ? p->no_speech_threshold
+                                                                                         : INFINITY,
                                 .stop_ratio_above = may_stop_early(p, i) ? p->compression_ratio_threshold : INFINITY,
                                 .abort_callback = p->abort_callback, .user_data = p->user_data,
                                 .audio_s = r->res->pub.duration};

@@ -355,6 +355,7 @@ static int parse(int argc, char **argv, opts *o)
     }
     if (!o->formats) o->formats = out_format("txt");
     o->n_formats = __builtin_popcount(o->formats);
+    o->tp.without_logprobs = !(o->formats & out_format("json")); /* the one output that has avg_logprob */
     o->tp.language = o->lang;
     o->tp.clip_timestamps = o->clips.n ? o->clips.t : NULL;
     o->tp.n_clip_timestamps = o->clips.n;
