@@ -472,7 +472,7 @@ typedef struct sotto_vad_params sotto_vad_params; /* its parameters (below) */
 
 typedef struct sotto_transcribe_params {
     const char *language;      /* "en", "de", ... or openai's name ("German": sotto_language_code);
-                                  NULL or "auto": detected from the first 30 s
+                                  NULL or "auto" (any case): detected from the first 30 s
                                   (multilingual models; English-only models are "en") */
     int translate;             /* 1: task translate (multilingual models) */
     int timestamps;            /* 1: timestamp tokens, segments cut at them (default);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../audio/audio.h"
 #include "../audio/mel.h"
@@ -206,7 +207,7 @@ static sotto_status language(sotto__brun *r, sotto__bin *in, int32_t *lang)
 {
     const sotto_model *m = r->ctx->model;
     const char *given = in->p.language;
-    bool detect = !given || strcmp(given, "auto") == 0;
+    bool detect = !given || strcasecmp(given, "auto") == 0;
     const char *code = detect ? NULL : sotto_language_code(given);
     *lang = -1;
     if (!detect && !code) return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "unknown language '%s'", given);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../common.h"
 
@@ -103,7 +104,7 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (!st) st = check_threshold(p->check_logprob, p->logprob_threshold, "the logprob threshold", err);
     if (!st) st = check_threshold(p->check_no_speech, p->no_speech_threshold, "the no-speech threshold", err);
     if (st) return st;
-    if (p->language && strcmp(p->language, "auto") != 0 && !sotto_language_code(p->language))
+    if (p->language && strcasecmp(p->language, "auto") != 0 && !sotto_language_code(p->language))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "unknown language '%s' (a code as de, or openai's name as "
                            "German)", p->language);
     if (p->check_hallucination_silence && !(p->hallucination_silence_threshold >= 0))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../common.h"
 #include "agree.h"
@@ -81,7 +82,7 @@ sotto_status sotto_stream_params_check(const sotto_stream_params *p)
     else if (p->vad && (p->vad_min_silence_ms < 0 || p->vad_threads < 0))
         sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: VAD silence %d ms, %d threads (both >= 0)",
                     p->vad_min_silence_ms, p->vad_threads);
-    else if (p->language && strcmp(p->language, "auto") && !sotto_language_code(p->language))
+    else if (p->language && strcasecmp(p->language, "auto") && !sotto_language_code(p->language))
         sotto__fail(&err, SOTTO_ERR_INVALID_ARG, "stream: '%s' is not a language", p->language);
     else
         return SOTTO_OK;
@@ -118,7 +119,8 @@ sotto_status sotto_stream_init(sotto_context *ctx, const sotto_stream_params *pa
     if (params->beam_size > ctx->dec.n_slots)
         return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "stream: beam size above the context's "
                                                                    "max_sequences"});
-    const char *code = params->language && strcmp(params->language, "auto") ? sotto_language_code(params->language) : NULL;
+    const char *code =
+        params->language && strcasecmp(params->language, "auto") ? sotto_language_code(params->language) : NULL;
     sotto_model_info info;
     sotto_model_get_info(ctx->model, &info);
     if (code && info.multilingual && sotto_language_token(ctx->model, code) < 0) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../audio/melfile.h"
 #include "batch.h"
@@ -425,7 +426,7 @@ static sotto_status language(run *r, int32_t *lang)
 {
     const sotto_model *m = r->ctx->model;
     const char *given = r->p->language;
-    bool detect = !given || strcmp(given, "auto") == 0;
+    bool detect = !given || strcasecmp(given, "auto") == 0;
     const char *code = detect ? NULL : sotto_language_code(given); /* "de" or "German" */
     *lang = -1;
     if (!detect && !code) return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "unknown language '%s'", given);

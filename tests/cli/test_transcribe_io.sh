@@ -182,8 +182,13 @@ expect 1 "unknown language 'xx'" "$SOTTO" transcribe -m "$TINY" -t 2 -l xx -j 2 
     bad "-l xx: $(cat "$TMP/err")"
 expect 0 "stdout:young man" "$SOTTO" transcribe "${T[@]}" -l English "$clip"
 expect 0 "stdout:young man" "$SOTTO" transcribe "${T[@]}" -l english "$clip"
-expect 1 "English-only" "$SOTTO" transcribe "${T[@]}" -l German -j 2 --output-dir "$TMP/l" "$TMP/many"
+# an English-only model transcribes English whatever -l says, with openai-whisper's warning (once)
+expect 0 "warning: this model is English-only: it transcribes in English, not German" \
+    "$SOTTO" transcribe "${T[@]}" -l German -j 2 --output-dir "$TMP/l" "$TMP/many"
 [[ $(grep -c "English-only" "$TMP/err") == 1 ]] && ok || bad "-l German on tiny.en: $(cat "$TMP/err")"
+expect 0 "stdout:young man" "$SOTTO" transcribe "${T[@]}" -l de "$clip"
+expect 1 "English-only: it cannot translate" "$SOTTO" transcribe "${T[@]}" -l de --task translate "$clip"
+expect 0 "stdout:young man" "$SOTTO" transcribe "${T[@]}" -l AUTO "$clip"
 expect 1 "1..224" "$SOTTO" transcribe "${T[@]}" --sample-len 448 "$clip"
 
 # the progress line on a terminal is cleared before a segment (two windows: gaps)

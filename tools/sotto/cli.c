@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,18 +185,24 @@ char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t
     return buf;
 }
 
-bool cli_language_fits(const char *cmd, const sotto_model *model, const char *lang, bool translate)
+bool cli_auto_language(const char *lang) { return !lang || strcasecmp(lang, "auto") == 0; }
+
+bool cli_language_fits(const char *cmd, const sotto_model *model, const char **lang, bool translate)
 {
     sotto_model_info mi;
     sotto_model_get_info(model, &mi);
-    const char *code = lang && strcmp(lang, "auto") ? sotto_language_code(lang) : NULL;
-    if (!mi.multilingual && ((code && strcmp(code, "en")) || translate)) {
-        fprintf(stderr, "sotto %s: this model is English-only: %s\n", cmd,
-                translate ? "it cannot translate" : "-l en or auto only");
+    const char *code = cli_auto_language(*lang) ? NULL : sotto_language_code(*lang);
+    if (!mi.multilingual && translate) {
+        fprintf(stderr, "sotto %s: this model is English-only: it cannot translate\n", cmd);
         return false;
     }
+    if (!mi.multilingual && code && strcmp(code, "en")) {
+        fprintf(stderr, "sotto %s: warning: this model is English-only: it transcribes in English, not %s "
+                "(openai-whisper's command does the same)\n", cmd, *lang);
+        *lang = "en";
+    }
     if (mi.multilingual && code && sotto_language_token(model, code) < 0) {
-        fprintf(stderr, "sotto %s: this model has no language '%s'\n", cmd, lang);
+        fprintf(stderr, "sotto %s: this model has no language '%s'\n", cmd, *lang);
         return false;
     }
     return true;

@@ -66,10 +66,14 @@ bool cli_parse_ids(const char *text, size_t len, bool commas, int32_t n_vocab, c
 char *cli_read_file(const char *path, size_t max, size_t *len, char *msg, size_t msg_len);
 
 /* -l LANG and --task against the model, once, before any input is read: an English-only
- * model takes en (or auto) alone and no translation; a multilingual one needs the
- * language's token. False after a message naming CMD. An unknown language is the
- * library's to refuse (sotto_language_code: NULL, as auto). */
-bool cli_language_fits(const char *cmd, const sotto_model *model, const char *lang, bool translate);
+ * model transcribes English whatever *LANG says (openai-whisper's command warns and sets
+ * en: so does this, *LANG then "en") and does not translate; a multilingual
+ * one needs the language's token. False after a message naming CMD. An unknown language
+ * is the library's to refuse (sotto_language_code: NULL, as auto). */
+bool cli_language_fits(const char *cmd, const sotto_model *model, const char **lang, bool translate);
+
+/* Whether LANG asks for detection: NULL, or "auto" in any case (as the library takes it). */
+bool cli_auto_language(const char *lang);
 
 /* Whether paths A and B name one existing file (a path and another way to it). */
 bool cli_same_file(const char *a, const char *b);

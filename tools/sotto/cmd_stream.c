@@ -312,7 +312,8 @@ static int on_event(const sotto_stream_event *e, void *user)
      * one is in another (the session keeps one once it has heard --hold seconds) */
     if (e->type == SOTTO_STREAM_FINAL && e->language && strcmp(e->language, l->lang) != 0) {
         snprintf(l->lang, sizeof l->lang, "%s", e->language);
-        if (!o->lang && !o->quiet && l->say_lang) fprintf(stderr, "sotto stream: detected language %s\n", l->lang);
+        if (cli_auto_language(o->lang) && !o->quiet && l->say_lang)
+            fprintf(stderr, "sotto stream: detected language %s\n", l->lang);
     }
     if (o->quiet) return l->failed;
     double emitted = (cli_now_ms() - l->t0_ms) / 1000;
@@ -504,7 +505,8 @@ int cmd_stream(int argc, char **argv)
     if (!cli_output_writable("stream", o.dir, o.output)) goto done;
     if (!(model = cli_load_model(path))) goto done;
     rc = EXIT_INPUT;
-    if (!cli_language_fits("stream", model, o.lang, false)) goto done;
+    if (!cli_language_fits("stream", model, &o.lang, false)) goto done;
+    o.sp.language = o.lang;
     rc = EXIT_EXEC;
     if (!o.no_vad && cli_vad_model_path(o.c.vad_model, vad_path, sizeof vad_path, o.c.vad_model != NULL)) {
         if (sotto_vad_load(vad_path, &vad) != SOTTO_OK) {

@@ -705,11 +705,12 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
     return rc;
 }
 
-/* -l and --task against the model (cli_language_fits); --multilingual on an English-only
- * one warns, as faster-whisper's does. */
-static bool language_fits(const opts *o, const sotto_model *model)
+/* -l and --task against the model (cli_language_fits: en for an English-only one);
+ * --multilingual on an English-only one warns, as faster-whisper's does. */
+static bool language_fits(opts *o, const sotto_model *model)
 {
-    if (!cli_language_fits("transcribe", model, o->lang, o->tp.translate)) return false;
+    if (!cli_language_fits("transcribe", model, &o->lang, o->tp.translate)) return false;
+    o->tp.language = o->lang;
     sotto_model_info mi;
     sotto_model_get_info(model, &mi);
     if (!mi.multilingual && o->tp.multilingual && !o->quiet) /* faster-whisper's warning, and its False */

@@ -201,7 +201,7 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         return false;
     }
     tp->translate = translate;
-    if (f->n_language && strcmp(f->language, "auto") != 0) {
+    if (f->n_language && strcasecmp(f->language, "auto") != 0) {
         bool known = cfg->multilingual ? sotto_language_token(cfg->model, f->language) >= 0
                                        : strcmp(f->language, "en") == 0;
         if (!known) {

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "output.h"
 #include "serve_rt.h"
@@ -119,7 +120,7 @@ static bool get_string(serve_rt *rt, const json_t *o, const char *key, char *out
 static bool check_language(serve_rt *rt, const char *lang, const char *path)
 {
     const serve_config *cfg = rt->cfg;
-    if (!lang[0] || !strcmp(lang, "auto")) return true;
+    if (!lang[0] || !strcasecmp(lang, "auto")) return true;
     if (cfg->multilingual ? sotto_language_token(cfg->model, lang) >= 0 : strcmp(lang, "en") == 0) return true;
     char why[256];
     serve_language_error(lang, cfg, why, sizeof why);
