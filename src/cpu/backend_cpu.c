@@ -339,8 +339,9 @@ static void fetch_proxy(cpu_backend *c)
     c->vocab = NULL;
 }
 
-/* Whether the vocabulary's table is larger than the CPU's last cache (or that is unknown),
- * so that a full projection streams it from memory at every greedy step, where the
+/* Whether the vocabulary's table is larger than half the CPU's last cache (which a step's
+ * layers and cross-attention K/V share), or that cache is unknown: then a full projection
+ * streams the table from memory at every greedy step, where the
  * proxy's argmax (a third of its bytes for f16) and a few exact rows are faster: tiny.en
  * f16 on an AMD EPYC Zen 4 with 32 MB of L3, 1.97 against 2.69 ms a step (`sotto bench`);
  * on an Intel Xeon whose 260 MB of L3 holds the table the full projection was faster

@@ -53,7 +53,8 @@ static const cli_opt options[] = {
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
     {"--language", 'l', OPT_STR, OFF(lang), 0, 0, "LANG", "a language",
      .help = "spoken language: a code or openai's name (default: detected at the\n"
-             "first words; English-only models: en)"},
+             "first words); an English-only model transcribes English whatever LANG\n"
+             "says, with a warning"},
     {"--format", 0, OPT_CALL, OFF(format), 0, 0, "RAW", .call = set_raw,
      .help = "INPUT is raw PCM, mono: s16le or f32le (default: any file or\n"
              "container FFmpeg reads, probed)"},

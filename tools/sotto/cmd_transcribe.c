@@ -77,7 +77,8 @@ static const cli_opt options[] = {
     {.kind = OPT_INCLUDE, .sub = cli_opt_device, .offset = OFF(c)},
     {"--language", 'l', OPT_STR, OFF(lang), 0, 0, "LANG", "a language",
      .help = "spoken language: a code (en, de, ...), openai's name (English, german,\n"
-             "...) or auto (default: detect from the first 30 s; English-only models: en)"},
+             "...) or auto (default: detect from the first 30 s); an English-only model\n"
+             "transcribes English whatever LANG says, with a warning"},
     {"--task", 0, OPT_CALL, TP(translate), 0, 0, "TASK", .call = set_task,
      .help = "transcribe (default) or translate (into English)"},
     {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format, .help_fn = format_help},

@@ -194,6 +194,7 @@ bool serve_form_check(const serve_form *f, const serve_config *cfg, bool transla
         return false;
     }
     if (f->granularity_word) tp->word_timestamps = 1; /* OpenAI's words: openai-whisper's word_timestamps */
+    tp->without_logprobs = !verbose; /* the one answer that has avg_logprob */
     if (!check_temperature(f, cfg, tp, e)) return false;
     if (translate && !cfg->multilingual) {
         serve_error_set(e, 400, "invalid_request_error", "model", "unsupported_model",
