@@ -1,6 +1,7 @@
 # install.cmake — what `cmake --install` puts under the prefix: libsotto.a and libsotto.so,
 # include/sotto.h, lib/pkgconfig/sotto.pc, the CMake package (lib/cmake/sotto: targets
-# sotto::sotto, the shared library, and sotto::sotto_static) and the sotto tool (component "dev" and "cli";
+# sotto::sotto, the shared library, and sotto::sotto_static) and the sotto tool with its
+# manual page, share/man/man1/sotto.1 (component "dev" and "cli";
 # the Python package installs its own component, python/CMakeLists.txt). Included by the
 # top-level CMakeLists.txt after the targets exist.
 set_target_properties(sotto_shared PROPERTIES EXPORT_NAME sotto)
@@ -11,6 +12,8 @@ install(TARGETS sotto sotto_shared EXPORT sottoTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/sotto.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 install(TARGETS sotto_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
+# sotto(1), made from the tool's help by scripts/make_man.py (ctest -R man_page keeps it so)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/../docs/sotto.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
 
 # sotto.pc: static linking needs what the library links (Libs.private): zlib, libm,
 # pthreads; the Vulkan loader and FFmpeg's libraries are opened at run time, so -ldl (part

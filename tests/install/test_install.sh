@@ -24,7 +24,7 @@ check() { # check WHAT CONDITION...
 P=$TMP/prefix
 cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 || { cat "$TMP/install.log"; echo "FAIL: cmake --install"; exit 1; }
 LIBDIR=$(find "$P" -name libsotto.a -printf '%h\n' | head -1)
-for f in include/sotto.h bin/sotto; do check "installed $f" test -f "$P/$f"; done
+for f in include/sotto.h bin/sotto share/man/man1/sotto.1; do check "installed $f" test -f "$P/$f"; done
 check "installed libsotto.a" test -f "$LIBDIR/libsotto.a"
 check "installed libsotto.so" test -L "$LIBDIR/libsotto.so"
 check "installed sotto.pc" test -f "$LIBDIR/pkgconfig/sotto.pc"
