@@ -106,7 +106,7 @@ sotto_status sotto__transcribe_params_check(const sotto_transcribe_params *p, so
     if (st) return st;
     if (p->language && strcasecmp(p->language, "auto") != 0 && !sotto_language_code(p->language))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "unknown language '%s' (a code as de, or openai's name as "
-                           "German)", p->language);
+                           "German; auto detects it)", p->language);
     if (p->check_hallucination_silence && !(p->hallucination_silence_threshold >= 0))
         return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "hallucination silence threshold %g (>= 0 s)",
                            p->hallucination_silence_threshold);

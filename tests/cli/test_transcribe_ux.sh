@@ -125,9 +125,18 @@ expect 1 "unknown option '--word_timestamps': sotto spells it --word-timestamps"
     "$SOTTO" transcribe -m "$TINY" --word_timestamps True "$clip"
 expect 1 "--word-timestamps takes no value ('--word-timestamps True'" "$SOTTO" transcribe -m "$TINY" --word-timestamps True "$clip"
 expect 1 "sotto spells it --prompt" "$SOTTO" transcribe -m "$TINY" --initial_prompt x "$clip"
+# openai's options sotto has not: what to do instead
+expect 1 "unknown option '--fp16': sotto has no half-precision switch" "$SOTTO" transcribe -m "$TINY" --fp16 False "$clip"
+expect 1 "--quiet is openai's --verbose False" "$SOTTO" transcribe -m "$TINY" --verbose False "$clip"
+expect 1 "-m takes a model's path" "$SOTTO" transcribe --model_dir "$TMP" "$clip"
+expect 1 "not 'None' (openai's None: --no-fallback)" \
+    "$SOTTO" transcribe -m "$TINY" --temperature-increment-on-fallback None "$clip"
+expect 1 "unknown language 'None' (a code as de, or openai's name as German; auto detects it)" \
+    "$SOTTO" transcribe -m "$TINY" -l None "$clip"
 "$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -o "$TMP/o.SRT" "$clip" 2>/dev/null
 grep -q -- "-->" "$TMP/o.SRT" && ok || bad "-o o.SRT wrote no srt: $(head -c 200 "$TMP/o.SRT")"
-"$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -f txt -o "$TMP/o.srt" "$clip" 2>/dev/null
+expect 0 "note: -o $TMP/o.srt gets txt, as -f says (not srt)" \
+    "$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -f txt -o "$TMP/o.srt" "$clip"
 grep -q -- "-->" "$TMP/o.srt" && bad "-f txt -o o.srt wrote srt" || ok
 "$SOTTO" transcribe -m "$TINY" -t 2 --beam-size 1 -f vtt --output-dir "$TMP/deep/er/dir" "$clip" 2>/dev/null
 [[ -s $TMP/deep/er/dir/librivox-0870.vtt ]] && ok || bad "--output-dir deep/er/dir not made"

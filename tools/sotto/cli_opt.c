@@ -148,7 +148,10 @@ static const cli_opt *find(const cli_opt *t, size_t base, const char *a, size_t 
 
 static int bad_value(const cli_cmd *cmd, const char *a, const char *what, const char *v)
 {
-    fprintf(stderr, "sotto %s: %s takes %s, not '%s'\n", cmd->name, a, what, v);
+    /* openai-whisper's None where sotto has a switch for it */
+    const bool fallback_none = !strcmp(v, "None") && !strcmp(a, "--temperature-increment-on-fallback");
+    fprintf(stderr, "sotto %s: %s takes %s, not '%s'%s\n", cmd->name, a, what, v,
+            fallback_none ? " (openai's None: --no-fallback)" : "");
     return EXIT_INPUT;
 }
 
@@ -197,11 +200,17 @@ static int store(const cli_cmd *cmd, const cli_opt *r, const char *a, const char
 
 /* " (sotto spells it --x-y)" into HINT for an unknown option A (LEN bytes) that is
  * openai-whisper's spelling of one of CMD's: underscores for dashes (--word_timestamps),
- * or a name of its own (--initial_prompt, --output_format); else "". */
+ * or a name of its own (--initial_prompt, --output_format); what to do instead for
+ * openai's options that sotto has not (--fp16, --verbose, --model_dir); else "". */
 static void spelling_hint(const cli_cmd *cmd, const char *a, size_t len, char *hint, size_t n)
 {
     static const char *const renamed[][2] = {{"--initial-prompt", "--prompt"}, {"--output-format", "--format"},
                                              {"--condition-on-previous-text", "--no-condition (for False)"}};
+    static const char *const instead[][2] = {
+        {"--fp16", ": sotto has no half-precision switch (its CPU math is openai's --fp16 False): leave it out"},
+        {"--verbose", ": --quiet is openai's --verbose False (segments are printed by default)"},
+        {"--model-dir", ": -m takes a model's path or an installed model's name"},
+    };
     char dashed[64];
     size_t at, on;
     hint[0] = 0;
@@ -214,6 +223,8 @@ static void spelling_hint(const cli_cmd *cmd, const char *a, size_t len, char *h
             known = renamed[i][1];
     if (!known && memchr(a, '_', len) && find(cmd->opts, 0, dashed, len, &at, &on)) known = dashed;
     if (known) snprintf(hint, n, ": sotto spells it %s", known);
+    for (size_t i = 0; i < sizeof instead / sizeof *instead && !known; i++)
+        if (!strcmp(dashed, instead[i][0])) snprintf(hint, n, "%s", instead[i][1]);
 }
 
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos)
@@ -242,7 +253,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, void *opts, int *n_pos)
             return EXIT_INPUT;
         }
         if (!r) {
-            char hint[96];
+            char hint[160];
             spelling_hint(cmd, a, len, hint, sizeof hint);
             fprintf(stderr, "sotto %s: unknown option '%s'%s (see sotto %s --help)\n", cmd->name, a, hint, cmd->name);
             return EXIT_INPUT;

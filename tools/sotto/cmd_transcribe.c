@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,18 @@ static const cli_opt options[] = {
     {"--split-on-word", 0, OPT_TRUE, OFF(lines.split_on_word),
      .help = "cut only before a word that starts with a space (-sow): never\n"
              "inside the words of languages written without spaces"},
+    {"--max-line-width", 0, OPT_INT, OFF(lines.max_line_width), 1, 100000, "N", "a number of characters in 1..100000",
+     .help = "with --word-timestamps: srt and vtt lines of at most N characters,\n"
+             "broken between words, a cue a segment (openai-whisper's option)"},
+    {"--max-line-count", 0, OPT_INT, OFF(lines.max_line_count), 1, 100000, "N", "a number of lines in 1..100000",
+     .help = "with --max-line-width: cues of at most N lines, which run on across\n"
+             "segments and break at a pause of more than 3 s (openai's)"},
+    {"--max-words-per-line", 0, OPT_INT, OFF(lines.max_words_per_line), 1, 100000, "N", "a number of words in 1..100000",
+     .help = "with --word-timestamps: a cue for every N words of a segment\n"
+             "(openai's; no effect with --max-line-width)"},
+    {"--highlight-words", 0, OPT_TRUE, OFF(lines.highlight_words),
+     .help = "with --word-timestamps: a cue for each word as it is spoken, the\n"
+             "word underlined (<u>word</u>) in the cue's text (openai's)"},
     {"--hallucination-silence-threshold", 0, OPT_FLOAT, TP(hallucination_silence_threshold), 0, HUGE_VAL, "S",
      "seconds >= 0",
      .help = "with --word-timestamps: skip silences longer than S seconds\n"
@@ -239,7 +252,8 @@ static const cli_cmd command = {
              "Transcribes each AUDIO file as openai-whisper's transcribe() does: 30 s windows\n"
              "advanced by the timestamps, beam search, temperature fallback, each window\n"
              "conditioned on the text before it. Segments are printed as they are decoded; with\n"
-             "--output-dir every format is written to DIR/NAME.EXT.\n"
+             "--output-dir each format of -f (txt without it; all: every one) is written to\n"
+             "DIR/NAME.EXT.\n"
              "AUDIO is any audio or video file FFmpeg reads (WAV, FLAC, MP3, Ogg/Opus, M4A/AAC,\n"
              "the first audio track of MP4/MKV/WebM, ...) or - for standard input, decoded as\n"
              "openai-whisper's ffmpeg command does (mono, 16 kHz by libswresample) and streamed:\n"
@@ -285,9 +299,15 @@ static bool stdout_ok(void)
     return false;
 }
 
-static int refuse(const char *why)
+static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int refuse(const char *fmt, ...)
 {
-    fprintf(stderr, "sotto transcribe: %s\n", why);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("sotto transcribe: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
     return EXIT_INPUT;
 }
 
@@ -342,14 +362,17 @@ static int parse(int argc, char **argv, opts *o)
     int rc = cli_parse(&command, argc, argv, o, &o->n_files);
     if (rc) return rc;
     o->files = (const char **)argv + 1;
-    if (!o->formats && o->output) { /* -o talk.srt: the format its extension names */
+    if (o->output) { /* -o talk.srt: the format its extension names */
         const char *dot = strrchr(o->output, '.'), *slash = strrchr(o->output, '/');
         char ext[8];
         size_t n = dot && (!slash || dot > slash) ? strlen(dot + 1) : 0;
         if (n > 0 && n < sizeof ext) {
             for (size_t i = 0; i <= n; i++) ext[i] = (char)tolower((unsigned char)dot[1 + i]);
-            if (strcmp(ext, "all") != 0) o->formats = out_format(ext);
-            if (!o->formats) /* talk.docx: written as txt, and said */
+            unsigned named = strcmp(ext, "all") != 0 ? out_format(ext) : 0;
+            if (o->formats && named && named != o->formats && __builtin_popcount(o->formats) == 1)
+                fprintf(stderr, "sotto transcribe: note: -o %s gets %s, as -f says (not %s)\n", o->output,
+                        out_writers[__builtin_ctz(o->formats)].name, ext);
+            else if (!o->formats && !(o->formats = named)) /* talk.docx: written as txt, and said */
                 fprintf(stderr, "sotto transcribe: note: -o %s: .%s names no format of -f's, so it gets txt "
                         "(-f chooses)\n", o->output, ext);
         }
@@ -405,6 +428,18 @@ static int parse(int argc, char **argv, opts *o)
     if (o->lines.max_len && !o->tp.word_timestamps)
         return refuse("--max-line-len needs --word-timestamps (cues are cut at word times)");
     if (o->lines.split_on_word && !o->lines.max_len) return refuse("--split-on-word needs --max-line-len");
+    const out_lines *ln = &o->lines;
+    const char *openai = ln->max_line_width ? "--max-line-width" : ln->max_line_count ? "--max-line-count"
+                         : ln->max_words_per_line ? "--max-words-per-line" : ln->highlight_words ? "--highlight-words"
+                                                                                   : NULL;
+    if (openai && !o->tp.word_timestamps) /* openai-whisper's parser error */
+        return refuse("%s needs --word-timestamps (cues are laid out from word times)", openai);
+    if (openai && ln->max_len)
+        return refuse("--max-line-len (whisper.cpp's) or %s (openai-whisper's): one way to cut cues", openai);
+    if (ln->max_line_count && !ln->max_line_width) /* openai-whisper's warnings */
+        fprintf(stderr, "sotto transcribe: warning: --max-line-count has no effect without --max-line-width\n");
+    if (ln->max_words_per_line && ln->max_line_width)
+        fprintf(stderr, "sotto transcribe: warning: --max-words-per-line has no effect with --max-line-width\n");
     if (o->tp.check_hallucination_silence && !o->tp.word_timestamps)
         return refuse("--hallucination-silence-threshold needs --word-timestamps");
     if (o->n_formats > 1 && !o->dir) {

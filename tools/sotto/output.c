@@ -100,6 +100,124 @@ static bool put_lines(FILE *f, bool srt, const sotto_segment *s, const out_lines
     return put_words(f, srt, s->words + first, s->n_words - first, index);
 }
 
+/* ---- openai-whisper's subtitle layout (out_lines: max_line_width and the rest) ---- */
+
+static bool openai_layout(const out_lines *l)
+{
+    return l->max_line_width > 0 || l->max_words_per_line > 0 || l->highlight_words;
+}
+
+static const char *ws = " \t\n\r\v\f";
+
+/* One cue of openai's layout: "START --> END" and TEXT as its writers print them (srt with
+ * its index; a "-->" in TEXT as "->"), left out when TEXT is blank as every cue here is. */
+static void put_raw_cue(FILE *f, bool srt, const char *start, const char *end, const char *text, int *index)
+{
+    if (blank(text)) return;
+    if (srt) fprintf(f, "%d\n", ++*index);
+    fprintf(f, "%s --> %s\n", start, end);
+    put_stripped(f, text, "-->", "->"); /* as every cue here (openai keeps it in cues of words) */
+    fputs("\n\n", f);
+}
+
+/* The cue ST holds, written and emptied: its words joined, or with highlight_words a cue
+ * for each word, underlined (its leading whitespace, a line break among it, kept before
+ * the <u>), after a cue of the plain text over any gap since the last word's end (openai
+ * compares the times as written). */
+static void flush_cue(FILE *f, bool srt, out_state *st)
+{
+    if (st->n_cue == 0) return;
+    char a[32], b[32], last[32];
+    const char marker = srt ? ',' : '.';
+    char text[OUT_CUE_TEXT + 8];
+    size_t n = 0;
+    for (int i = 0; i < st->n_cue; i++) n += (size_t)snprintf(text + n, sizeof text - n, "%s", st->pool + st->cue[i].text);
+    out_timestamp(a, sizeof a, st->cue[0].start, srt, marker);
+    if (!st->lines.highlight_words) {
+        out_timestamp(b, sizeof b, st->cue[st->n_cue - 1].end, srt, marker);
+        put_raw_cue(f, srt, a, b, text, &st->index);
+    } else {
+        snprintf(last, sizeof last, "%s", a);
+        for (int i = 0; i < st->n_cue; i++) {
+            out_timestamp(a, sizeof a, st->cue[i].start, srt, marker);
+            out_timestamp(b, sizeof b, st->cue[i].end, srt, marker);
+            if (strcmp(last, a) != 0) put_raw_cue(f, srt, last, a, text, &st->index);
+            char lit[OUT_CUE_TEXT + 16];
+            size_t k = 0;
+            for (int j = 0; j < st->n_cue; j++) {
+                const char *w = st->pool + st->cue[j].text;
+                if (j != i) {
+                    k += (size_t)snprintf(lit + k, sizeof lit - k, "%s", w);
+                    continue;
+                }
+                size_t lead = strspn(w, ws);
+                k += (size_t)snprintf(lit + k, sizeof lit - k, "%.*s<u>%s</u>", (int)lead, w, w + lead);
+            }
+            put_raw_cue(f, srt, a, b, lit, &st->index);
+            snprintf(last, sizeof last, "%s", b);
+        }
+    }
+    st->n_cue = st->pool_used = 0;
+}
+
+/* Appends word W (its text from FROM, with a line break first when BREAK_LINE) to ST's cue,
+ * writing the cue first where it is full. */
+static void add_word(FILE *f, bool srt, out_state *st, const sotto_word *w, const char *from, bool break_line)
+{
+    size_t len = strlen(from) + 1 + break_line;
+    if (st->n_cue == OUT_CUE_WORDS || st->pool_used + len > OUT_CUE_TEXT) flush_cue(f, srt, st);
+    if (len > OUT_CUE_TEXT) return; /* a "word" of 16 KB: no cue holds it */
+    st->cue[st->n_cue++] = (out_word){w->start, w->end, st->pool_used};
+    snprintf(st->pool + st->pool_used, OUT_CUE_TEXT - (size_t)st->pool_used, "%s%s", break_line ? "\n" : "", from);
+    st->pool_used += (int)len;
+}
+
+/* S's words into openai's cues (iterate_subtitles, line by line of it): a word goes on the
+ * line while it fits (widths in characters, a word's leading space counted), else it
+ * starts a new line, stripped, and a new cue where the cue is full (max_line_count
+ * lines, or a pause of more than 3 s, when both width and count are set) or at each
+ * segment's (each chunk of max_words_per_line words') first word otherwise. */
+static void openai_words(FILE *f, bool srt, const sotto_segment *s, out_state *st)
+{
+    const out_lines *l = &st->lines;
+    const bool preserve = l->max_line_count <= 0 || l->max_line_width <= 0;
+    const int width = l->max_line_width > 0 ? l->max_line_width : 1000;
+    const int per_chunk = l->max_words_per_line > 0 ? l->max_words_per_line : 1000;
+    int words_count = per_chunk;
+    for (int chunk = 0; chunk < s->n_words; chunk += per_chunk) {
+        if (per_chunk > s->n_words - chunk) words_count = s->n_words - chunk;
+        for (int i = 0; i < words_count; i++) {
+            const sotto_word *w = &s->words[chunk + i];
+            if (!st->have_last) st->last = w->start, st->have_last = 1, st->line_count = 1; /* openai's start */
+            const bool long_pause = !preserve && w->start - st->last > 3.0;
+            const int chars = (int)utf8_chars(w->word);
+            const bool has_room = st->line_len + chars <= width;
+            const bool seg_break = i == 0 && st->n_cue > 0 && preserve;
+            if (st->line_len > 0 && has_room && !long_pause && !seg_break) {
+                st->line_len += chars;
+                add_word(f, srt, st, w, w->word, false);
+            } else {
+                const char *stripped = w->word + strspn(w->word, ws);
+                char buf[OUT_CUE_TEXT];
+                size_t n = (size_t)snprintf(buf, sizeof buf, "%s", stripped);
+                while (n > 0 && strchr(ws, buf[n - 1])) buf[--n] = 0;
+                bool break_line = false;
+                if ((st->n_cue > 0 && l->max_line_count > 0 && (long_pause || st->line_count >= l->max_line_count)) ||
+                    seg_break) {
+                    flush_cue(f, srt, st);
+                    st->line_count = 1;
+                } else if (st->line_len > 0) {
+                    st->line_count++;
+                    break_line = true;
+                }
+                st->line_len = (int)utf8_chars(buf);
+                add_word(f, srt, st, w, buf, break_line);
+            }
+            st->last = w->start;
+        }
+    }
+}
+
 static void no_begin(FILE *f, out_state *st) {}
 static bool no_segment(FILE *f, const sotto_segment *s, out_state *st) { return true; }
 static void no_end(FILE *f, const sotto_result *r, out_state *st) {}
@@ -117,6 +235,10 @@ static bool txt_segment(FILE *f, const sotto_segment *s, out_state *st)
  * openai's timing.py keeps a segment's start when that word is too long). */
 static bool put_segment_cues(FILE *f, bool srt, const sotto_segment *s, out_state *st)
 {
+    if (openai_layout(&st->lines)) { /* every cue from words, as openai's writer with word timestamps */
+        openai_words(f, srt, s, st);
+        return true;
+    }
     if (s->n_words > 0 && !blank(s->text)) {
         if (st->lines.max_len > 0) return put_lines(f, srt, s, &st->lines, &st->index);
         return put_words(f, srt, s->words, s->n_words, &st->index);
@@ -127,6 +249,9 @@ static bool put_segment_cues(FILE *f, bool srt, const sotto_segment *s, out_stat
 
 static bool srt_segment(FILE *f, const sotto_segment *s, out_state *st) { return put_segment_cues(f, true, s, st); }
 static bool vtt_segment(FILE *f, const sotto_segment *s, out_state *st) { return put_segment_cues(f, false, s, st); }
+/* the last cue of openai's layout, which a later segment could have gone on */
+static void srt_end(FILE *f, const sotto_result *r, out_state *st) { flush_cue(f, true, st); }
+static void vtt_end(FILE *f, const sotto_result *r, out_state *st) { flush_cue(f, false, st); }
 static void vtt_begin(FILE *f, out_state *st) { fputs("WEBVTT\n\n", f); }
 static void tsv_begin(FILE *f, out_state *st) { fputs("start\tend\ttext\n", f); }
 
@@ -155,8 +280,8 @@ static bool lrc_segment(FILE *f, const sotto_segment *s, out_state *st)
 
 const out_writer out_writers[] = {
     {"txt", "txt", "text/plain; charset=utf-8", no_begin, txt_segment, no_end},
-    {"srt", "srt", "text/plain; charset=utf-8", no_begin, srt_segment, no_end},
-    {"vtt", "vtt", "text/vtt; charset=utf-8", vtt_begin, vtt_segment, no_end},
+    {"srt", "srt", "text/plain; charset=utf-8", no_begin, srt_segment, srt_end},
+    {"vtt", "vtt", "text/vtt; charset=utf-8", vtt_begin, vtt_segment, vtt_end},
     {"tsv", "tsv", "text/tab-separated-values; charset=utf-8", tsv_begin, tsv_segment, no_end},
     {"json", "json", "application/json", no_begin, no_segment, out_json_end},
     {"lrc", "lrc", "text/plain; charset=utf-8", lrc_begin, lrc_segment, no_end},

@@ -14,11 +14,29 @@
  * leading spaces counted), a word that does not fit starting the next cue (with
  * SPLIT_ON_WORD only a word that starts with a space: never inside a word of a language
  * written without spaces); each cue from its first word's start to its last word's end.
- * Segments without words stay whole. */
+ * Segments without words stay whole.
+ *
+ * openai-whisper's layout instead (its SubtitlesWriter.iterate_result, from word times) when
+ * any of MAX_LINE_WIDTH, MAX_WORDS_PER_LINE (> 0) or HIGHLIGHT_WORDS is set: words are
+ * joined into lines of at most MAX_LINE_WIDTH characters (a word longer than a line starts
+ * one of its own), a cue per segment unless MAX_LINE_COUNT is set too, in which case cues of
+ * at most MAX_LINE_COUNT lines run across segments and break at a pause of more than 3 s;
+ * MAX_WORDS_PER_LINE cuts a segment into cues of that many words; HIGHLIGHT_WORDS writes a
+ * cue for each word of a cue, the word underlined (<u>word</u>), and the cue's plain text
+ * over the gaps between words. */
 typedef struct out_lines {
     int max_len;
     int split_on_word;
+    int max_line_width, max_line_count, max_words_per_line, highlight_words;
 } out_lines;
+
+/* A word of a cue being laid out in openai's way, its text at TEXT in out_state's pool. */
+typedef struct out_word {
+    double start, end;
+    int text;
+} out_word;
+
+enum { OUT_CUE_WORDS = 512, OUT_CUE_TEXT = 16384 }; /* a cue past either is written then */
 
 /* What one transcript's writer calls share: the options and the writer's own count. */
 typedef struct out_state {
@@ -27,6 +45,12 @@ typedef struct out_state {
                                   each word without its leading space) after the last member,
                                   as sotto serve's verbose_json with word granularity has them */
     int index;                 /* srt: the cues written so far */
+    /* openai's layout: the cue being built and where its lines stand */
+    out_word cue[OUT_CUE_WORDS];
+    char pool[OUT_CUE_TEXT];
+    int n_cue, pool_used, line_len, line_count;
+    int have_last;             /* LAST holds the last word's start */
+    double last;
 } out_state;
 
 /* One output format. BEGIN goes before the first segment (vtt's header, tsv's column
