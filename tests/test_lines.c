@@ -50,14 +50,14 @@ int main(void)
            "whole segments");
     /* 12 characters: " Alice and" (10) + " Robert" would be 17, " Robert flew" is 12, and
      * " to Paris." 10; the Chinese segment is 9 characters */
-    expect(&(out_lines){12, 0},
+    expect(&(out_lines){.max_len = 12, .split_on_word = 0},
            "1\n00:00:00,000 --> 00:00:00,700\nAlice and\n\n"
            "2\n00:00:00,700 --> 00:00:01,500\nRobert flew\n\n"
            "3\n00:00:01,500 --> 00:00:02,250\nto Paris.\n\n"
            "4\n00:00:03,000 --> 00:00:04,800\n我们明天去 北京吧\n\n",
            "max 12");
     /* 4 characters: a word longer than the limit is a cue of its own */
-    expect(&(out_lines){4, 0},
+    expect(&(out_lines){.max_len = 4, .split_on_word = 0},
            "1\n00:00:00,000 --> 00:00:00,500\nAlice\n\n"
            "2\n00:00:00,500 --> 00:00:00,700\nand\n\n"
            "3\n00:00:00,700 --> 00:00:01,200\nRobert\n\n"
@@ -69,7 +69,7 @@ int main(void)
            "9\n00:00:04,600 --> 00:00:04,800\n吧\n\n",
            "max 4");
     /* split on word: the same English cues; the Chinese words only before " 北京" */
-    expect(&(out_lines){4, 1},
+    expect(&(out_lines){.max_len = 4, .split_on_word = 1},
            "1\n00:00:00,000 --> 00:00:00,500\nAlice\n\n"
            "2\n00:00:00,500 --> 00:00:00,700\nand\n\n"
            "3\n00:00:00,700 --> 00:00:01,200\nRobert\n\n"

@@ -1,5 +1,9 @@
 # lib.sh — what the CLI test scripts share (sourced; they set TMP, pass and fail first).
 
+# ok, bad MESSAGE: a check passed, or failed (said with MESSAGE).
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
 # expect CODE NEEDLE CMD...: runs CMD, checks its exit code and that NEEDLE occurs in
 # its stderr (or stdout when NEEDLE starts with 'stdout:').
 expect() {

@@ -14,8 +14,6 @@ pass=0 fail=0
 
 . "$(dirname "$0")/lib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # the signal of scripts/golden_subtitles.py: two clips, 5 s of silence, a third
 sox "$CLIPS/librivox-0870.wav" "$CLIPS/librivox-0880.wav" "$TMP/part.wav" pad 0 5 &&

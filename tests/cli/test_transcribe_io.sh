@@ -16,8 +16,6 @@ pass=0 fail=0
 
 . "$(dirname "$0")/lib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 runs() { # runs CODE CMD...: CMD exits with CODE (its output in $TMP/out and $TMP/err)
     local code=$1
     shift

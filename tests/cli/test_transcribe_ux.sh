@@ -11,8 +11,6 @@ pass=0 fail=0
 
 . "$(dirname "$0")/lib.sh"
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 T=(-t 2 --device cpu --vad-model "$VAD")
 
 # the detected language comes before the first segment (openai prints it first), not after
