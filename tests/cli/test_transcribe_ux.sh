@@ -15,7 +15,7 @@ T=(-t 2 --device cpu --vad-model "$VAD")
 
 # the detected language comes before the first segment (openai prints it first), not after
 "$SOTTO" transcribe -m "$BASE" "${T[@]}" --beam-size 1 "$CLIPS/librivox-0870.wav" >"$TMP/lang" 2>&1
-first=$(grep -v -e '^sotto transcribe: device' -e '^sotto: note' "$TMP/lang" | head -1)
+first=$(grep -v -e '^sotto transcribe: device' -e '^sotto transcribe: note' "$TMP/lang" | head -1)
 [[ $first == *"detected language en"* ]] && ok || bad "detected language first, got: $(head -c 400 "$TMP/lang")"
 
 # --vad: five utterances 20 s apart; no segment spans a silence the VAD dropped, with and

@@ -515,7 +515,8 @@ static int on_language(const char *lang, float probability, void *user)
     live *l = user;
     if (!l->o->quiet) {
         fflush(stdout);
-        fprintf(stderr, "sotto: %s: detected language %s (probability %.2f)\n", l->path, lang, probability);
+        fprintf(stderr, "sotto transcribe: %s: detected language %s (probability %.2f)\n", l->path, lang,
+                probability);
     }
     return interrupted;
 }
@@ -681,8 +682,8 @@ static bool load_vad(const opts *o, sotto_vad **vad, int *rc)
         return false;
     }
     if (o->tp.silence_check && !o->quiet)
-        fprintf(stderr, "sotto: note: no Silero VAD model installed (%s): silence and noise are judged by the "
-                        "decoder alone, as the reference does (scripts/setup.sh installs it)\n", path);
+        fprintf(stderr, "sotto transcribe: note: no Silero VAD model installed (%s): silence and noise are "
+                        "judged by the decoder alone, as the reference does (scripts/setup.sh installs it)\n", path);
     return true;
 }
 
