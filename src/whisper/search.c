@@ -129,6 +129,9 @@ struct sotto__group {
     bool beam, finished;
     bool lazy;                 /* few_logits taken: lazy_logits, no log-sum-exp */
     sotto__i32list specials;   /* lazy: the ids from <|endoftext|> on, out of its argmax */
+    int32_t lazy_best;         /* lazy: the text id the host row holds a logit of, the row's
+                                  other text ids -inf (the filters only ever write -inf);
+                                  -1 before the first lazy step (the prefill's whole row) */
     int max_candidates;
     int sample_len;            /* the most tokens sampled (prompt.h sotto__sample_len) */
     sotto__decode_result *res;
@@ -447,11 +450,18 @@ static bool lazy_logits(group *g)
     const int eot = g->o->rules->eot, V = g->V;
     sotto__i32list lists[2] = {g->o->rules->suppress, g->specials};
     int32_t best = 0;
-    if (sotto__decoder_argmax(&ctx->dec, lists, 2, &best) || best < 0 || best >= eot) return false;
+    if (sotto__decoder_argmax(&ctx->dec, lists, 2, &best) || best < 0 || best >= eot) {
+        g->lazy_best = -1; /* the caller fills the whole row */
+        return false;
+    }
     sotto__decoder_logits_at(&ctx->dec, eot, V - eot);
     sotto__decoder_logits_at(&ctx->dec, best, 1);
     float *L = g->logits;
-    for (int i = 0; i < eot; i++) L[i] = -INFINITY;
+    if (g->lazy_best < 0)
+        for (int i = 0; i < eot; i++) L[i] = -INFINITY;
+    else
+        L[g->lazy_best] = -INFINITY; /* the one text id the last step filled */
+    g->lazy_best = best;
     be->ops->read(be, L + eot, sotto__buf_f32(ctx->dec.logits, (size_t)eot), (size_t)(V - eot) * sizeof *L);
     be->ops->read(be, L + best, sotto__buf_f32(ctx->dec.logits, (size_t)best), sizeof *L);
     return true;
@@ -562,6 +572,7 @@ sotto_status sotto__group_begin(sotto_context *ctx, const sotto__decode_opts *o,
         (g->specials.v = malloc((size_t)(g->V - ru->eot) * sizeof *g->specials.v))) {
         for (int i = ru->eot; i < g->V; i++) g->specials.v[g->specials.n++] = i;
         g->lazy = true;
+        g->lazy_best = -1;
     }
     *out = g;
     return SOTTO_OK;
