@@ -85,6 +85,19 @@ static size_t kept(const char *body, size_t piece)
     return total;
 }
 
+/* The CLI's json CLI as OpenAI's verbose_json: {"task": TASK, ...} and "language": "en" as
+ * "english" (the test's results are English or, translated, German). malloc'd. */
+static char *openai_verbose(const char *cli, const char *task)
+{
+    const char *lang = strstr(cli, "\"language\": \"");
+    char *out = malloc(strlen(cli) + 64);
+    if (!out || !lang) abort();
+    const char *code = lang + 13, *name = !strncmp(code, "en\"", 3) ? "english" : "german";
+    sprintf(out, "{\"task\": \"%s\", %.*s\"language\": \"%s%s", task, (int)(lang - cli - 1), cli + 1, name,
+            code + 2);
+    return out;
+}
+
 static void test_epilogue(void)
 {
     const char *part = "--XX\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n--XY\r\n--X\r\r\n--XX";
@@ -244,7 +257,8 @@ int main(void)
         serve_error e = {0};
         CHECK(serve_form_check(&g, &c, false, &tp, &format, &e) && tp.word_timestamps == 0, "segment only");
     }
-    { /* verbose_json: the CLI's JSON; with words, OpenAI's top-level words added last */
+    { /* verbose_json: the CLI's JSON with OpenAI's task first and the language's name; with
+       * words, OpenAI's top-level words added last */
         sotto_word w0[] = {{" Hello,", 0.0, 0.5, 0.9}, {" caf\xc3\xa9", 0.5, 1.25, 0.75}};
         sotto_word w1[] = {{"\"Yes.\"", 1.5, 2.0, 1.0}};
         sotto_segment segs[] = {{.id = 0, .start = 0, .end = 1.25, .text = " Hello, caf\xc3\xa9", .words = w0,
@@ -258,22 +272,39 @@ int main(void)
         FILE *m = open_memstream(&cli, &n_cli);
         out_write(m, out_find("json"), &r, &(out_state){0});
         fclose(m);
-        char *body = serve_render(&r, serve_format("verbose_json"), &n);
+        char *body = serve_render(&r, serve_format("verbose_json"), false, &n);
+        char *want = openai_verbose(cli, "transcribe");
         const char *words = ", \"words\": [{\"word\": \"Hello,\", \"start\": 0.0, \"end\": 0.5}, "
                             "{\"word\": \"caf\\u00e9\", \"start\": 0.5, \"end\": 1.25}, "
                             "{\"word\": \"\\\"Yes.\\\"\", \"start\": 1.5, \"end\": 2.0}]}\n";
-        CHECK(body && strstr(cli, "\"words\": [{\"word\": \" Hello,\"") && n == n_cli - 2 + strlen(words) &&
-              !memcmp(body, cli, n_cli - 2) && !memcmp(body + n_cli - 2, words, strlen(words)),
-              "verbose_json with words:\n  %s\n  cli: %s", body ? body : "(null)", cli);
+        size_t n_want = strlen(want);
+        CHECK(body && strstr(cli, "\"words\": [{\"word\": \" Hello,\"") && n == n_want - 2 + strlen(words) &&
+              !memcmp(body, want, n_want - 2) && !memcmp(body + n_want - 2, words, strlen(words)),
+              "verbose_json with words:\n  %s\n  want: %s", body ? body : "(null)", want);
         free(body);
+        free(want);
         r.word_timestamps = 0; /* without: the CLI's bytes alone */
         for (int i = 0; i < 3; i++) segs[i].words = NULL, segs[i].n_words = 0;
         free(cli);
         m = open_memstream(&cli, &n_cli);
         out_write(m, out_find("json"), &r, &(out_state){0});
         fclose(m);
-        body = serve_render(&r, serve_format("verbose_json"), &n);
-        CHECK(body && n == n_cli && !memcmp(body, cli, n) && !strstr(body, "words"), "verbose_json without words");
+        body = serve_render(&r, serve_format("verbose_json"), false, &n);
+        want = openai_verbose(cli, "transcribe");
+        CHECK(body && n == strlen(want) && !memcmp(body, want, n) && !strstr(body, "words"),
+              "verbose_json without words:\n  %s\n  want: %s", body ? body : "(null)", want);
+        free(body);
+        free(want);
+        r.language = "de"; /* a translation: its task, and the source language's name */
+        free(cli);
+        m = open_memstream(&cli, &n_cli);
+        out_write(m, out_find("json"), &r, &(out_state){0});
+        fclose(m);
+        body = serve_render(&r, serve_format("verbose_json"), true, &n);
+        const char *head = "{\"task\": \"translate\", \"text\": ";
+        CHECK(body && !strncmp(body, head, strlen(head)) &&
+                  strstr(body, ", \"language\": \"german\", \"duration\": 3.0}\n"),
+              "verbose_json of a translation: %s", body ? body : "(null)");
         free(body);
         free(cli);
     }
@@ -429,7 +460,7 @@ int main(void)
     { /* json: OpenAI's text has no leading space */
         sotto_result r = {.text = " Hello there."};
         size_t n = 0;
-        char *j = serve_render(&r, serve_format("json"), &n);
+        char *j = serve_render(&r, serve_format("json"), false, &n);
         const char *want = "{\"text\": \"Hello there.\"}\n";
         CHECK(j && n == strlen(want) && !memcmp(j, want, n), "json text: %s", j ? j : "(null)");
         free(j);

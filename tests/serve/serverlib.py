@@ -163,14 +163,28 @@ def openai_text(cli_json):
     return (json.loads(cli_json)["text"].lstrip(" ") + "\n").encode()
 
 
+LANGUAGE_NAMES = {"en": "english", "de": "german", "fr": "french", "es": "spanish"}  # the tests' languages
+
+
+def openai_verbose(cli_json, task="transcribe"):
+    """The verbose_json answer for the output of `sotto transcribe -f json`: those bytes
+    with OpenAI's "task" first and the language by openai-whisper's name ("english")."""
+    assert cli_json.startswith(b"{")
+    at = cli_json.rindex(b', "language": "') + len(b', "language": "')
+    end = cli_json.index(b'"', at)
+    name = LANGUAGE_NAMES[cli_json[at:end].decode()].encode()
+    return b'{"task": "' + task.encode() + b'", ' + cli_json[1:at] + name + cli_json[end:]
+
+
 def verbose_with_words(cli_json):
     """The verbose_json answer to timestamp_granularities[]=word for the output of
-    `sotto transcribe --word-timestamps -f json`: those bytes with OpenAI's top-level
-    "words" ({word, start, end}, the word without its leading space) added last."""
+    `sotto transcribe --word-timestamps -f json`: openai_verbose of those bytes with
+    OpenAI's top-level "words" ({word, start, end}, the word without its leading space)
+    added last."""
     assert cli_json.endswith(b"}\n")
     words = [{"word": w["word"].lstrip(" "), "start": w["start"], "end": w["end"]}
              for s in json.loads(cli_json)["segments"] for w in s["words"]]
-    return cli_json[:-2] + b', "words": ' + json.dumps(words).encode() + b"}\n"
+    return openai_verbose(cli_json)[:-2] + b', "words": ' + json.dumps(words).encode() + b"}\n"
 
 
 TURN_CLIPS = ("espeak-ng-02", "librivox-0880", "espeak-ng-05")

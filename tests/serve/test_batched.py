@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Checks, Server, cli, multipart, openai_text, verbose_with_words  # noqa: E402
+from serverlib import Checks, Server, cli, multipart, openai_text, openai_verbose, verbose_with_words  # noqa: E402
 
 sotto, model, vad, clips, work = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
@@ -62,6 +62,8 @@ for k, (status, body) in enumerate(answers):
         want = openai_text(want)
     if extra:
         want = verbose_with_words(want)
+    elif fmt == "json":
+        want = openai_verbose(want)
     check(status == 200 and body == want, "%s (%s) equals sotto transcribe --batch-size %d -f %s %s"
           % (names[k], fields[0][1], N, fmt, " ".join(extra)), "(status %d)\n  server: %r\n  cli:    %r"
           % (status, body[:300], want[:300]))
@@ -70,7 +72,8 @@ for k, (status, body) in enumerate(answers):
 
 # a prompt: every chunk's (the pipeline's initial_prompt), as sotto transcribe --batch-size --prompt
 status, body = post([("prompt", "Dashwood, Norland."), ("response_format", "verbose_json")], paths[5])
-want = cli(sotto, model, "json", paths[5], [*DECODE, "--batch-size", str(N), "--prompt", "Dashwood, Norland."])
+want = openai_verbose(cli(sotto, model, "json", paths[5], [*DECODE, "--batch-size", str(N), "--prompt",
+                                                            "Dashwood, Norland."]))
 check(status == 200 and body == want, "a prompt equals sotto transcribe --batch-size %d --prompt" % N,
       "(status %d)\n  server: %r\n  cli:    %r" % (status, body[:300], want[:300]))
 plain = cli(sotto, model, "json", paths[5], [*DECODE, "--batch-size", str(N)])

@@ -15,7 +15,7 @@ import warnings
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import Checks, Server, cli, openai_json, openai_text, turns_wav
+from serverlib import Checks, Server, cli, openai_json, openai_text, openai_verbose, turns_wav
 
 sotto, model, clips, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
@@ -36,6 +36,7 @@ def transcribe(fmt, **kw):
 want = {f: cli(sotto, model, c, clip, DECODE).decode() for f, c in
         [("srt", "srt"), ("vtt", "vtt"), ("verbose_json", "json")]}
 want["text"] = openai_text(want["verbose_json"]).decode()  # OpenAI's: json's text, one paragraph
+want["verbose_json"] = openai_verbose(want["verbose_json"].encode()).decode()  # "task", the language's name
 for fmt in ["text", "srt", "vtt"]:
     got = transcribe(fmt)
     check(got == want[fmt], "openai client, response_format=%s equals the CLI's" % fmt, "%r vs %r" % (got, want[fmt]))
@@ -46,7 +47,7 @@ raw = client.audio.transcriptions.with_raw_response.create(model="whisper-1", fi
                                                            response_format="json")
 check(raw.http_response.content == openai_json(want["verbose_json"]), "json: the bytes of {\"text\": ...}")
 v = transcribe("verbose_json", timestamp_granularities=["segment"])
-check(v.text == ref["text"] and v.duration == ref["duration"] and v.language == ref["language"],
+check(v.text == ref["text"] and v.duration == ref["duration"] and v.language == "english" == ref["language"],
       "verbose_json: text, duration, language", str(v)[:300])
 check([(s.start, s.end, s.text) for s in v.segments] == [(s["start"], s["end"], s["text"]) for s in ref["segments"]],
       "verbose_json: the segments", str(v.segments)[:300])

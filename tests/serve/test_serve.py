@@ -20,8 +20,8 @@ import time
 import wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serverlib import (Checks, Server, cli, curl, exchange, multipart, openai_json, openai_text, read_response, request_bytes,
-                       verbose_with_words)
+from serverlib import (Checks, Server, cli, curl, exchange, multipart, openai_json, openai_text, openai_verbose, read_response,
+                       request_bytes, verbose_with_words)
 
 sotto, model, clips, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
@@ -51,6 +51,7 @@ fmts = {"srt": "srt", "vtt": "vtt", "verbose_json": "json"}
 cli_out = {f: cli(sotto, model, c, clip, DECODE) for f, c in fmts.items()}
 cli_out["json"] = openai_json(cli_out["verbose_json"])
 cli_out["text"] = openai_text(cli_out["verbose_json"])  # OpenAI's: json's text, one paragraph
+cli_out["verbose_json"] = openai_verbose(cli_out["verbose_json"])  # "task" first, the language's name
 for f in ["json", "text", "srt", "vtt", "verbose_json"]:
     fields = [("model", "whisper-1"), ("response_format", f)]
     if f == "verbose_json":
@@ -58,7 +59,8 @@ for f in ["json", "text", "srt", "vtt", "verbose_json"]:
     status, body, head = curl(T, fields, clip, KEY)
     check(f not in ("json", "verbose_json") or "content-type: application/json" in head.lower(), f + " is JSON", head)
     check(status == 200 and body == cli_out[f], "format %s equals sotto transcribe -f %s" % (f, fmts.get(f, "json "
-                                                                                                  "(its text)")),
+                                                                                                  "(its text)")) +
+          (" (OpenAI's task, the language's name)" if f == "verbose_json" else ""),
           "(status %d)\n  server: %r\n  cli:    %r" % (status, body[:200], cli_out[f][:200]))
 # timestamp_granularities[]=word: the CLI's --word-timestamps -f json, OpenAI's top-level words added
 words_cli = cli(sotto, model, "json", clip, [*DECODE, "--word-timestamps"])

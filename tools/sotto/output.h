@@ -44,6 +44,10 @@ typedef struct out_state {
     int top_words;             /* json: OpenAI's top-level "words" ([{"word", "start", "end"}],
                                   each word without its leading space) after the last member,
                                   as sotto serve's verbose_json with word granularity has them */
+    const char *task;          /* json: non-NULL for OpenAI's verbose_json, "transcribe" or
+                                  "translate": a "task" member first, and the language by
+                                  openai-whisper's name ("english") where openai-whisper's
+                                  result has its code */
     int index;                 /* srt: the cues written so far */
     /* openai's layout: the cue being built and where its lines stand */
     out_word cue[OUT_CUE_WORDS];

@@ -1,8 +1,8 @@
 /* output_json.c — the json writer (output.h): openai-whisper's WriteJSON, the result dict
  * (text, segments, language, plus language_probability when detected and duration, as
- * OpenAI's verbose_json has them; words in every segment with word timestamps, and on
- * request OpenAI's top-level words last), strings and numbers as Python's json.dump
- * writes them. */
+ * OpenAI's verbose_json has them; words in every segment with word timestamps), strings
+ * and numbers as Python's json.dump writes them. For sotto serve's verbose_json, on
+ * request, OpenAI's "task" first, the language's name, and OpenAI's top-level words last. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +129,13 @@ static void put_top_words(FILE *f, const sotto_result *r)
 
 void out_json_end(FILE *f, const sotto_result *r, out_state *st)
 {
-    fputs("{\"text\": ", f);
+    fputs("{", f);
+    if (st->task) {
+        fputs("\"task\": ", f);
+        put_string(f, st->task);
+        fputs(", ", f);
+    }
+    fputs("\"text\": ", f);
     put_string(f, r->text);
     fputs(", \"segments\": [", f);
     for (int i = 0; i < r->n_segments; i++) {
@@ -169,7 +175,8 @@ void out_json_end(FILE *f, const sotto_result *r, out_state *st)
         fputc('}', f);
     }
     fputs("], \"language\": ", f);
-    put_string(f, r->language);
+    const char *name = st->task ? sotto_language_name(r->language) : NULL;
+    put_string(f, name ? name : r->language);
     if (r->language_detected) {
         fputs(", \"language_probability\": ", f);
         put_number(f, r->language_probability);

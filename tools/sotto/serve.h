@@ -171,12 +171,13 @@ bool serve_form_stream(const serve_form *f);
 
 /* ---- response bodies (malloc'd, *n bytes; NULL when out of memory) ---- */
 
-/* R as FORMAT (of serve_format) writes it: text/srt/vtt/verbose_json exactly as `sotto
- * transcribe -f txt/srt/vtt/json` writes them, json as OpenAI's {"text": ...} (the text
- * without its leading space). A verbose_json of R made with word timestamps
- * (timestamp_granularities[]=word) is `-f json --word-timestamps`'s with OpenAI's top-level
- * "words" (the json writer's top_words). */
-char *serve_render(const sotto_result *r, const out_writer *format, size_t *n);
+/* R as FORMAT (of serve_format) writes it: text/srt/vtt exactly as `sotto transcribe -f
+ * txt/srt/vtt` writes them, json as OpenAI's {"text": ...} (the text without its leading
+ * space), verbose_json as -f json with OpenAI's "task" ("transcribe", or "translate" for
+ * TRANSLATE) first and the language by name ("english"). A verbose_json of R made with word
+ * timestamps (timestamp_granularities[]=word) is `-f json --word-timestamps`'s with
+ * OpenAI's top-level "words" (the json writer's top_words). */
+char *serve_render(const sotto_result *r, const out_writer *format, bool translate, size_t *n);
 char *serve_error_json(const serve_error *e, size_t *n);
 /* LIST: {"object": "list", "data": [{"id": MODEL_ID, "object": "model", ...}]} (GET
  * /v1/models), else the model object alone (GET /v1/models/MODEL_ID) */

@@ -397,7 +397,7 @@ static void job_done(serve_job *job)
      * before a worker took it gets its 503 (with Retry-After) as any other, no stream */
     if (job->outcome == SERVE_JOB_RAN && job->status == SOTTO_OK) {
         q->audio_s = job->result->duration;
-        q->body = serve_render(job->result, q->format, &q->n_body);
+        q->body = serve_render(job->result, q->format, q->job.tp.translate, &q->n_body);
         q->body_status = q->body ? 200 : 500;
         sotto_result_free(job->result);
     }

@@ -70,12 +70,12 @@ const char *serve_format_names(void)
     return "json, text, srt, vtt, verbose_json";
 }
 
-char *serve_render(const sotto_result *r, const out_writer *format, size_t *n)
+char *serve_render(const sotto_result *r, const out_writer *format, bool translate, size_t *n)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, n);
     if (!f) return NULL;
-    out_state st = {.top_words = r->word_timestamps};
+    out_state st = {.top_words = r->word_timestamps, .task = translate ? "translate" : "transcribe"};
     if (!out_write(f, format, r, &st)) {
         fclose(f);
         free(buf);
