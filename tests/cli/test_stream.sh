@@ -6,7 +6,8 @@
 # committed text printed and written, and bad options,
 # URLs and devices refused with a message.
 # With a multilingual model (BASE, when it is there): the language detected once a step has
-# heard --hold seconds, said on stderr, in every event and in the JSON transcript.
+# heard --hold seconds, said on stderr, in every event and in the JSON transcript; --task
+# translate gives English.
 # usage: test_stream.sh SOTTO MODEL VAD_MODEL CLIPS_DIR WORK_DIR [BASE]
 set -u
 SOTTO=$1 TINY=$2 VAD=$3 CLIPS=$4 WORK=$5 BASE=${6:-}
@@ -153,6 +154,8 @@ expect 1 "--hold must be below --max-buffer" "${S[@]}" --hold 25 "$clip"
 expect 1 "--push paces a file read as fast as it decodes" "${S[@]}" --realtime --push 5 "$clip"
 expect 1 "--quiet leaves nothing on stdout: it needs -o FILE" "${S[@]}" --quiet "$clip"
 expect 0 "warning: this model is English-only: it transcribes in English, not de" "${S[@]}" -l de "$clip"
+expect 1 "this model is English-only: it cannot translate" "${S[@]}" --task translate "$clip"
+expect 1 "--task takes transcribe or translate, not 'english'" "${S[@]}" --task english "$clip"
 "${S[@]}" --max-buffer 12 "$clip" >"$WORK/mb.txt" 2>"$WORK/err" && grep -qi "dashwood" "$WORK/mb.txt" && ok ||
     bad "--max-buffer 12 alone (its --trim follows it): $(cat "$WORK/err")"
 expect 1 "--min-step takes seconds in 0.05..10" "${S[@]}" --min-step 0 "$clip"
@@ -184,6 +187,16 @@ EOF
     "$SOTTO" stream -m "$BASE" --vad-model "$VAD" -t 2 -l Italian --quiet -f json -o "$WORK/it2.json" "$it" \
         2>"$WORK/err" && "$PY" -c 'import json, sys; assert json.load(open(sys.argv[1]))["language"] == "it"' \
         "$WORK/it2.json" && ! grep -q "detected language" "$WORK/err" && ok || bad "-l Italian: the code, nothing detected"
+    # --task translate: the session decodes with <|translate|>: English words, none of the
+    # Italian ones the transcription has, and the language still the one spoken
+    "$SOTTO" stream -m "$BASE" --vad-model "$VAD" -t 2 --min-step 1 --task translate --quiet -f json \
+        -o "$WORK/tr.json" "$it" 2>"$WORK/err" && "$PY" - "$WORK/tr.json" <<'EOF' && ok || bad "--task translate (above)"
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+words = set(re.findall(r"[a-zà-ù']+", t["text"].lower()))
+assert t["language"] == "it" and words & {"the", "you", "we", "is", "are", "and"}, t
+assert not words & {"pronta", "tutti", "seduti", "intorno", "tavolo", "mangeremo", "gelato", "cioccolato"}, t
+EOF
 fi
 
 echo "stream: $passes passed, $fails failed"

@@ -53,6 +53,18 @@ const cli_opt cli_opts_search[] = {
      "a token count in 1..224", .help = "at most N tokens per window (default and most: 224, n_text_ctx / 2)"},
     {0},
 };
+static bool set_task(void *field, const char *v, const char **what)
+{
+    *what = "transcribe or translate";
+    if (strcmp(v, "translate") && strcmp(v, "transcribe")) return false;
+    *(int *)field = !strcmp(v, "translate");
+    return true;
+}
+const cli_opt cli_opt_task[] = {
+    {"--task", 0, OPT_CALL, 0, 0, 0, "TASK", .call = set_task,
+     .help = "transcribe (default) or translate (into English)"},
+    {0},
+};
 const cli_opt cli_opt_no_silence_check[] = {
     {"--no-silence-check", 0, OPT_FALSE, offsetof(sotto_transcribe_params, silence_check),
      .help = "judge silence by the decoder alone, as the reference does"},

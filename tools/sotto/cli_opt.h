@@ -99,6 +99,9 @@ extern const cli_opt cli_opt_model[], cli_opt_threads[], cli_opt_device[], cli_o
 extern const cli_opt cli_opts_search[];
 /* --no-silence-check, over a sotto_transcribe_params. */
 extern const cli_opt cli_opt_no_silence_check[];
+/* --task transcribe|translate, over an int (translate: 1): include it at the offset of
+ * the params' translate. */
+extern const cli_opt cli_opt_task[];
 
 /* Seconds given as "0,5.5,8" (--clip-timestamps). */
 enum { CLI_MAX_TIMES = 256 };

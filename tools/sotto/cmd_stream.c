@@ -55,6 +55,7 @@ static const cli_opt options[] = {
      .help = "spoken language: a code or openai's name (default: detected at the\n"
              "first words); an English-only model transcribes English whatever LANG\n"
              "says, with a warning"},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_task, .offset = OFF(sp.translate)},
     {"--format", 0, OPT_CALL, OFF(format), 0, 0, "RAW", .call = set_raw,
      .help = "INPUT is raw PCM, mono: s16le or f32le (default: any file or\n"
              "container FFmpeg reads, probed)"},
@@ -506,7 +507,7 @@ int cmd_stream(int argc, char **argv)
     if (!cli_output_writable("stream", o.dir, o.output)) goto done;
     if (!(model = cli_load_model(path))) goto done;
     rc = EXIT_INPUT;
-    if (!cli_language_fits("stream", model, &o.lang, false)) goto done;
+    if (!cli_language_fits("stream", model, &o.lang, o.sp.translate)) goto done;
     o.sp.language = o.lang;
     rc = EXIT_EXEC;
     if (!o.no_vad && cli_vad_model_path(o.c.vad_model, vad_path, sizeof vad_path, o.c.vad_model != NULL)) {

@@ -46,14 +46,6 @@ typedef struct opts {
     int n_files;
 } opts;
 
-static bool set_task(void *field, const char *v, const char **what)
-{
-    *what = "transcribe or translate";
-    if (strcmp(v, "translate") && strcmp(v, "transcribe")) return false;
-    *(int *)field = !strcmp(v, "translate");
-    return true;
-}
-
 static bool add_format(void *field, const char *v, const char **what)
 {
     static char names[300];
@@ -80,8 +72,7 @@ static const cli_opt options[] = {
      .help = "spoken language: a code (en, de, ...), openai's name (English, german,\n"
              "...) or auto (default: detect from the first 30 s); an English-only model\n"
              "transcribes English whatever LANG says, with a warning"},
-    {"--task", 0, OPT_CALL, TP(translate), 0, 0, "TASK", .call = set_task,
-     .help = "transcribe (default) or translate (into English)"},
+    {.kind = OPT_INCLUDE, .sub = cli_opt_task, .offset = TP(translate)},
     {"--format", 'f', OPT_CALL, OFF(formats), 0, 0, "F", .call = add_format, .help_fn = format_help},
     {"--output-dir", 0, OPT_STR, OFF(dir), 0, 0, "DIR", "a directory", .help = "write DIR/NAME.EXT for each input and format"},
     {"--output", 'o', OPT_STR, OFF(output), 0, 0, "FILE", "a path", .help = "write the one format of the one input to FILE (through a\n"
