@@ -4,13 +4,16 @@ the 401, 413 (declared and streamed), 400 (audio FFmpeg cannot decode, malformed
 NUL bytes, duplicated fields, loose temperatures), 404/405, 503 (+ Retry-After, only for
 requests whose body is in) and 408 (slow heads and bodies, at the deadline) answers in
 OpenAI's error shape; request heads that smuggle or are not HTTP: 400 and close, at once;
-a SIGTERM while a request is in flight still answers it, exit 0; stream=true's events, and the
-work of a streaming client that leaves stopped; --cors (preflights, Access-Control-Allow-Origin).
+a SIGTERM while a request is in flight still answers it, exit 0 (SIGHUP drains too); stream=true's
+events, and the work of a streaming client that leaves stopped; --cors (preflights,
+Access-Control-Allow-Origin); an error's log line; a port in use, an unusable TMPDIR or an
+API key no header carries refused before the model loads.
 
 usage: test_serve.py SOTTO MODEL CLIPS WORKDIR"""
 import concurrent.futures
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -254,6 +257,13 @@ check(status == 200 and "content-type: text/event-stream" in head.lower() and bo
       [e["type"] for e in events] == ["transcript.text.delta", "transcript.text.done"] and
       events[-1]["text"] == json.loads(cli_out["json"])["text"], "stream=true: server-sent events",
       "%s %r" % (status, body[:300]))
+check("x-accel-buffering: no" in head.lower(), "stream=true: X-Accel-Buffering: no (nginx passes events on)", head)
+# a stream whose audio does not decode: 200, then the error event; the log line says so
+junk = os.path.join(work, "junk.wav")
+with open(junk, "wb") as f:
+    f.write(bytes(range(256)) * 64)
+status, body, _ = curl(T, [("stream", "true")], junk, KEY, extra=["-N"])
+check(status == 200 and b"invalid_audio" in body, "stream=true of undecodable audio: its error event", body[:300])
 sctype, sbody = multipart([("stream", "true")], open(long_wav, "rb").read())
 gone = socket.create_connection(("127.0.0.1", srv.port))
 gone.sendall(request_bytes("/v1/audio/transcriptions", sbody, sctype, auth))
@@ -403,6 +413,11 @@ check(rc == 0, "exit 0 after SIGTERM", str(rc))
 log = srv.text()
 check("POST /v1/audio/transcriptions 200 audio=2.99s" in log, "a log line: method, path, status, audio seconds, ms")
 check("POST /v1/audio/transcriptions 413" in log and "GET /health 200" in log, "log lines of refusals")
+check(re.search(r"POST /v1/audio/transcriptions 413 audio=- \d+ms \(file_too_large: the request is larger", log) and
+      re.search(r"POST /v1/audio/transcriptions 400 audio=- \d+ms \(invalid_value: temperature must be", log),
+      "an error's log line names its code and message", log[-2000:])
+check(re.search(r"POST /v1/audio/transcriptions 200 audio=- \d+ms \(the stream ended in an error: invalid_audio: "
+                r"junk.wav: ", log), "a stream's error event after its 200 is in its log line", log[-2000:])
 check("stopped" in log, "the drain ends with 'stopped'")
 said_408 = [line for line in log.splitlines() if " 408 " in line]
 check(all("did not arrive" in line or "too slowly" in line for line in said_408) and len(said_408) == 2, "408 is logged only where it was sent "
@@ -525,4 +540,30 @@ check(status == 405 and not any(k.startswith("access-control-") for k in h), "no
 nsrv.stop()
 r = subprocess.run([sotto, "serve", "-m", model, "--cors", " , "], capture_output=True, text=True)
 check(r.returncode == 1 and "--cors names no origin" in r.stderr, "--cors with no origin: exit 1", r.stderr)
+# what serving needs is checked before the model loads: the address, a TMPDIR for uploads,
+# an API key a header can carry; SIGHUP drains as SIGTERM does; beyond loopback without a
+# key, a warning
+busy = socket.socket()
+busy.bind(("127.0.0.1", 0))
+busy.listen()
+r = subprocess.run([sotto, "serve", "-m", model, "--port", str(busy.getsockname()[1])], capture_output=True, text=True)
+busy.close()
+check(r.returncode == 2 and "Address already in use" in r.stderr and "worker" not in r.stderr,
+      "a port in use: exit 2 before the model loads", r.stderr)
+r = subprocess.run([sotto, "serve", "-m", model, "--port", "0"], capture_output=True, text=True,
+                   env={**os.environ, "TMPDIR": os.path.join(work, "no-such-dir")})
+check(r.returncode == 2 and "cannot store uploads in " + os.path.join(work, "no-such-dir") in r.stderr and
+      "No such file or directory" in r.stderr, "an unusable TMPDIR: exit 2 at start, naming it", r.stderr)
+r = subprocess.run([sotto, "serve", "-m", model, "--port", "0"], capture_output=True, text=True,
+                   env={**os.environ, "SOTTO_API_KEY": "sk-abc\n"})
+check(r.returncode == 1 and "SOTTO_API_KEY) holds a newline at character 7" in r.stderr,
+      "an API key with a newline: refused", r.stderr)
+hsrv = Server(sotto, model, ["-t", "1", "--workers", "1", "--host", "0.0.0.0"], os.path.join(work, "hup.log"))
+check("warning: listening on 0.0.0.0 without an API key" in hsrv.text(), "0.0.0.0 without a key: a warning",
+      hsrv.text())
+hsrv.proc.send_signal(signal.SIGHUP)
+rc = hsrv.proc.wait(30)
+check(rc == 0 and "SIGHUP: finishing 0 requests" in hsrv.text() and "stopped" in hsrv.text(),
+      "SIGHUP drains as SIGTERM does: exit 0", "%s %s" % (rc, hsrv.text()))
+hsrv.stop()
 check.done("serve_http")

@@ -1,7 +1,7 @@
 /* cmd_serve.c — `sotto serve`: an OpenAI-compatible transcription server. Parses the
  * command line, loads the model (and the Silero VAD where installed, as `sotto transcribe`
  * does) once, makes the worker pool (serve_pool.c) and runs the HTTP front end
- * (serve_http.c) until SIGTERM or SIGINT, which drain the requests in flight. */
+ * (serve_http.c) until SIGTERM, SIGINT or SIGHUP, which drain the requests in flight. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <signal.h>
@@ -68,7 +68,7 @@ static const cli_opt options[] = {
              "S more and 1 s for each 8 kB it brings (64 kbit/s), else 408;\n"
              "a connection silent S seconds is closed (default 30)"},
     {"--drain-timeout", 0, OPT_INT, OFF(drain_timeout), 1, 86400, "S", "seconds in 1..86400",
-     .help = "after SIGTERM/SIGINT, the requests still in flight after S\n"
+     .help = "after SIGTERM, SIGINT or SIGHUP, the requests still in flight after S\n"
              "seconds are stopped and answered 503 (default 60)"},
     {"--max-sessions", 0, OPT_INT, OFF(max_sessions), 0, 4096, "N", "a count in 0..4096",
      .help = "live WebSocket sessions open at once (GET /v1/realtime); past\n"
@@ -154,8 +154,9 @@ static const cli_cmd command = {
              "\n",
     .opts = options,
     .footer = "\n"
-              "Each request is logged on stderr: method, path, status, audio seconds, milliseconds.\n"
-              "SIGTERM or SIGINT: no new requests; those in flight are answered; exit 0. A second\n"
+              "Each request is logged on stderr: method, path, status, audio seconds, milliseconds,\n"
+              "and for an error its code and message (a stream's error event too, after its 200).\n"
+              "SIGTERM, SIGINT or SIGHUP: no new requests; those in flight are answered; exit 0. A second\n"
               "signal, or --drain-timeout, stops the work still in flight (answered 503); exit 128 +\n"
               "the first signal's number. A request whose client leaves has its work stopped.\n"
               "\n"
@@ -238,6 +239,15 @@ static int parse(int argc, char **argv, serve_opts *o)
         fprintf(stderr, "sotto serve: --api-key is empty\n");
         return EXIT_INPUT;
     }
+    for (const char *c = o->cfg.api_key; c && *c; c++)
+        if ((unsigned char)*c <= ' ' || *c == 0x7f) { /* a bearer token has none (RFC 6750's b64token) */
+            fprintf(stderr, "sotto serve: the API key (%s) holds a %s at character %d: no Authorization "
+                    "header could match it (a trailing newline from a file?)\n",
+                    o->cfg.api_key == getenv("SOTTO_API_KEY") ? "SOTTO_API_KEY" : "--api-key",
+                    *c == ' ' ? "space" : *c == '\n' ? "newline" : *c == '\t' ? "tab" : "control character",
+                    (int)(c - o->cfg.api_key) + 1);
+            return EXIT_INPUT;
+        }
     if (o->cfg.cors && !o->cfg.cors[strspn(o->cfg.cors, ", ")]) {
         fprintf(stderr, "sotto serve: --cors names no origin (\"*\" allows any)\n");
         return EXIT_INPUT;
@@ -313,6 +323,8 @@ int cmd_serve(int argc, char **argv)
     char path[4096], id[4096];
     if (!(o.c.device = cli_device("serve", o.c.device)) || !cli_model_path(o.c.model, path, sizeof path))
         return EXIT_INPUT;
+    int lfd; /* the address and the upload directory before a model's load (seconds, for a large one) */
+    if ((rc = serve_http_listen(&o.cfg, &lfd)) != EXIT_OK) return rc;
     sotto_vad *vad = NULL;
     serve_pool *pool = NULL;
     sotto_model *model = cli_load_model(path);
@@ -328,6 +340,7 @@ int cmd_serve(int argc, char **argv)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     sotto_context_params cp = sotto_context_params_default();
@@ -336,8 +349,9 @@ int cmd_serve(int argc, char **argv)
     cp.max_sequences = o.cfg.tp.beam_size > o.cfg.tp.best_of ? o.cfg.tp.beam_size : o.cfg.tp.best_of;
     cp.max_batch = o.cfg.batch_size > 0 ? o.cfg.batch_size : 1;
     pool = serve_pool_init(model, &cp, o.cfg.workers, o.cfg.queue, cp.max_batch, o.cfg.batch_window_ms);
-    if (pool) rc = serve_http_run(&o.cfg, pool);
+    if (pool) rc = serve_http_run(&o.cfg, pool, lfd), lfd = -1;
 done:
+    if (lfd >= 0) close(lfd);
     serve_pool_free(pool);
     sotto_vad_free(vad);
     sotto_model_free(model);

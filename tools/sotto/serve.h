@@ -317,11 +317,17 @@ void serve_live_upgraded(serve_live *l, const char *extra, size_t n_extra, int f
 
 /* ---- the HTTP server ---- */
 
-/* Listens as CFG says, answers with POOL until SIGTERM or SIGINT (which the caller has
- * blocked in every thread), then finishes the requests in flight and returns 0; a second
- * signal or CFG's drain timeout stops them (answered 503) and returns 128 + the first
- * signal's number; nonzero with a message when it cannot listen. */
-int serve_http_run(const serve_config *cfg, serve_pool *pool);
+/* What serving needs before a model is loaded: a listening socket on CFG's host and port
+ * (*LFD), and a directory where uploads can be stored ($TMPDIR, else /tmp). EXIT_OK, or
+ * an exit status after a message naming what failed. Warns when it listens beyond
+ * loopback without an API key. */
+int serve_http_listen(const serve_config *cfg, int *lfd);
+
+/* Answers on LFD (serve_http_listen's) with POOL until SIGTERM, SIGINT or SIGHUP (which
+ * the caller has blocked in every thread), then finishes the requests in flight and
+ * returns 0; a second signal or CFG's drain timeout stops them (answered 503) and returns
+ * 128 + the first signal's number; nonzero with a message when it cannot start. */
+int serve_http_run(const serve_config *cfg, serve_pool *pool, int lfd);
 
 /* Whether this build has the HTTP server; when not, what to install. */
 bool serve_http_available(const char **missing);

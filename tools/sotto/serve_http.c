@@ -3,7 +3,7 @@
  * temporary file (the size limit checked as it streams), admission into the worker pool
  * (serve_pool.c), the answer once a worker is done (the connection is suspended meanwhile,
  * so MHD's one polling thread never waits on a transcription), one log line per request on
- * stderr, and the drain on SIGTERM/SIGINT. */
+ * stderr, and the drain on SIGTERM, SIGINT or SIGHUP. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <microhttpd.h>
@@ -72,6 +72,7 @@ typedef struct request {
     serve_sse *sse;                /* stream=true: the events, as the worker writes them */
     bool live_slot;                /* a live session's slot, until the upgrade hands it over */
     bool http10;                   /* an HTTP/1.0 request (no upgrade to a WebSocket) */
+    char why[320];                 /* the error answered, "code: message", for its log line */
     atomic_int refs;               /* MHD's (until completed) and, streaming, the worker's */
 } request;
 
@@ -141,8 +142,15 @@ static enum MHD_Result send_buf(request *q, int status, char *buf, size_t n, con
     return queue_answer(q, status, r);
 }
 
+/* Keeps E's code and message for Q's log line (cut at sizeof q->why). */
+static void note_error(request *q, const serve_error *e)
+{
+    snprintf(q->why, sizeof q->why, "%.30s: %.280s", e->code ? e->code : e->type, e->message);
+}
+
 static enum MHD_Result send_error(request *q, const serve_error *e)
 {
+    note_error(q, e);
     size_t n = 0;
     char *buf = serve_error_json(e, &n);
     if (!buf) return MHD_NO;
@@ -189,6 +197,27 @@ static bool authorized(request *q)
 }
 
 /* ---- upload ---- */
+
+/* Where uploads are stored: $TMPDIR, else /tmp. */
+static const char *upload_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+/* A new upload file in upload_dir(), unlinked at once (nothing is left behind, whatever
+ * happens to the process); -1 with errno. */
+static int upload_file(void)
+{
+    char tmpl[4096];
+    if (snprintf(tmpl, sizeof tmpl, "%s/sotto-upload-XXXXXX", upload_dir()) >= (int)sizeof tmpl) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) unlink(tmpl);
+    return fd;
+}
 
 static void reject(request *q, int status, const char *param, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -381,6 +410,7 @@ static void sse_job_done(request *q, serve_job *job)
     } else {
         serve_error e;
         job_error(q, job, &e);
+        note_error(q, &e); /* before the event: the log line is written after it */
         serve_sse_error(q->sse, &e);
     }
     release(q);
@@ -436,12 +466,12 @@ static enum MHD_Result begin_upload(request *q)
         return fail(q, 400, "invalid_request_error", NULL, "invalid_multipart",
                     "the multipart/form-data header has no usable boundary (one of 2 to 70 characters)");
     serve_epilogue_init(&q->epilogue, type);
-    const char *dir = getenv("TMPDIR");
-    char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/sotto-upload-XXXXXX", dir && *dir ? dir : "/tmp");
-    q->fd = mkstemp(tmpl);
-    if (q->fd < 0) return fail(q, 500, "server_error", NULL, "storage_error", "cannot create a temporary file");
-    unlink(tmpl); /* nothing is left behind, whatever happens to the process */
+    q->fd = upload_file();
+    if (q->fd < 0) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "cannot create a temporary file in %s: %s", upload_dir(), strerror(errno));
+        return fail(q, 500, "server_error", NULL, "storage_error", msg);
+    }
     return MHD_YES;
 }
 
@@ -618,6 +648,7 @@ static enum MHD_Result answer_stream(request *q)
     if (!r) return MHD_NO; /* the worker's events go nowhere; on_completed cuts the job */
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    MHD_add_response_header(r, "X-Accel-Buffering", "no"); /* nginx passes each event on as it comes */
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* one request a connection */
     add_cors(q, r);
     enum MHD_Result ok = MHD_queue_response(q->conn, 200, r);
@@ -738,6 +769,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     else if (q->why_stopped == STOP_GONE || cut) note = " (the client left: its work was stopped)";
     else if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED) note = " (client silent for --timeout: closed unanswered)";
     else if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK) note = q->status ? " (connection lost)" : " (closed by the client)";
+    char error[sizeof q->why + 48];
+    if (!*note && q->why[0]) { /* an error answer, or a stream's error event after its 200 */
+        snprintf(error, sizeof error, q->status == 200 ? " (the stream ended in an error: %s)" : " (%s)", q->why);
+        note = error;
+    }
     if (q->status == 200 && (q->route == ROUTE_TRANSCRIBE || q->route == ROUTE_TRANSLATE)) {
         int ms = (int)(cli_now_ms() - q->t0_ms), avg = atomic_load(&s->job_ms);
         atomic_store(&s->job_ms, avg ? (7 * avg + ms) / 8 : ms);
@@ -848,7 +884,12 @@ static void force_stop(server *s, const char *why)
     if (s->live) serve_live_stop(s->live, SERVE_LIVE_FORCE);
 }
 
-/* Serves until SIGTERM or SIGINT (sweeping the queue every 200 ms: deadlines, clients gone),
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
+}
+
+/* Serves until SIGTERM, SIGINT or SIGHUP (sweeping the queue every 200 ms: deadlines, clients gone),
  * then drains: the requests in flight are answered, until a second signal or
  * --drain-timeout cuts the drain short. 0, or 128 + the first signal's number when cut. */
 static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
@@ -866,12 +907,13 @@ static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
             atomic_store(&s->draining, true);
             int n = atomic_load(&s->active) + (s->live ? serve_live_count(s->live) : 0);
             fprintf(stderr, "sotto serve: %s: finishing %d request%s in flight, accepting no more (a second signal, "
-                    "or %d s, stops them)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", n, n == 1 ? "" : "s",
-                    cfg->drain_timeout_s);
+                    "or %d s, stops them)\n", signal_name(sig), n, n == 1 ? "" : "s", cfg->drain_timeout_s);
             serve_door_close(door);
             if (s->live) serve_live_stop(s->live, SERVE_LIVE_DRAIN);
         } else if (got > 0 && !t_forced) {
-            force_stop(s, got == SIGINT ? "a second signal (SIGINT)" : "a second signal (SIGTERM)");
+            char why[48];
+            snprintf(why, sizeof why, "a second signal (%s)", signal_name(got));
+            force_stop(s, why);
             t_forced = now;
         } else if (sig && !t_forced && now - t_drain > 1000.0 * cfg->drain_timeout_s) {
             force_stop(s, "--drain-timeout passed");
@@ -889,17 +931,45 @@ static int wait_and_drain(server *s, serve_door *door, const sigset_t *set)
     return t_forced ? 128 + sig : EXIT_OK;
 }
 
-int serve_http_run(const serve_config *cfg, serve_pool *pool)
+/* Whether A is a loopback address (127.0.0.0/8, ::1, or an IPv4-mapped 127.x). */
+static bool loopback(const struct sockaddr *a)
 {
-    server s = {.cfg = cfg, .pool = pool};
+    if (a->sa_family == AF_INET) return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+    if (a->sa_family != AF_INET6) return false;
+    const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+    return IN6_IS_ADDR_LOOPBACK(x) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
+}
+
+int serve_http_listen(const serve_config *cfg, int *lfd)
+{
+    *lfd = -1;
     struct addrinfo *ai = resolve(cfg->host, cfg->port);
     if (!ai) return EXIT_INPUT;
-    int lfd = listen_on(ai);
+    const bool local = loopback(ai->ai_addr);
+    int fd = listen_on(ai);
     freeaddrinfo(ai);
-    if (lfd < 0) {
+    if (fd < 0) {
         fprintf(stderr, "sotto serve: cannot listen on %s port %d: %s\n", cfg->host, cfg->port, strerror(errno));
         return EXIT_EXEC;
     }
+    int probe = upload_file(); /* a TMPDIR that cannot take uploads would fail every request */
+    if (probe < 0) {
+        fprintf(stderr, "sotto serve: cannot store uploads in %s: %s (set TMPDIR to a writable directory)\n",
+                upload_dir(), strerror(errno));
+        close(fd);
+        return EXIT_EXEC;
+    }
+    close(probe);
+    if (!local && !cfg->api_key)
+        fprintf(stderr, "sotto serve: warning: listening on %s without an API key: anyone who reaches port %d "
+                "can use it (--api-key or SOTTO_API_KEY)\n", cfg->host, cfg->port);
+    *lfd = fd;
+    return EXIT_OK;
+}
+
+int serve_http_run(const serve_config *cfg, serve_pool *pool, int lfd)
+{
+    server s = {.cfg = cfg, .pool = pool};
     unsigned port = port_of(lfd);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
                      MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_ALLOW_UPGRADE;
@@ -932,6 +1002,7 @@ int serve_http_run(const serve_config *cfg, serve_pool *pool)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
     int rc = wait_and_drain(&s, door, &set);
     serve_door_free(door);
     MHD_stop_daemon(d);

@@ -10,9 +10,15 @@ bool serve_http_available(const char **missing)
     return false;
 }
 
-int serve_http_run(const serve_config *cfg, serve_pool *pool)
+int serve_http_listen(const serve_config *cfg, int *lfd)
 {
     (void)cfg;
-    (void)pool;
+    *lfd = -1;
+    return EXIT_EXEC;
+}
+
+int serve_http_run(const serve_config *cfg, serve_pool *pool, int lfd)
+{
+    (void)cfg, (void)pool, (void)lfd;
     return EXIT_EXEC;
 }
