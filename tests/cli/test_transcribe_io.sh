@@ -91,7 +91,8 @@ else
 fi
 
 # an output place found unwritable before decoding: exit 2, as a write that fails later;
-# -o naming the input itself: refused, the audio kept
+# -o naming the input itself, or another existing file that is no transcript: refused, the
+# audio kept
 expect 2 "cannot write $TMP/nodir/x.txt: No such file or directory" "$SOTTO" transcribe "${T[@]}" \
     -o "$TMP/nodir/x.txt" "$clip"
 expect 2 "cannot write $TMP: Is a directory" "$SOTTO" transcribe "${T[@]}" -o "$TMP" "$clip"
@@ -102,6 +103,12 @@ ln -s self.wav "$TMP/self.link"
 expect 1 "-o $TMP/self.link is the input: the transcript would replace the audio" "$SOTTO" transcribe "${T[@]}" \
     -o "$TMP/self.link" "$TMP/self.wav"
 cmp -s "$clip" "$TMP/self.wav" && ok || bad "-o onto the input changed it"
+# -o naming another existing file whose extension is no transcript's (talk.wav beside
+# talk.opus): refused, that file kept; a new name with such an extension is written as txt
+ffmpeg -loglevel quiet -y -i "$clip" "$TMP/self.opus" && cp "$clip" "$TMP/keep.wav" && expect 1 \
+    "-o $TMP/keep.wav exists and its extension is no transcript's" "$SOTTO" transcribe "${T[@]}" -o "$TMP/keep.wav" \
+    "$TMP/self.opus"
+cmp -s "$clip" "$TMP/keep.wav" && ok || bad "-o onto another audio file changed it"
 
 # one output name for two inputs: refused with --output-dir alone too (no o//a.*)
 mkdir -p "$TMP/d1" "$TMP/d2"

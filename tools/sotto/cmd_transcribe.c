@@ -353,6 +353,7 @@ static int parse(int argc, char **argv, opts *o)
     int rc = cli_parse(&command, argc, argv, o, &o->n_files);
     if (rc) return rc;
     o->files = (const char **)argv + 1;
+    bool foreign_ext = false; /* -o's extension names no format (talk.wav) */
     if (o->output) { /* -o talk.srt: the format its extension names */
         const char *dot = strrchr(o->output, '.'), *slash = strrchr(o->output, '/');
         char ext[8];
@@ -363,7 +364,8 @@ static int parse(int argc, char **argv, opts *o)
             if (o->formats && named && named != o->formats && __builtin_popcount(o->formats) == 1)
                 fprintf(stderr, "sotto transcribe: note: -o %s gets %s, as -f says (not %s)\n", o->output,
                         out_writers[__builtin_ctz(o->formats)].name, ext);
-            else if (!o->formats && !(o->formats = named)) /* talk.docx: written as txt, and said */
+            foreign_ext = !named;
+            if (!o->formats && !(o->formats = named)) /* talk.docx: written as txt, and said */
                 fprintf(stderr, "sotto transcribe: note: -o %s: .%s names no format of -f's, so it gets txt "
                         "(-f chooses)\n", o->output, ext);
         }
@@ -445,6 +447,13 @@ static int parse(int argc, char **argv, opts *o)
     if (o->output && o->n_files == 1 && stat(o->output, &out) == 0 && stat(o->files[0], &in) == 0 &&
         S_ISREG(out.st_mode) && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
         fprintf(stderr, "sotto transcribe: -o %s is the input: the transcript would replace the audio\n", o->output);
+        return EXIT_INPUT;
+    }
+    if (o->output && foreign_ext && stat(o->output, &out) == 0 && S_ISREG(out.st_mode) && out.st_size > 0) {
+        /* talk.wav beside talk.m4a: a slip that would replace a recording */
+        fprintf(stderr, "sotto transcribe: -o %s exists and its extension is no transcript's (%s): the transcript "
+                "would replace that file; name a transcript (talk.txt, talk.srt) or remove it first\n", o->output,
+                out_names());
         return EXIT_INPUT;
     }
     int stdin_given = 0;
