@@ -181,6 +181,19 @@ else
     echo "note: the first segment came before SIGINT reached the process: the early case is not checked"
 fi
 
+# ... with json on stdout, which is written whole at the input's end: nothing shown, and
+# the message says why (it had pointed "above" at an empty stdout)
+"$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f json "$TMP/long.wav" >"$TMP/int.out" \
+    2>"$TMP/int.err" &
+job=$!
+sleep 4
+kill -INT "$job"
+wait "$job"
+rc=$?
+[[ $rc == 130 && ! -s $TMP/int.out ]] && ! grep -q "(above)" "$TMP/int.err" &&
+    grep -Eq "interrupted( before the first segment|; [0-9]+ segments? of the input in progress (was|were) decoded, none written: json is written whole)" "$TMP/int.err" &&
+    ok || bad "SIGINT with json on stdout: exit $rc, $(tail -1 "$TMP/int.err")"
+
 # -l: checked once, before the model loads; openai's names taken
 expect 1 "unknown language 'xx'" "$SOTTO" transcribe -m "$TINY" -t 2 -l xx -j 2 --output-dir "$TMP/l" "$TMP/many"
 [[ $(grep -c "unknown language" "$TMP/err") == 1 ]] && ! grep -q "device" "$TMP/err" && ok ||

@@ -275,6 +275,7 @@ static int full_errno;                    /* an output file met ENOSPC, EDQUOT o
  * message after Ctrl-C says was done. */
 static int segments_decoded = -1;
 static bool segments_shown;
+static bool whole_at_end; /* stdout's format is written whole at the input's end (json) */
 
 static void on_sigint(int sig)
 {
@@ -492,7 +493,8 @@ static int on_segment(const sotto_segment *s, void *user)
     live *l = user;
     if (l->progress) fputs("\r\033[K", stderr), l->progress = false; /* the segment starts a clean line */
     segments_decoded++;
-    segments_shown = l->w || !l->o->quiet;
+    segments_shown = l->w ? out_writes_segments(l->w) : !l->o->quiet;
+    whole_at_end = l->w && !out_writes_segments(l->w); /* json on stdout: written at the end */
     if (l->w) {
         begin_stdout(l);
         if (!l->w->segment(stdout, s, &l->st)) {
@@ -620,7 +622,7 @@ static int each_channel(const opts *o, sotto_context *ctx, const char *path, boo
  * then its files. Returns the exit status for it. */
 static int one_file(const opts *o, sotto_context *ctx, const char *path, bool header)
 {
-    segments_decoded = o->channel == CHANNEL_EACH ? -2 : 0, segments_shown = false;
+    segments_decoded = o->channel == CHANNEL_EACH ? -2 : 0, segments_shown = false, whole_at_end = false;
     if (o->channel == CHANNEL_EACH) return each_channel(o, ctx, path, header);
     live l = {.o = o, .path = path, .header = header ? path : NULL, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
               .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
@@ -730,9 +732,11 @@ static int transcribe_files(const opts *o, const sotto_model *model, const sotto
             fprintf(stderr, "sotto transcribe: %s before the first segment of the input in progress; no file "
                             "was written for it\n", how);
         else
-            fprintf(stderr, "sotto transcribe: %s; %s%d segment%s of the input in progress %s decoded%s, no file "
-                            "was written for it\n", how, segments_shown ? "the " : "", n, n == 1 ? "" : "s",
-                    n == 1 ? "was" : "were", segments_shown ? " (above)" : "");
+            fprintf(stderr, "sotto transcribe: %s; %s%d segment%s of the input in progress %s decoded%s, %s\n", how,
+                    segments_shown ? "the " : "", n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+                    segments_shown ? " (above)" : "",
+                    whole_at_end ? "none written: json is written whole when an input ends"
+                                 : "no file was written for it");
         rc = 128 + interrupted;
     } else if (failed && rc == EXIT_OK) {
         fprintf(stderr, "sotto transcribe: %d of %d inputs could not be transcribed\n", failed, o->n_files);

@@ -288,6 +288,11 @@ const out_writer out_writers[] = {
 };
 const int out_n_writers = sizeof out_writers / sizeof *out_writers;
 
+bool out_writes_segments(const out_writer *w)
+{
+    return w->segment != no_segment;
+}
+
 const out_writer *out_find(const char *name)
 {
     for (int i = 0; i < out_n_writers; i++)

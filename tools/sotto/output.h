@@ -77,6 +77,8 @@ extern const int out_n_writers;
 
 /* The writer -f calls NAME, or NULL. */
 const out_writer *out_find(const char *name);
+/* Whether W writes each segment as it is decoded (json writes the whole result at the end). */
+bool out_writes_segments(const out_writer *w);
 /* The set NAME stands for: one format, or every one for "all"; 0 for an unknown name. */
 unsigned out_format(const char *name);
 /* The names of every format, "txt, srt, ...", for messages and help. */
