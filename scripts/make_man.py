@@ -17,6 +17,8 @@ ENVIRONMENT = [
     ("SOTTO_KERNELS", "the CPU kernel set (scalar, avx2, avx_vnni, avx512, neon, neon_dot, "
                       "neon_i8mm) in place of the best one the CPU runs; one it cannot run is refused."),
     ("SOTTO_API_KEY", "sotto serve's API key when --api-key is not given."),
+    ("SOTTO_PROGRESS_S", "seconds between sotto transcribe's progress lines where stderr is no "
+                         "terminal (default 60)."),
     ("SOTTO_VOCAB_PROXY", "0: every greedy step computes every logit; 1: greedy windows without "
                           "log-probabilities take the vocabulary proxy whatever the CPU's cache "
                           "(the same tokens either way)."),

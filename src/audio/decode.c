@@ -394,7 +394,8 @@ static void compose_warning(sotto__ff *f)
     if (f->cut[0]) k += (size_t)snprintf(f->warning, n, "%s", f->cut);
     if (f->n_bad && k < n)
         k += (size_t)snprintf(f->warning + k, n - k, "%s%s: %lld packet%s of its %s stream did not decode (the first "
-                              "at %.2f s: %s) and %s skipped, as ffmpeg skips them: the transcript may miss words there",
+                              "at %.2f s: %s) and %s skipped, as ffmpeg skips them: the transcript may miss words there, and "
+                              "its times after that come early by the audio lost",
                               k ? "; " : "", f->src->name, (long long)f->n_bad, f->n_bad == 1 ? "" : "s",
                               av->avcodec_get_name(f->dec->codec_id), f->bad_s, f->bad_what,
                               f->n_bad == 1 ? "was" : "were");

@@ -209,7 +209,8 @@ expect 1 "English-only: it cannot translate" "$SOTTO" transcribe "${T[@]}" -l de
 expect 0 "stdout:young man" "$SOTTO" transcribe "${T[@]}" -l AUTO "$clip"
 expect 1 "1..224" "$SOTTO" transcribe "${T[@]}" --sample-len 448 "$clip"
 
-# the progress line on a terminal is cleared before a segment (two windows: gaps)
+# the progress line on a terminal (audio done, share, speed, time left) is cleared before a
+# segment (two windows: gaps)
 sox -n -r 16000 -c 1 -b 16 "$TMP/sil.wav" trim 0 25
 sox "$clip" "$TMP/sil.wav" "$CLIPS/librivox-0870.wav" "$TMP/sil.wav" "$clip" "$TMP/two.wav"
 script -qec "$SOTTO transcribe -m $TINY -t 2 --device cpu --vad-model $VAD --beam-size 1 $TMP/two.wav" \
@@ -217,8 +218,16 @@ script -qec "$SOTTO transcribe -m $TINY -t 2 --device cpu --vad-model $VAD --bea
 python3 - "$TMP/typescript" <<'EOF' && ok || bad "progress runs into a segment: $(cat -A "$TMP/typescript" | head -c 600)"
 import re, sys
 data = open(sys.argv[1], "rb").read()
-sys.exit(0 if b"real time" in data and not re.search(rb"real time[^\r\n\x1b]", data) else 1)
+line = rb"s of audio \(\d+ %\), [0-9.]+x real time(, about \d+ (s|min) left)?"
+sys.exit(0 if re.search(line, data) and not re.search(line + rb"[^\r\n\x1b,]", data) else 1)
 EOF
+# where stderr is a file: the same as lines of their own, every $SOTTO_PROGRESS_S seconds
+SOTTO_PROGRESS_S=0 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f txt -o "$TMP/two.txt" \
+    "$TMP/two.wav" >/dev/null 2>"$TMP/err"
+grep -Eq "^sotto transcribe: $TMP/two.wav: [0-9]+ / [0-9]+ s of audio \([0-9]+ %\), [0-9.]+x real time" "$TMP/err" &&
+    ! grep -q $'\r' "$TMP/err" && ok || bad "progress lines in a log: $(cat "$TMP/err")"
+"$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f txt -o "$TMP/two.txt" "$TMP/two.wav" \
+    >/dev/null 2>"$TMP/err" && ! grep -q "s of audio" "$TMP/err" && ok || bad "a short run logs no progress line"
 
 # with --vad the terminal is told while the VAD reads the whole input first, and the line
 # is gone before the first segment (a 2-hour file had shown nothing for its first seconds)

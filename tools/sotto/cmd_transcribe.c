@@ -256,6 +256,10 @@ static const cli_cmd command = {
     .many_args = true,
     .args = "an AUDIO file",
     .footer = "\n"
+              "Progress: on a terminal a line rewritten after each window (audio done, share, speed,\n"
+              "time left); where stderr is a file or pipe (nohup, a service's log) the same as a line\n"
+              "every $SOTTO_PROGRESS_S seconds (default 60); --quiet: none.\n"
+              "\n"
               "exit: 0 ok, 1 invalid arguments or an input that could not be read (the others are\n"
               "still transcribed), 2 execution error (an output or stdout that cannot be written:\n"
               "the message says why), 130 interrupted (Ctrl-C: the work stops at the end of the\n"
@@ -475,6 +479,8 @@ typedef struct live {
     bool tty;
     int n_progress;            /* progress callbacks so far */
     double t0_ms;
+    double logged_ms;          /* when the last progress line went to a stderr that is no
+                                  terminal (t0_ms before the first) */
 } live;
 
 /* What goes to stdout before an input's first output: its header (several inputs) and
@@ -523,16 +529,45 @@ static int on_language(const char *lang, float probability, void *user)
     return interrupted;
 }
 
+/* "26 / 313 s of audio (8 %), 8.5x real time, about 34 s left" into LINE. */
+static void progress_text(const live *l, double done, double total, char *line, size_t n)
+{
+    double secs = (cli_now_ms() - l->t0_ms) / 1000, speed = secs > 0 ? done / secs : 0;
+    int k = snprintf(line, n, "%.0f / %.0f s of %s (%.0f %%), %.1fx real time", done, total,
+                     l->o->tp.vad && l->o->tp.vad_filter ? "speech (the VAD's)" : "audio",
+                     total > 0 ? 100 * done / total : 100.0, speed);
+    if (k > 0 && (size_t)k < n && speed > 0 && done < total && secs >= 2) {
+        double left = (total - done) / speed;
+        if (left >= 60) snprintf(line + k, n - (size_t)k, ", about %.0f min left", ceil(left / 60));
+        else snprintf(line + k, n - (size_t)k, ", about %.0f s left", ceil(left));
+    }
+}
+
+/* Interval of the progress lines where stderr is no terminal (a log, nohup): ms,
+ * $SOTTO_PROGRESS_S seconds (default 60). */
+static double progress_log_ms(void)
+{
+    const char *v = getenv("SOTTO_PROGRESS_S");
+    char *end;
+    double s = v && *v ? strtod(v, &end) : 60;
+    return v && *v && (*end || !(s >= 0 && s <= 86400)) ? 60000.0 : 1000.0 * s;
+}
+
 static int on_progress(double done, double total, void *user)
 {
     live *l = user;
     l->n_progress++;
-    if (l->tty && !l->o->quiet) {
-        double secs = (cli_now_ms() - l->t0_ms) / 1000;
-        fprintf(stderr, "\r\033[K  %.0f / %.0f s of %s, %.1fx real time", done, total,
-                l->o->tp.vad && l->o->tp.vad_filter ? "speech (the VAD's)" : "audio", secs > 0 ? done / secs : 0);
+    if (l->o->quiet) return interrupted;
+    char line[160];
+    if (l->tty) {
+        progress_text(l, done, total, line, sizeof line);
+        fprintf(stderr, "\r\033[K  %s", line);
         l->progress = done < total;
         if (done >= total) fputc('\n', stderr);
+    } else if (done < total && cli_now_ms() - l->logged_ms >= progress_log_ms()) { /* a line a minute */
+        progress_text(l, done, total, line, sizeof line);
+        fprintf(stderr, "sotto transcribe: %s: %s\n", l->path, line);
+        l->logged_ms = cli_now_ms();
     }
     return interrupted;
 }
@@ -625,7 +660,7 @@ static int one_file(const opts *o, sotto_context *ctx, const char *path, bool he
     segments_decoded = o->channel == CHANNEL_EACH ? -2 : 0, segments_shown = false, whole_at_end = false;
     if (o->channel == CHANNEL_EACH) return each_channel(o, ctx, path, header);
     live l = {.o = o, .path = path, .header = header ? path : NULL, .w = !o->dir && !o->output ? only(o->formats) : NULL, .st = {.lines = o->lines},
-              .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms()};
+              .tty = isatty(STDERR_FILENO), .t0_ms = cli_now_ms(), .logged_ms = cli_now_ms()};
     sotto_transcribe_params tp = o->tp;
     tp.on_segment = on_segment, tp.on_progress = on_progress, tp.on_language = on_language, tp.user_data = &l;
     tp.abort_callback = on_abort;
