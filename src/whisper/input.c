@@ -233,13 +233,25 @@ int64_t sotto__input_chunk(const sotto__input *in, double t)
     return in->n_speech ? chunk_of(in, (int64_t)(t * SOTTO_SAMPLE_RATE)) : 0;
 }
 
+/* The chunk of time T, an end at a chunk's last sample counted in that chunk
+ * (get_chunk_index with is_end). */
+static int64_t end_chunk(const sotto__input *in, double t)
+{
+    int64_t sample = (int64_t)(t * SOTTO_SAMPLE_RATE);
+    for (int64_t i = 0; i < in->n_speech; i++)
+        if (in->keep_end[i] == sample) return i;
+    return chunk_of(in, sample);
+}
+
+int64_t sotto__input_end_chunk(const sotto__input *in, double t)
+{
+    return in->n_speech ? end_chunk(in, t) : 0;
+}
+
 double sotto__input_original_time(const sotto__input *in, double t, bool is_end)
 {
     if (!in->n_speech) return t;
-    int64_t sample = (int64_t)(t * SOTTO_SAMPLE_RATE), idx = -1;
-    for (int64_t i = 0; is_end && i < in->n_speech && idx < 0; i++)
-        if (in->keep_end[i] == sample) idx = i;
-    if (idx < 0) idx = chunk_of(in, sample);
+    int64_t idx = is_end ? end_chunk(in, t) : chunk_of(in, (int64_t)(t * SOTTO_SAMPLE_RATE));
     return nearbyint((in->silence_before[idx] + t) * 100.0) / 100.0; /* round(x, 2) */
 }
 

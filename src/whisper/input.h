@@ -44,6 +44,8 @@ double sotto__input_original_time_at(const sotto__input *in, double t, double at
 /* The speech interval (chunk) of vad_filter that time T (seconds) of the kept signal lies
  * in: a change of chunk between two times is a silence the VAD dropped. 0 without. */
 int64_t sotto__input_chunk(const sotto__input *in, double t);
+/* The same for an end: one at a chunk's last sample lies in that chunk. */
+int64_t sotto__input_end_chunk(const sotto__input *in, double t);
 
 /* Whether the VAD gave any 32 ms window of samples [FROM, TO) a probability >= THRESHOLD
  * (true without a VAD). */

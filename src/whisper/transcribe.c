@@ -207,7 +207,8 @@ static void append(run *r, sotto_segment s, int64_t seek, const sotto__decode_re
 /* With vad_filter, the words of C [I0, I1) as a segment of their own (C crossed a silence
  * the VAD dropped): its text their text, its tokens that text's (no timestamps), its
  * times theirs; the words go with it under word_timestamps, else they are freed. */
-static sotto_status add_piece(run *r, int64_t seek, sotto__wseg *c, int i0, int i1, const sotto__decode_result *d)
+static sotto_status add_piece(run *r, int64_t seek, sotto__wseg *c, int i0, int i1, double start, double end,
+                              const sotto__decode_result *d)
 {
     size_t len = 0;
     for (int i = i0; i < i1; i++) len += strlen(c->words[i].word);
@@ -227,7 +228,7 @@ static sotto_status add_piece(run *r, int64_t seek, sotto__wseg *c, int i0, int 
         free(text), free(toks), free(words);
         return sotto__ctx_fail(r->ctx, st, "transcribe: %s", st == SOTTO_ERR_NOMEM ? "out of memory" : sotto_last_error());
     }
-    sotto_segment s = {.start = c->words[i0].start, .end = c->words[i1 - 1].end, .text = text, .tokens = toks,
+    sotto_segment s = {.start = start, .end = end, .text = text, .tokens = toks,
                        .n_tokens = need, .words = words, .n_words = words ? i1 - i0 : 0};
     for (int i = i0; i < i1; i++) {
         if (words) words[i - i0] = c->words[i];
@@ -273,11 +274,25 @@ static sotto_status add_segment(run *r, int64_t seek, sotto__wseg *c, const sott
         w->start = sotto__input_original_time_at(r->in, w->start, middle);
         w->end = sotto__input_original_time_at(r->in, w->end, middle);
     }
+    /* a segment timed by its words; without word timestamps (words found only to place it)
+     * its decoded start or end stays where it lies in the chunk of its first or last words,
+     * so it meets its neighbours as their decoded times do */
+    const bool placed = !r->p->word_timestamps && c->n_words > 0 && chunk;
+    const bool keep_start = placed && sotto__input_chunk(r->in, c->start) == chunk[0];
+    const bool keep_end = placed && sotto__input_end_chunk(r->in, c->end) == chunk[c->n_words - 1];
     if (!st && r->p->vad_filter == 1 && n_pieces > 1) {
         for (int i0 = 0, i = 1; !st && i <= c->n_words; i++)
-            if (i == c->n_words || chunk[i] != chunk[i - 1]) st = add_piece(r, seek, c, i0, i, d), i0 = i;
+            if (i == c->n_words || chunk[i] != chunk[i - 1]) {
+                double t0 = i0 == 0 && keep_start ? start : c->words[i0].start;
+                double t1 = i == c->n_words && keep_end ? end : c->words[i - 1].end;
+                st = add_piece(r, seek, c, i0, i, t0, t1 > t0 ? t1 : t0, d), i0 = i;
+            }
     } else if (!st) {
-        if (c->n_words > 0 && r->p->vad_filter) start = c->words[0].start, end = c->words[c->n_words - 1].end;
+        if (c->n_words > 0 && r->p->vad_filter) {
+            if (!keep_start) start = c->words[0].start;
+            if (!keep_end) end = c->words[c->n_words - 1].end;
+            if (end < start) end = start;
+        }
         if (!r->p->word_timestamps) sotto__wseg_free(c); /* timed only for the chunks (chunk_words) */
         append(r, (sotto_segment){.start = start, .end = end, .text = text, .tokens = toks, .n_tokens = n,
                                   .words = c->words, .n_words = c->n_words}, seek, d);

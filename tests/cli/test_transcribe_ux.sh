@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_transcribe_ux.sh — what a new user meets in `sotto transcribe` (issue 23): the
 # detected language shown before the first segment, --vad segments cut at the silences
-# the VAD dropped, installed models found by name (-m tiny.en).
+# the VAD dropped and never overlapping, installed models found by name (-m tiny.en).
 # usage: test_transcribe_ux.sh SOTTO TINY_EN.gguf MULTILINGUAL_MODEL VAD.gguf CLIPS_DIR TMP_DIR
 set -u
 SOTTO=$1 TINY=$2 BASE=$3 VAD=$4 CLIPS=$5 TMP=$6
@@ -47,6 +47,24 @@ for words in "" --word-timestamps; do
     else
         ok
     fi
+done
+# ... nor do two segments overlap: bench's window30 (the clips, 0.3 s apart, cut at 30 s),
+# 10 minutes of silence, window30 again, where a segment decoded from the first chunk's end
+# holds words of the second only (it had been timed by its words at both ends, and ran
+# 2.7 s into the next segment, which keeps its decoded start)
+sox -n -r 16000 -c 1 -b 16 "$TMP/gap03.wav" trim 0 0.3
+sox -n -r 16000 -c 1 -b 16 "$TMP/sil600.wav" trim 0 600
+clips=()
+for f in "$CLIPS"/*.wav; do clips+=("$f" "$TMP/gap03.wav"); done
+sox "${clips[@]}" "$TMP/w30.wav" trim 0 30
+sox "$TMP/w30.wav" "$TMP/sil600.wav" "$TMP/w30.wav" "$TMP/gap10m.wav"
+for f in gappy gap10m; do
+    "$SOTTO" transcribe -m "$TINY" "${T[@]}" --vad -f json "$TMP/$f.wav" 2>"$TMP/err" | python3 -c "
+import json, sys
+segs = json.load(sys.stdin)['segments']
+bad = [(a['start'], a['end'], b['start'], b['text']) for a, b in zip(segs, segs[1:]) if b['start'] < a['end'] - 1e-6]
+print(len(segs), 'segments', bad)
+sys.exit(1 if bad or len(segs) < 4 else 0)" >"$TMP/overlap" && ok || bad "--vad on $f: segments overlap: $(cat "$TMP/overlap" "$TMP/err")"
 done
 "$SOTTO" transcribe -m "$TINY" "${T[@]}" --vad --word-timestamps --max-line-len 42 -f srt "$TMP/gappy.wav" \
     2>/dev/null >"$TMP/srt"
