@@ -139,6 +139,10 @@ done
 "$SOTTO" transcribe "${T[@]}" "$TMP/missing.wav" "$clip" >"$TMP/out" 2>"$TMP/err"
 [[ $? == 1 ]] && ! grep -q "missing.wav" "$TMP/out" && grep -q "==> $clip <==" "$TMP/out" && ok ||
     bad "header of a failed input: $(cat "$TMP/out")"
+# one input that is not there: said before the model loads (no device line), exit 1
+"$SOTTO" transcribe "${T[@]}" "$TMP/missing.wav" >"$TMP/out" 2>"$TMP/err"
+[[ $? == 1 ]] && grep -q "missing.wav: cannot open: No such file or directory" "$TMP/err" &&
+    ! grep -q "device" "$TMP/err" && ok || bad "one missing input: $(cat "$TMP/err")"
 
 # SIGTERM in a batch: the files in progress finish, the summary, exit 143
 mkdir -p "$TMP/many"

@@ -91,6 +91,10 @@ if shutil.which("ffmpeg"):
 # authentication: /health needs none; a missing or wrong key is 401
 status, body, _ = curl(srv.url + "/health")
 check(status == 200 and json.loads(body) == {"status": "ok"}, "GET /health without a key")
+# the absolute form of a request target (as a proxy sends it; RFC 9112 3.2.2) is its path
+status, _, rbody = exchange(srv.port, b"GET http://127.0.0.1:%d/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % srv.port)
+check(status == 200 and json.loads(rbody) == {"status": "ok"}, "GET http://host:port/health is /health",
+      "%s %r" % (status, rbody[:200]))
 status, body, head = curl(T, [], clip)
 error_of(body, status, "invalid_api_key", "no key: 401") and check(status == 401, "no key is 401")
 check("www-authenticate: bearer" in head.lower(), "401 says WWW-Authenticate: Bearer", head)

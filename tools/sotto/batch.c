@@ -339,15 +339,15 @@ static void one(shared *sh, sotto_context *ctx, slot *me, item *it)
     pthread_mutex_lock(&sh->mu);
     me->name = NULL;
     status_clear(sh);
-    if (st != SOTTO_OK) {
+    if (st != SOTTO_OK) { /* counted as the files done are: [n/N] */
         sh->n_failed++;
-        fprintf(stderr, "sotto transcribe: %s\n", err);
+        fprintf(stderr, "sotto transcribe: [%d/%d] %s\n", sh->n_done + sh->n_failed, sh->n_todo, err);
     } else if (r->stopped) {
         /* interrupted: nothing written for it */
     } else if (!wrote) {
         sh->n_failed++, sh->write_failed = 1;
         if (werr == ENOSPC || werr == EDQUOT || werr == EROFS) sh->write_errno = werr;
-        fprintf(stderr, "sotto transcribe: %s\n", err);
+        fprintf(stderr, "sotto transcribe: [%d/%d] %s\n", sh->n_done + sh->n_failed, sh->n_todo, err);
     } else {
         sh->n_done++;
         sh->audio_s += r->duration;

@@ -720,7 +720,8 @@ static bool load_vad(const opts *o, sotto_vad **vad, int *rc)
     }
     if (o->tp.silence_check && !o->quiet)
         fprintf(stderr, "sotto transcribe: note: no Silero VAD model installed (%s): silence and noise are "
-                        "judged by the decoder alone, as the reference does (scripts/setup.sh installs it)\n", path);
+                        "judged by the decoder alone, as the reference does (sotto's scripts/setup.sh installs it; "
+                        "--vad-model PATH names one; --no-silence-check: no note)\n", path);
     return true;
 }
 
@@ -822,6 +823,13 @@ int cmd_transcribe(int argc, char **argv)
     if (!cli_output_writable("transcribe", o.dir, o.output)) goto done;
     rc = EXIT_INPUT;
     if (!cli_model_path(o.c.model, path, sizeof path)) goto done;
+    struct stat in; /* one input not there: said before the model loads (seconds, for a large one) */
+    if (o.n_files == 1 && !batch_wanted(o.files, o.n_files, o.jobs) && strcmp(o.files[0], "-") &&
+        !strstr(o.files[0], "://") && stat(o.files[0], &in) != 0 &&
+        (errno == ENOENT || errno == ENOTDIR)) {
+        fprintf(stderr, "sotto transcribe: %s: cannot open: %s\n", o.files[0], strerror(errno));
+        goto done;
+    }
     rc = EXIT_EXEC;
     if (!(model = cli_load_model(path))) goto done;
     rc = EXIT_INPUT;

@@ -707,6 +707,16 @@ static enum MHD_Result body_done(request *q)
     return MHD_YES;
 }
 
+/* The path of a request target: an absolute-form one (GET http://host:port/health, as a
+ * proxy sends; RFC 9112 3.2.2: a server must accept it) without its scheme and authority. */
+static const char *origin_path(const char *url)
+{
+    size_t skip = !strncasecmp(url, "http://", 7) ? 7 : !strncasecmp(url, "https://", 8) ? 8 : 0;
+    if (!skip) return url;
+    const char *slash = strchr(url + skip, '/');
+    return slash ? slash : "/";
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
                                   void **con_cls)
@@ -723,7 +733,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         q->t0_ms = cli_now_ms();
         atomic_init(&q->refs, 1);
         snprintf(q->method, sizeof q->method, "%s", method);
-        snprintf(q->path, sizeof q->path, "%s", url);
+        snprintf(q->path, sizeof q->path, "%s", origin_path(url));
         q->http10 = version && !strcmp(version, MHD_HTTP_VERSION_1_0);
         atomic_fetch_add(&s->active, 1);
         *con_cls = q;
