@@ -659,6 +659,12 @@ typedef struct sotto_transcribe_params {
                                   take a step's argmax without every logit (the CPU where the
                                   vocabulary does not fit its last cache). 0 (default): always
                                   computed */
+    const int32_t *initial_prompt_tokens; /* faster-whisper's initial_prompt given as token ids:
+                                  these ids before the first window, as they are (no space
+                                  added, nothing stripped), in place of initial_prompt's text
+                                  (not both; not with batch_size). Each checked against the
+                                  vocabulary when transcribing */
+    int n_initial_prompt_tokens;
 } sotto_transcribe_params;
 
 /* openai-whisper's defaults (its command line's: beam 5, best of 5, fallback on). */
@@ -683,8 +689,9 @@ sotto_status sotto_transcribe_params_temperatures(sotto_transcribe_params *p, do
  * hallucination silence threshold >= 0 when on; with a VAD, vad_threshold in (0, 1) and its durations >= 0;
  * max_new_tokens >= 0, clip timestamps >= 0 (with batch_size each start < its end);
  * repetition_penalty finite and > 0, no_repeat_ngram_size >= 0; n_suppress_tokens >= 0 and
- * each of them >= -1; no prefix or carry_initial_prompt with batch_size (every chunk gets
- * the pipeline's one prompt: initial_prompt and hotwords).
+ * each of them >= -1; n_initial_prompt_tokens >= 0 with its array, and not beside
+ * initial_prompt or batch_size; no prefix or carry_initial_prompt with batch_size (every
+ * chunk gets the pipeline's one prompt: initial_prompt and hotwords).
  * SOTTO_OK, or SOTTO_ERR_INVALID_ARG with a message naming the value in
  * sotto_last_error(). The language must be "auto", a code or a name sotto_language_code
  * knows; whether the model has it is checked when transcribing. */

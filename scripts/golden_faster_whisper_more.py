@@ -13,7 +13,7 @@ python/tests/test_fw_golden_more.py runs the same cases through sotto.
 usage: .cache/fw-venv/bin/python scripts/golden_faster_whisper_more.py MODELS_DIR CLIPS_DIR OUT_DIR [SET,...]
 (SET: tiny.en, base, options-tiny.en (the pipeline's prompt and cut options, on tiny.en),
 penalties-tiny.en (length_penalty and prompt_reset_on_temperature), prefix-base (a prefix in
-Japanese);
+Japanese), prompt-ids-tiny.en (initial_prompt as token ids);
 default tiny.en and base)"""
 import copy
 import json
@@ -110,6 +110,16 @@ PENALTIES = [
     ("model", "long", dict(prompt_reset_on_temperature=-1.0, beam_size=1)),
     ("model", "long", dict(prompt_reset_on_temperature=-0.5, initial_prompt="Sense and Sensibility.")),
 ]
+# initial_prompt as token ids (tiny.en's tokens of " Mr. Dashwood, Elinor and Marianne."):
+# before the first window as they are; the pipeline's tokenizer refuses them
+PROMPT_IDS = [1770, 13, 16189, 3822, 11, 2574, 259, 273, 290, 37919, 710, 13]
+PROMPT_IDS_CASES = [
+    ("model", SHORT, dict(initial_prompt=PROMPT_IDS, beam_size=1)),
+    ("model", SHORT, dict(initial_prompt=PROMPT_IDS)),
+    ("model", "long", dict(initial_prompt=PROMPT_IDS[:4], beam_size=1, without_timestamps=True)),
+    ("model", "long", dict(initial_prompt=[50256, 464, 3290] + PROMPT_IDS, condition_on_previous_text=False)),
+    ("pipeline", SHORT, dict(initial_prompt=PROMPT_IDS, vad_filter=False)),
+]
 # faster-whisper's prefix in Japanese (tests/data/clips/prefix, scripts/make-clips.sh): after
 # the prefix CTranslate2 suppresses the blank and applies no timestamp rule at the first
 # step, then the rules over the tokens after it (a new user's probe: sotto had taken the
@@ -168,7 +178,8 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         sets = (("tiny.en", "tiny.en", TINY), ("base", "base", BASE), ("options-tiny.en", "tiny.en", OPTIONS),
-                ("penalties-tiny.en", "tiny.en", PENALTIES), ("prefix-base", "base", PREFIX))
+                ("penalties-tiny.en", "tiny.en", PENALTIES), ("prefix-base", "base", PREFIX),
+                ("prompt-ids-tiny.en", "tiny.en", PROMPT_IDS_CASES))
         for out, name, cases in [(o, n, c) for o, n, c in sets if o in only]:
             model = WhisperModel(os.path.join(models, name + "-ct2"), device="cpu", compute_type="float32",
                                  cpu_threads=2)

@@ -88,6 +88,17 @@ static void test_check(void)
     p = d, p.suppress_tokens = ids, p.n_suppress_tokens = 0;
     CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "suppress none: %s", sotto_last_error());
     CHECK(!d.suppress_tokens && !d.n_suppress_tokens, "suppress_tokens default: the model's list");
+    int32_t prompt_ids[] = {1770, 13};
+    p = d, p.n_initial_prompt_tokens = 2, refused(&p, "prompt ids without their array", "without their array");
+    p = d, p.initial_prompt_tokens = prompt_ids, p.n_initial_prompt_tokens = -1;
+    refused(&p, "prompt ids -1", "without their array");
+    p = d, p.initial_prompt_tokens = prompt_ids, p.n_initial_prompt_tokens = 2, p.initial_prompt = "x";
+    refused(&p, "prompt as text and ids", "give one");
+    p = d, p.initial_prompt_tokens = prompt_ids, p.n_initial_prompt_tokens = 2, p.batch_size = 2;
+    refused(&p, "batched prompt ids", "as text");
+    p = d, p.initial_prompt_tokens = prompt_ids, p.n_initial_prompt_tokens = 2;
+    CHECK(sotto_transcribe_params_check(&p) == SOTTO_OK, "prompt ids: %s", sotto_last_error());
+    CHECK(!d.initial_prompt_tokens && !d.n_initial_prompt_tokens, "initial_prompt_tokens default: none");
     double bad_clip[] = {3, 2};
     p = d, p.batch_size = 2, p.clip_timestamps = bad_clip, p.n_clip_timestamps = 2;
     refused(&p, "batched clip 3 .. 2", "start before its end");

@@ -5,7 +5,7 @@ repetition_penalty / no_repeat_ngram_size on WhisperModel and the pipeline, and
 (more-options-tiny.en.json) the pipeline's initial_prompt, hotwords, prefix (which it does
 not pass on), vad_parameters and max_new_tokens, and (more-penalties-tiny.en.json)
 CTranslate2's length_penalty and prompt_reset_on_temperature, and (more-prefix-base.json) a
-prefix in Japanese: the same
+prefix in Japanese, and (more-prompt-ids-tiny.en.json) initial_prompt as token ids: the same
 segments (text, tokens, seek, times; scores within float noise), or the same refusal
 (faster-whisper's RuntimeError for 30 s or more without VAD or clips). The CLI's
 --repetition-penalty, --no-repeat-ngram-size and --batch-size with --clip-timestamps give
@@ -33,11 +33,12 @@ def load(name: str) -> Dict[str, Any]:
 
 def _cases():
     out = []
-    for name in ("tiny.en", "base", "options-tiny.en", "penalties-tiny.en", "prefix-base"):
+    for name in ("tiny.en", "base", "options-tiny.en", "penalties-tiny.en", "prefix-base", "prompt-ids-tiny.en"):
         for i, case in enumerate(load(name)["cases"]):
             # the prompt and cut options on the 52 s audio run in CI too (short): four chunks a case
             kind = "long" if name == "base" or (case["audio"] in ("long", "en_de")
-                                                and name not in ("options-tiny.en", "penalties-tiny.en")) \
+                                                and name not in ("options-tiny.en", "penalties-tiny.en",
+                                                                 "prompt-ids-tiny.en")) \
                 else "short"
             out.append(pytest.param(name, i, id=f"{kind}-{name}-{i}-{case['kind']}-{case['audio']}"))
     return out

@@ -79,6 +79,25 @@ def test_options_change_the_transcript(model, clips):
     assert all(t < 50363 for t in notime[0].tokens[1:])  # no timestamp tokens after <|notimestamps|>
 
 
+def test_initial_prompt_as_token_ids(model, clips):
+    """Ids go before the first window as they are: the text's own ids (" " + it) decode as
+    the text does; ids outside the vocabulary, or not ints, are refused."""
+    clip = [c for c in clips if c.endswith("librivox-0870.wav")][0]
+    text = "Mr. Dashwood, Elinor and Marianne."
+    by_text, _ = model.transcribe(clip, beam_size=1, initial_prompt=text)
+    ids = [1770, 13, 16189, 3822, 11, 2574, 259, 273, 290, 37919, 710, 13]  # tiny.en's " " + text
+    by_ids, _ = model.transcribe(clip, beam_size=1, initial_prompt=ids)
+    plain, _ = model.transcribe(clip, beam_size=1)
+    assert [s.tokens for s in by_ids] == [s.tokens for s in by_text]
+    assert [s.avg_logprob for s in by_ids] == [s.avg_logprob for s in by_text] != [s.avg_logprob for s in plain]
+    with pytest.raises(ValueError, match=r"initial prompt token 60000 \(at 1\): not an id"):
+        model.transcribe(clip, initial_prompt=[13, 60000])
+    with pytest.raises(ValueError, match="each an int >= 0"):
+        model.transcribe(clip, initial_prompt=[13, "a"])
+    with pytest.raises(TypeError, match="not bytes"):
+        model.transcribe(clip, initial_prompt=b"13")
+
+
 def test_ffmpeg_log_lines_are_silenced(model, clips, tmp_path, capfd):
     # an MP3 without a Xing header: FFmpeg logs "[mp3 @ 0x...] Estimating duration from bitrate"
     mp3 = tmp_path / "noxing.mp3"

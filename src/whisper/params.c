@@ -93,6 +93,14 @@ static sotto_status check_search(const sotto_transcribe_params *p, sotto__err *e
         if (p->suppress_tokens[i] < -1)
             return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "suppress token %d (a token id, or -1: the model's list "
                                "of non-speech symbols)", (int)p->suppress_tokens[i]);
+    if (p->n_initial_prompt_tokens < 0 || (p->n_initial_prompt_tokens > 0 && !p->initial_prompt_tokens))
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "%d initial prompt tokens without their array",
+                           p->n_initial_prompt_tokens);
+    if (p->n_initial_prompt_tokens > 0 && p->initial_prompt)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "an initial prompt as text and as token ids: give one");
+    if (p->n_initial_prompt_tokens > 0 && p->batch_size > 0)
+        return sotto__fail(err, SOTTO_ERR_INVALID_ARG, "batched decoding (batch size %d) takes its initial prompt "
+                           "as text", p->batch_size);
     return SOTTO_OK;
 }
 

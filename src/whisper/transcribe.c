@@ -489,6 +489,18 @@ static sotto_status prompt_texts(run *r)
         t[0] = r->rules.ts_begin;
         r->prefix = t, r->n_prefix++;
     }
+    if (!st && p->n_initial_prompt_tokens > 0) { /* faster-whisper's ids: all_tokens.extend(initial_prompt) */
+        const int32_t n_vocab = r->ctx->model->info.n_vocab;
+        for (int i = 0; i < p->n_initial_prompt_tokens; i++)
+            if (p->initial_prompt_tokens[i] < 0 || p->initial_prompt_tokens[i] >= n_vocab)
+                return sotto__ctx_fail(r->ctx, SOTTO_ERR_INVALID_ARG, "initial prompt token %d (at %d): not an id "
+                                       "of the model's vocabulary (0..%d)", (int)p->initial_prompt_tokens[i], i,
+                                       n_vocab - 1);
+        if (!push_tokens(r, p->initial_prompt_tokens, p->n_initial_prompt_tokens))
+            return sotto__ctx_fail(r->ctx, SOTTO_ERR_NOMEM, "initial prompt: out of memory");
+        r->n_initial = p->n_initial_prompt_tokens;
+        return SOTTO_OK;
+    }
     if (st || !p->initial_prompt) return st;
     int32_t *ids = NULL;
     int n = 0;

@@ -425,7 +425,7 @@ class Model:
         log_prob_threshold: Optional[float] = -1.0,
         no_speech_threshold: Optional[float] = 0.6,
         condition_on_previous_text: bool = True,
-        initial_prompt: Optional[str] = None,
+        initial_prompt: Union[str, Sequence[int], None] = None,
         suppress_blank: bool = True,
         without_timestamps: bool = False,
         max_initial_timestamp: float = 1.0,
@@ -475,7 +475,8 @@ class Model:
             condition_on_previous_text: feed each window's text to the next.
             prompt_reset_on_temperature: a window decoded at a temperature above this
                 is not fed to the next (openai-whisper's 0.5; faster-whisper's option).
-            initial_prompt: text before the first window (names, spelling, style).
+            initial_prompt: text before the first window (names, spelling, style); or
+                token ids, put there as they are (faster-whisper's initial_prompt as ids).
             carry_initial_prompt: openai-whisper's: initial_prompt begins every window's
                 prompt, the previous text after it (what fits with it).
             fallback_best: when every temperature fails, keep faster-whisper's choice (the
@@ -566,6 +567,15 @@ class Model:
                 transcribed as far as it goes, as ffmpeg reads it.
         """
         self._check_open()
+        prompt_ids = None
+        if initial_prompt is not None and not isinstance(initial_prompt, str):  # token ids
+            if isinstance(initial_prompt, (bytes, bytearray)) or not isinstance(initial_prompt, Iterable):
+                raise TypeError(f"initial_prompt must be a str, token ids or None, not {type(initial_prompt).__name__}")
+            prompt_ids = list(initial_prompt)
+            if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) and 0 <= i <= _INT_MAX
+                       for i in prompt_ids):
+                raise ValueError(f"initial_prompt as token ids: each an int >= 0, not {prompt_ids!r}")
+            prompt_ids, initial_prompt = [int(i) for i in prompt_ids], None
         for name, text in (("language", language), ("initial_prompt", initial_prompt), ("hotwords", hotwords),
                            ("prefix", prefix)):
             if text is not None and not isinstance(text, str):
@@ -693,6 +703,7 @@ class Model:
             prompt_reset_on_temperature=float(prompt_reset_on_temperature),
             batch_vad_params=batch_vad_params,
             suppress_tokens=suppress,
+            initial_prompt_tokens=prompt_ids,
         )
         if not isinstance(audio, (str, bytes, os.PathLike)):
             audio = _samples(audio)

@@ -512,12 +512,16 @@ static int opt_clips(PyObject *clips, double **out, int *n)
     return 0;
 }
 
-/* IDS: a sequence of token ids (ints, -1 standing for the model's list) into *OUT
- * (PyMem_Free) and *N; 0, or -1 with an exception set. */
-static int opt_ids(PyObject *ids, int32_t **out, int *n)
+/* IDS, the option NAME: a sequence of token ids (ints; with MODEL_LIST, -1 standing for
+ * the model's list of non-speech symbols) into *OUT (PyMem_Free) and *N; 0, or -1 with an
+ * exception set. */
+static int opt_ids(PyObject *ids, const char *name, bool model_list, int32_t **out, int *n)
 {
-    PyObject *seq = PySequence_Fast(ids, "suppress_tokens must be a sequence of token ids");
-    if (!seq) return -1;
+    PyObject *seq = PySequence_Fast(ids, "token ids must be a sequence of ints");
+    if (!seq) {
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of token ids", name);
+        return -1;
+    }
     Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
     int32_t *v = k > INT32_MAX ? NULL : PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
     if (!v) {
@@ -528,10 +532,10 @@ static int opt_ids(PyObject *ids, int32_t **out, int *n)
     for (Py_ssize_t i = 0; i < k; i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         long x = PyLong_Check(item) && !PyBool_Check(item) ? PyLong_AsLong(item) : -2;
-        if ((x == -1 && PyErr_Occurred()) || x < -1 || x > INT32_MAX) {
+        if ((x == -1 && PyErr_Occurred()) || x < (model_list ? -1 : 0) || x > INT32_MAX) {
             PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "suppress_tokens: item %zd (%R) is not a token id (an int >= 0, or -1: the "
-                         "model's list of non-speech symbols)", i, item);
+            PyErr_Format(PyExc_ValueError, "%s: item %zd (%R) is not a token id (an int >= 0%s)", name, i, item,
+                         model_list ? ", or -1: the model's list of non-speech symbols" : "");
             Py_DECREF(seq);
             PyMem_Free(v);
             return -1;
@@ -560,13 +564,13 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                             "prefix", "multilingual", "clip_timestamps", "max_new_tokens", "repetition_penalty",
                             "no_repeat_ngram_size", "carry_initial_prompt", "batch_vad_params", "vad_neg_threshold",
                             "vad_max_speech_s", "on_language", "fallback_best", "suppress_tokens", "ctranslate2_search",
-                            "prompt_reset_on_temperature", NULL};
+                            "prompt_reset_on_temperature", "initial_prompt_tokens", NULL};
     sotto_transcribe_params p = sotto_transcribe_params_default();
     PyObject *audio, *length_penalty = Py_None, *temps = Py_None, *vad = Py_None, *on_segment = Py_None;
     PyObject *crt = NULL, *lpt = NULL, *nst = NULL, *hst = Py_None, *clips = Py_None, *bvad = Py_None;
-    PyObject *vneg = Py_None, *on_language = Py_None, *suppress = Py_None;
+    PyObject *vneg = Py_None, *on_language = Py_None, *suppress = Py_None, *prompt_ids = Py_None;
     unsigned long long seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpOpd", names, &audio,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$zppiifOOOOOpzpfKiOpifiiiOpzzOizzpOifipOOfOpOpdO", names, &audio,
                                      &p.language,
                                      &p.translate, &p.timestamps, &p.beam_size, &p.best_of, &p.patience,
                                      &length_penalty, &temps, &crt, &lpt, &nst, &p.condition_on_previous_text,
@@ -578,7 +582,7 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
                                      &p.multilingual, &clips, &p.max_new_tokens, &p.repetition_penalty,
                                      &p.no_repeat_ngram_size, &p.carry_initial_prompt, &bvad, &vneg,
                                      &p.vad_max_speech_s, &on_language, &p.fallback_best, &suppress,
-                                     &p.ctranslate2_search, &p.prompt_reset_temperature))
+                                     &p.ctranslate2_search, &p.prompt_reset_temperature, &prompt_ids))
         return NULL;
     if (vneg != Py_None && (p.vad_neg_threshold = (float)PyFloat_AsDouble(vneg)) == -1.0f && PyErr_Occurred())
         return NULL;
@@ -607,17 +611,22 @@ static PyObject *Context_transcribe(ContextObject *self, PyObject *args, PyObjec
         opt_temperatures(temps, &p))
         return NULL;
     double *clip_ts = NULL; /* freed on every path below: the library reads them while transcribing */
-    int32_t *suppress_ids = NULL;
-    if (clips != Py_None && opt_clips(clips, &clip_ts, &p.n_clip_timestamps) < 0) return NULL;
-    if (suppress != Py_None && opt_ids(suppress, &suppress_ids, &p.n_suppress_tokens) < 0) {
+    int32_t *suppress_ids = NULL, *initial_ids = NULL;
+    if ((clips != Py_None && opt_clips(clips, &clip_ts, &p.n_clip_timestamps) < 0) ||
+        (suppress != Py_None && opt_ids(suppress, "suppress_tokens", true, &suppress_ids, &p.n_suppress_tokens) < 0) ||
+        (prompt_ids != Py_None &&
+         opt_ids(prompt_ids, "initial_prompt_tokens", false, &initial_ids, &p.n_initial_prompt_tokens) < 0)) {
         PyMem_Free(clip_ts);
+        PyMem_Free(suppress_ids);
         return NULL;
     }
     p.clip_timestamps = clip_ts;
     p.suppress_tokens = suppress_ids;
+    p.initial_prompt_tokens = initial_ids;
     PyObject *out = transcribe_with(self, audio, &p, vad, on_segment, on_language);
     PyMem_Free(clip_ts);
     PyMem_Free(suppress_ids);
+    PyMem_Free(initial_ids);
     return out;
 }
 

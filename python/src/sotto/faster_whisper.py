@@ -590,7 +590,8 @@ class WhisperModel:
         length_penalty; 0 also ends a beam search when its best candidate ends),
         temperature, the three thresholds, condition_on_previous_text,
         prompt_reset_on_temperature,
-        initial_prompt (text), prefix (the first window's start), suppress_blank,
+        initial_prompt (text, or token ids put before the first window as they are), prefix
+        (the first window's start), suppress_blank,
         suppress_tokens (a list of ids, -1 standing for the model's non-speech list; the
         special tokens always, also for [] and None, which suppress nothing in
         CTranslate2), without_timestamps,
@@ -613,8 +614,6 @@ class WhisperModel:
         for name, text in (("hotwords", hotwords), ("prefix", prefix)):
             if text is not None and not isinstance(text, str):
                 raise TypeError(f"{name} must be a str or None, not {type(text).__name__}")
-        if initial_prompt is not None and not isinstance(initial_prompt, str):
-            raise NotImplementedError("initial_prompt as token ids: sotto takes the prompt's text")
         language, task = self._language_task(language, task)
         multilingual = _multilingual(multilingual, self.is_multilingual)
         vo = _vad_options(vad_parameters)
@@ -864,6 +863,8 @@ class BatchedInferencePipeline:
         chunk_s = chunk_length or 30
         if chunk_s != 30:
             raise NotImplementedError(f"chunk_length={chunk_length!r}: sotto decodes 30 s windows only")
+        if initial_prompt is not None and not isinstance(initial_prompt, str):
+            raise TypeError("TextInputSequence must be str")  # faster-whisper's: its tokenizer.encode of the ids
         rate = _sotto.SAMPLE_RATE
         clips = _pipeline_clips(clip_timestamps)
         samples = _samples(audio)
