@@ -5,7 +5,9 @@ alternating engines run by run, then writes the medians and ratios to docs/BENCH
 
 usage: python3 bench/bench.py   (after bench/run.sh has built and installed everything)
 environment: BENCH_QUICK=1 (fewer runs, no small model), BENCH_RUNS, BENCH_E2E_RUNS,
-             BENCH_BIG_RUNS, BENCH_THREADS ("1 2"), BENCH_BIG ("base small")
+             BENCH_BIG_RUNS, BENCH_THREADS ("1 2"), BENCH_BIG ("base small"),
+             BENCH_NOTES (a JSON list of notes added to the Notes section)
+The Notes section's hand-written items (those this script does not make) are kept.
 Raw results: build-bench/results/*.jsonl (one JSON object per sample).
 """
 import datetime
@@ -435,7 +437,9 @@ def report(eng, e2e, meta):
     w("```")
     w("")
     w("Needs: what `make test` needs (scripts/setup.sh), plus sox, npm and python3-venv; network")
-    w("access to the npm registry and PyPI on the first run only.")
+    w("access to the npm registry and PyPI on the first run only. A run rewrites the sections above")
+    w("from its own figures and keeps every other section, and the Notes it does not make itself")
+    w("(hand-written ones); `BENCH_NOTES='[\"...\"]'` adds notes of its own.")
     return "\n".join(L) + "\n"
 
 
@@ -453,6 +457,20 @@ def gpu_section():
         if keep:
             out.append(line)
     return out
+
+
+# the beginnings of the notes this script makes from its run (replaced at every run)
+MADE_NOTES = ("whisper-bench ", "The machine was shared", "Timed out (not counted", "Engine samples per cell")
+
+
+def kept_notes(made):
+    """The items of docs/BENCHMARKS.md's Notes that this run does not make: hand-written
+    notes on earlier runs, kept in their order (a rerun had dropped them)."""
+    if not os.path.exists("docs/BENCHMARKS.md"):
+        return []
+    m = re.search(r"\n## Notes\n(.*?)(?=\n## |\Z)", open("docs/BENCHMARKS.md").read(), re.S)
+    items = re.findall(r"^- (.*)$", m.group(1), re.M) if m else []
+    return [t for t in items if t not in made and not t.startswith(MADE_NOTES)]
 
 
 def main():
@@ -518,6 +536,7 @@ def main():
         notes.append(f"Engine samples per cell, {size}: " + (f"{counts[0]}" if len(counts) == 1 else
                      f"{counts[0]}–{counts[-1]}") + " (a phase stops starting rounds once past its time budget).")
     notes += json.loads(os.environ.get("BENCH_NOTES", "[]"))
+    notes += kept_notes(notes)
     meta = {"date": datetime.date.today().isoformat(), "v": versions(), "machine": machine(), "audio_s": audio_s,
             "tokens": tokens, "load_med": statistics.median(loads), "load_min": min(loads), "load_max": max(loads),
             "notes": notes}

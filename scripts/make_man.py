@@ -15,7 +15,8 @@ ENVIRONMENT = [
     ("SOTTO_MODEL", "the model used without -m (a path or an installed model's name)."),
     ("SOTTO_DEVICE", "the device used without --device (auto, cpu, vulkan, vulkan:N)."),
     ("SOTTO_KERNELS", "the CPU kernel set (scalar, avx2, avx_vnni, avx512, neon, neon_dot, "
-                      "neon_i8mm) in place of the best one the CPU runs; one it cannot run is refused."),
+                      "neon_i8mm) in place of the best one the CPU runs; one it cannot run (or an unknown "
+                      "name) is ignored with a warning, the best set used."),
     ("SOTTO_API_KEY", "sotto serve's API key when --api-key is not given."),
     ("SOTTO_PROGRESS_S", "seconds between sotto transcribe's progress lines where stderr is no "
                          "terminal (default 60)."),

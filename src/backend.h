@@ -221,6 +221,9 @@ typedef struct sotto__backend_reg {
      * (TYPE)"); fails with a message that starts with "NAME: " */
     sotto_status (*create)(const sotto__backend_config *cfg, sotto__backend **out, char *desc, size_t desc_len,
                            sotto__err *err);
+    /* the op table its backends carry (NULL for a stub that is not built in): test_kernels
+     * checks every registered table for an empty slot, without a device */
+    const sotto__backend_ops *ops;
 } sotto__backend_reg;
 
 /* The registered backends, in the order listing and auto visit them, NULL after the last. */

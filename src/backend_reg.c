@@ -10,7 +10,7 @@
 extern const sotto__backend_reg sotto__cpu_reg;    /* src/cpu/backend_cpu.c */
 extern const sotto__backend_reg sotto__vulkan_reg; /* src/vulkan/ (a stub that says "not built in" without it) */
 #ifdef SOTTO_HAVE_NULL
-extern const sotto__backend_reg sotto__null_reg;   /* src/null/: the test build's reference backend */
+extern const sotto__backend_reg sotto__null_reg;   /* tests/backend_null/: the test build's reference backend */
 #endif
 
 static const sotto__backend_reg *const registry[] = {

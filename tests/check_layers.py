@@ -2,7 +2,8 @@
 """The dependency rule of docs/ARCHITECTURE.md, checked on the tree: every #include "..."
 of a source file must point into a layer that file's layer may use. Arrows run one way:
 tools (and python/) -> include -> whisper -> base; whisper -> model, audio, vad;
-vad -> model; model, audio -> base; each backend (cpu, vulkan, the test build's null) -> base.
+vad -> model; model, audio -> base; each backend (cpu, vulkan, the test build's null, and
+any other folder of src/: a new backend is checked as these are) -> base.
 Base is src/*.{c,h} (common, quant, tensor, and backend*: the op table and the registry).
 No layer reaches a backend's folder: the engine (whisper, vad) and the readers (model,
 audio) call ops through the table of backend.h, and only src/backend*.c names a backend
@@ -14,23 +15,33 @@ import os
 import re
 import sys
 
-# layer -> the layers its files may include (besides their own)
+# layer -> the layers its files may include (besides their own); every other folder of
+# src/ is a backend's (cpu, vulkan, a new one), which may include base alone
 ALLOWED = {
     "base": set(),
     "model": {"base"},
     "audio": {"base"},
-    "cpu": {"base"},
-    "vulkan": {"base"},
-    "null": {"base"},
     "vad": {"base", "model"},
     "whisper": {"base", "model", "audio", "vad"},
     "tools": {"include"},
 }
+ENGINE = ("model", "audio", "vad", "whisper")  # the folders of src/ that are no backend
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-BACKENDS = ("cpu", "vulkan", "null")  # the backends' layers (folders)
-# a backend's own internal names (sotto__cpu_*, sotto__vk_*, ...): only its folder and
-# the registry (src/backend*) may use them
-BACKEND_NAME = re.compile(r"\bsotto__(?:cpu|vk|vki|vkd|vulkan|null|pool|kernels|op|exec|proxy)_\w*")
+# internal names of the backends this tree has besides sotto__FOLDER_* (the CPU's pool,
+# kernels, ops, exec and proxy; Vulkan's vk, vki, vkd)
+BACKEND_PREFIXES = ("vk", "vki", "vkd", "pool", "kernels", "op", "exec", "proxy")
+
+
+def backends(root):
+    """The backends' layers: every folder of src/ but the engine's, and the test build's null."""
+    src = os.path.join(root, "src")
+    return sorted({d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and d not in ENGINE} | {"null"})
+
+
+def backend_names(layers):
+    """A backend's own internal names (sotto__cpu_*, sotto__vk_*, sotto__FOLDER_*): only its
+    folder and the registry (src/backend*) may use them."""
+    return re.compile(r"\bsotto__(?:%s)_\w*" % "|".join(sorted(set(layers) | set(BACKEND_PREFIXES))))
 
 
 def layer_of(rel):
@@ -48,11 +59,15 @@ def layer_of(rel):
         return None
     if len(parts) == 2:
         return "base"
-    return parts[1] if parts[1] in ALLOWED else None
+    return parts[1]  # an engine layer, or a backend's folder
 
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
+    layers = backends(root)
+    for b in layers:
+        ALLOWED[b] = {"base"}
+    BACKEND_NAME = backend_names(layers)
     bad, files = [], 0
     for top in ("src", "tools/sotto", "include", "python/src", "tests/backend_null"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
@@ -68,7 +83,7 @@ def main():
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
                 registry = src_layer == "base" and name.startswith("backend")
-                if src_layer not in BACKENDS and not registry:
+                if src_layer not in layers and not registry:
                     for sym in sorted(set(BACKEND_NAME.findall(text))):
                         bad.append(f"{rel}: names {sym} (only a backend's folder and src/backend* may)")
                 for inc in INCLUDE.findall(text):

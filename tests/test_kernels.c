@@ -1182,6 +1182,17 @@ static void test_tables(void)
               empty_slots(be->ops, SOTTO__N_BACKEND_SLOTS));
         be->ops->free(be);
     }
+    for (int i = 0; sotto__backend_reg_at(i); i++) { /* every registered backend's table, no device needed */
+        const sotto__backend_reg *reg = sotto__backend_reg_at(i);
+        if (!reg->ops) {
+            printf("  backend %s: not built in (no op table to check)\n", reg->name);
+            continue;
+        }
+        CHECK(empty_slots(reg->ops, SOTTO__N_BACKEND_SLOTS) == 0, "the %s backend's table leaves %d op slots empty",
+              reg->name, empty_slots(reg->ops, SOTTO__N_BACKEND_SLOTS));
+        CHECK(reg->ops->name && !strcmp(reg->ops->name, reg->name), "the %s backend's table is named %s", reg->name,
+              reg->ops->name ? reg->ops->name : "(null)");
+    }
     fflush(stdout); /* an empty slot crashes a later test: its message must be out first */
 }
 

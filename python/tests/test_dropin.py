@@ -472,6 +472,12 @@ def test_model_names_and_errors(models_dir, model_path, tmp_path, monkeypatch):
         WhisperModel("tiny.en", compute_type="bogus")
     with pytest.raises(ValueError, match="unsupported device tpu"):
         WhisperModel("tiny.en", device="tpu")
+    # the devices are the build's backends (sotto._sotto.backends(), as `sotto info --devices`),
+    # cuda the first that is not the CPU: no backend's name is written into the package
+    from sotto import _sotto
+    from sotto._model import _gpu_backend
+    assert _sotto.backends()[0] == "cpu" and _gpu_backend(["cpu", "metal", "vulkan"]) == "metal"
+    assert _gpu_backend(["cpu"]) == "vulkan"  # none: the engine says it is not built in
     with pytest.raises(NotImplementedError, match="revision"):
         WhisperModel("tiny.en", revision="main")
     with pytest.raises(NotImplementedError, match="flash_attention"):

@@ -391,5 +391,5 @@ static sotto_status cpu_list(sotto_device_info *out, int cap, int *n, sotto__err
 }
 
 const sotto__backend_reg sotto__cpu_reg = {
-    .name = "cpu", .indexed = false, .fallback = true, .list = cpu_list, .create = cpu_create,
+    .name = "cpu", .indexed = false, .fallback = true, .list = cpu_list, .create = cpu_create, .ops = &cpu_ops,
 };

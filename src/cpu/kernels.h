@@ -7,7 +7,6 @@
  *            multiply-add chain in k order starting from bias[n] (or 0); the x86 sets'
  *            GEMM (M >= SOTTO__GEMM_MIN_M: the encoder) gives these bits, their row
  *            kernels for fewer rows sum 8 lanes (within rounding of the reference)
- *   dot:     sum_k a[k] * b[k]
  *   matmul_nn: C[m,n] = sum_k A[m,k] * B[k,n]               A[M,K], B[K,N], C[M,N]
  *               (B not transposed; no bias; used by attention on keys stored transposed
  *               [d, S] and values stored as rows [S, d]); the sum is one fused
@@ -302,7 +301,8 @@ int sotto__arm_sets(unsigned long hwcap, unsigned long hwcap2);
 const sotto__kernels *sotto__kernels_get(void);
 /* The best set this CPU supports, whatever SOTTO_KERNELS says. */
 const sotto__kernels *sotto__kernels_best(void);
-/* The names of every set of this build's architecture family, NULL-terminated. */
+/* The names of every set of every architecture (x86-64's and AArch64's), NULL-terminated:
+ * sotto__kernels_by_name gives NULL for those this CPU or build does not run. */
 extern const char *const sotto__kernel_sets[];
 /* The kernel set named NAME if this CPU can run it, else NULL (for tests). */
 const sotto__kernels *sotto__kernels_by_name(const char *name);

@@ -394,5 +394,5 @@ static sotto_status vk_create(const sotto__backend_config *cfg, sotto__backend *
 }
 
 const sotto__backend_reg sotto__vulkan_reg = {
-    .name = "vulkan", .indexed = true, .fallback = false, .list = sotto__vk_list, .create = vk_create,
+    .name = "vulkan", .indexed = true, .fallback = false, .list = sotto__vk_list, .create = vk_create, .ops = &vk_ops,
 };

@@ -184,5 +184,5 @@ static sotto_status null_list(sotto_device_info *out, int cap, int *n, sotto__er
 }
 
 const sotto__backend_reg sotto__null_reg = {
-    .name = "null", .indexed = false, .fallback = false, .list = null_list, .create = null_create,
+    .name = "null", .indexed = false, .fallback = false, .list = null_list, .create = null_create, .ops = &null_ops,
 };

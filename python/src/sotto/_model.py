@@ -100,6 +100,13 @@ class SottoValueError(ValueError, SottoError):
     :class:`SottoError`."""
 
 
+def _gpu_backend(names: Sequence[str]) -> str:
+    """The backend a "cuda" device means (CTranslate2's, torch's): this build's first one
+    other than the CPU (the registry's order: vulkan today), else "vulkan", which the
+    engine then refuses as not built in."""
+    return next((n for n in names if n != "cpu"), "vulkan")
+
+
 def _clip_seconds(clips: Union[str, Sequence[float], None]) -> Optional[List[float]]:
     """clip_timestamps as seconds: a sequence of numbers, or openai's and faster-whisper's
     str of them separated by commas ("0,5.5,8"; "" or "0": the whole audio)."""

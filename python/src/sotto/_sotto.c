@@ -950,7 +950,22 @@ static PyObject *language_name(PyObject *m, PyObject *args)
     return PyUnicode_FromString(name);
 }
 
+/* backends() -> list of str: this build's backends, in sotto info --devices' order
+ * (sotto_backend_name). */
+static PyObject *backends(PyObject *m, PyObject *unused)
+{
+    (void)m, (void)unused;
+    PyObject *out = PyList_New(0);
+    for (int i = 0; out && sotto_backend_name(i); i++) {
+        PyObject *s = PyUnicode_FromString(sotto_backend_name(i));
+        if (!s || PyList_Append(out, s) < 0) Py_CLEAR(out);
+        Py_XDECREF(s);
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
+    {"backends", backends, METH_NOARGS, "backends() -> this build's backend names (sotto_backend_name), cpu first."},
     {"audio_formats", audio_formats, METH_NOARGS, "What this build reads (sotto_audio_formats)."},
     {"mel_window", mel_window, METH_VARARGS,
      "mel_window(samples, n_mels) -> bytes: the log-mel of a 30 s window, [n_mels, 3000] float32 (sotto_mel_window)."},

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, Optional, Sequ
 
 from . import _sotto
 from . import _model
-from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
+from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model, _gpu_backend
 from .models import COMPUTE_TYPES, converted, installed_models, resolve_model, resolve_vad
 
 #: openai-whisper's language codes, in the order of its language tokens
@@ -382,11 +382,13 @@ class WhisperModel:
             raise NotImplementedError(f"device_index={device_index!r}: sotto runs a model on one device")
         if not isinstance(num_workers, int) or num_workers < 1:
             raise ValueError(f"num_workers must be an int >= 1, not {num_workers!r}")
-        if not isinstance(device, str) or not (device in ("auto", "cpu", "cuda", "gpu") or device.startswith("vulkan")):
+        names = _sotto.backends()
+        if not isinstance(device, str) or not (device in ("auto", "cuda", "gpu") or device.split(":")[0] in names):
             raise ValueError(f"unsupported device {device}")  # CTranslate2's
         if compute_type not in COMPUTE_TYPES and compute_type not in ("int16", "bfloat16"):
             raise ValueError(f"Invalid compute type: {compute_type}")  # CTranslate2's
-        engine_device = {"cuda": f"vulkan:{device_index}", "gpu": f"vulkan:{device_index}"}.get(device, device)
+        gpu = _gpu_backend(names)  # CTranslate2's cuda: this build's GPU backend, its device_index-th device
+        engine_device = {"cuda": f"{gpu}:{device_index}", "gpu": f"{gpu}:{device_index}"}.get(device, device)
         path = resolve_model(model_size_or_path, [download_root] if download_root else [])
         # faster-whisper's own Silero export first: its vad_filter cuts with that model
         vad = resolve_vad([download_root] if download_root else [], ("silero-vad-fw.gguf", "silero-vad.gguf"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _sotto
-from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model
+from ._model import DEFAULT_APPEND_PUNCTUATIONS, DEFAULT_PREPEND_PUNCTUATIONS, Model, _gpu_backend
 from .faster_whisper import decode_audio
 from .models import installed_models, resolve_model, resolve_vad
 
@@ -41,9 +41,10 @@ def load_model(name: str, device: Optional[str] = None, download_root: Optional[
     :func:`sotto.models.resolve_model`) or a file or folder sotto reads. DEVICE: None
     ("auto"), "cpu", "cuda" or "cuda:N" (a GPU through Vulkan) or a sotto device string. IN_MEMORY is
     accepted (sotto maps the weights either way)."""
-    dev = {None: "auto", "cuda": "vulkan"}.get(device, device)
+    gpu = _gpu_backend(_sotto.backends())
+    dev = {None: "auto", "cuda": gpu}.get(device, device)
     if isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
-        dev = f"vulkan:{device[5:]}"  # torch's "cuda:N": the Nth GPU
+        dev = f"{gpu}:{device[5:]}"  # torch's "cuda:N": the Nth GPU
     extra = [download_root] if download_root else []
     return WhisperOpenAI(Model(resolve_model(name, extra), threads=threads, device=dev, vad_model=resolve_vad(extra)))
 
