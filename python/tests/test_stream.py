@@ -153,6 +153,10 @@ def test_bad_options_and_input(model):
         model.stream(language="de")
     with pytest.raises(sotto.SottoError, match="klingon"):
         model.stream(language="klingon")
+    with pytest.raises(sotto.SottoError, match="cannot translate"):  # as `sotto stream --task translate`
+        model.stream(task="translate")
+    with pytest.raises(ValueError, match="task must be"):
+        model.stream(task="summarize")
     with pytest.raises(sotto.SottoError, match="bound"):
         model.stream(max_buffer=40)
     s = model.stream()

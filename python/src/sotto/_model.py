@@ -341,6 +341,7 @@ class Model:
         vad_threshold: float = 0.5,
         vad_min_silence_ms: int = 500,
         hold: float = 2.0,
+        task: str = "transcribe",
     ) -> "Stream":
         """A live transcription session (``sotto stream``'s): feed it audio as it arrives.
 
@@ -357,6 +358,8 @@ class Model:
                 utterance's start, after a pause or a cut) must hold before two decodings'
                 agreement commits words (0: at once; below ``max_buffer``). The first words
                 of an utterance come later and change less (``sotto stream --hold``).
+            task: "transcribe" or "translate" (into English, a multilingual model; the
+                events' language stays the one spoken: ``sotto stream --task``).
 
         Returns:
             a :class:`sotto.Stream` on a context of its own: ``feed(samples)``,
@@ -368,11 +371,13 @@ class Model:
         from ._stream import open_stream
 
         self._check_open()
+        if task not in ("transcribe", "translate"):
+            raise ValueError(f"task must be 'transcribe' or 'translate', not {task!r}")
         return open_stream(
             self._model, self._vad if vad else None, self.threads, self.device, language=language,
             beam_size=beam_size, min_step=min_step, trim=trim, max_buffer=max_buffer,
             initial_prompt=initial_prompt, vad_threshold=vad_threshold, vad_min_silence_ms=vad_min_silence_ms,
-            hold=hold,
+            hold=hold, translate=task == "translate",
         )
 
     def _context(self, max_sequences: int, max_batch: int = 1) -> Any:

@@ -75,6 +75,7 @@ class Stream:
         vad_threshold: float = ...,
         vad_min_silence_ms: int = ...,
         hold: float = ...,
+        translate: bool = ...,
     ) -> None: ...
     @property
     def device(self) -> str: ...

@@ -70,11 +70,12 @@ static int on_event(const sotto_stream_event *e, void *user)
 }
 
 /* Stream(model, vad, n_threads, device, language, beam_size, min_step, trim, max_buffer,
- * initial_prompt, vad_threshold, vad_min_silence_ms, hold): VAD a Vad or None. */
+ * initial_prompt, vad_threshold, vad_min_silence_ms, hold, translate): VAD a Vad or None. */
 static int Stream_init(StreamObject *self, PyObject *args, PyObject *kw)
 {
     static char *names[] = {"model", "vad", "n_threads", "device", "language", "beam_size", "min_step", "trim",
-                            "max_buffer", "initial_prompt", "vad_threshold", "vad_min_silence_ms", "hold", NULL};
+                            "max_buffer", "initial_prompt", "vad_threshold", "vad_min_silence_ms", "hold",
+                            "translate", NULL};
     PyObject *model, *vad;
     int n_threads = 0;
     const char *device = NULL, *language = NULL, *prompt = NULL;
@@ -83,9 +84,9 @@ static int Stream_init(StreamObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_RuntimeError, "Stream is already started");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|izzidddzfid", names, &ModelType, &model, &vad, &n_threads,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|izzidddzfidp", names, &ModelType, &model, &vad, &n_threads,
                                      &device, &language, &p.beam_size, &p.min_step_s, &p.trim_s, &p.max_buffer_s,
-                                     &prompt, &p.vad_threshold, &p.vad_min_silence_ms, &p.hold_s))
+                                     &prompt, &p.vad_threshold, &p.vad_min_silence_ms, &p.hold_s, &p.translate))
         return -1;
     if (vad != Py_None && !PyObject_TypeCheck(vad, &VadType)) {
         PyErr_SetString(PyExc_TypeError, "vad must be a Vad or None");
