@@ -1,14 +1,16 @@
 # install.cmake — what `cmake --install` puts under the prefix: libsotto.a and libsotto.so,
 # include/sotto.h, lib/pkgconfig/sotto.pc, the CMake package (lib/cmake/sotto: targets
 # sotto::sotto, the shared library, and sotto::sotto_static) and the sotto tool with its
-# manual page, share/man/man1/sotto.1 (component "dev" and "cli";
-# the Python package installs its own component, python/CMakeLists.txt). Included by the
-# top-level CMakeLists.txt after the targets exist.
+# manual page, share/man/man1/sotto.1, in three components a packager can split: "runtime"
+# (libsotto.so.0 and its version: what a program linked against it needs), "dev" (the
+# header, libsotto.a, the libsotto.so link, sotto.pc, the CMake package) and "cli" (the tool,
+# linked statically, and its manual page); the Python package installs its own component,
+# python/CMakeLists.txt. Included by the top-level CMakeLists.txt after the targets exist.
 set_target_properties(sotto_shared PROPERTIES EXPORT_NAME sotto)
 set_target_properties(sotto PROPERTIES EXPORT_NAME sotto_static)
 install(TARGETS sotto sotto_shared EXPORT sottoTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev NAMELINK_COMPONENT dev
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/sotto.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 install(TARGETS sotto_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)

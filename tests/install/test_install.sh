@@ -35,6 +35,21 @@ check "sotto.pc's version is sotto.h's" test "$(pkg-config --modversion sotto)" 
 check "sotto.pc's libdir is the install's" test "$(cd "$(pkg-config --variable=libdir sotto)" && pwd -P)" = \
     "$(cd "$LIBDIR" && pwd -P)"
 
+# the components a packager splits: runtime (the versioned shared library alone), dev, cli
+for c in runtime dev cli; do
+    cmake --install "$BUILD" --prefix "$TMP/$c" --component "$c" >"$TMP/install_$c.log" 2>&1 ||
+        echo "FAIL: cmake --install --component $c"
+    (cd "$TMP/$c" && find . -type f -o -type l | sed 's|^\./||' | sort) >"$TMP/files_$c"
+done
+check "runtime holds libsotto.so.0 and nothing else" test "$(sed 's|.*/||' "$TMP/files_runtime" | sort | tr '\n' ' ')" = \
+    "$(cd "$LIBDIR" && ls libsotto.so.0*| sort | tr '\n' ' ')"
+check "dev holds the header, libsotto.a, the link and sotto.pc, no libsotto.so.0" \
+    sh -c "grep -q 'include/sotto.h' '$TMP/files_dev' && grep -q 'libsotto.a' '$TMP/files_dev' &&
+           grep -q '/libsotto.so\$' '$TMP/files_dev' && grep -q 'sotto.pc' '$TMP/files_dev' &&
+           ! grep -q 'libsotto.so.0' '$TMP/files_dev'"
+check "cli holds the tool and its manual page" test "$(tr '\n' ' ' <"$TMP/files_cli")" = "bin/sotto share/man/man1/sotto.1 "
+check "the tool runs without the library installed" "$TMP/cli/bin/sotto" --version
+
 # the README's example, built both ways
 sed -n '/^## Library$/,/^## /p' "$SRC/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >"$TMP/demo.c"
 check "README has the example" grep -q 'int main' "$TMP/demo.c"
