@@ -125,7 +125,9 @@ typedef struct sotto_convert_params {
 sotto_convert_params sotto_convert_params_default(void); /* f32, f32 */
 
 /* Writes MODEL as one self-contained GGUF file at PATH (through the temporary name
- * PATH.tmp.PID, PID the process's id, renamed when complete and removed on failure; the
+ * PATH.tmp.PID, PID the process's id, or DIR/.sotto.tmp.PID where PATH's last part is too
+ * long for that, created exclusively (a file or link already of that name is removed,
+ * never followed), renamed when complete and removed on failure; the
  * permissions of a PATH it replaces are kept; a caller that can be
  * interrupted removes it too; a symbolic link's target is written, the link kept; a PATH
  * that exists and is not a regular file, a device or a FIFO, is SOTTO_ERR_INVALID_ARG).

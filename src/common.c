@@ -211,6 +211,22 @@ bool sotto__path_join(char *out, size_t n, const char *dir, const char *name)
     return w > 0 && (size_t)w < n;
 }
 
+int sotto__temp_beside(const char *path, mode_t perm, char *tmp, size_t n)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char pid[24];
+    int k = snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
+    int w = strlen(base) + (size_t)k <= 255 ? snprintf(tmp, n, "%s%s", path, pid)
+                                            : snprintf(tmp, n, "%.*s.sotto%s", (int)(base - path), path, pid);
+    if (w < 0 || (size_t)w >= n) return errno = ENAMETOOLONG, -1;
+    for (int tries = 0; tries < 8; tries++) {
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm);
+        if (fd >= 0 || errno != EEXIST) return fd;
+        if (unlink(tmp) != 0 && errno != ENOENT) return -1; /* a link or a stale file: gone, then again */
+    }
+    return errno = EEXIST, -1;
+}
+
 bool sotto__is_dir(const char *path)
 {
     struct stat st;

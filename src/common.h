@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sotto.h"
 
@@ -86,6 +87,13 @@ sotto_status sotto__read_file(const char *path, size_t max_bytes, char **out, si
 /* path_join writes DIR/NAME into OUT (size N); false when it does not fit. */
 bool sotto__path_join(char *out, size_t n, const char *dir, const char *name);
 bool sotto__is_dir(const char *path);
+/* A new file beside PATH to write PATH's contents into before a rename: PATH.tmp.PID, or
+ * DIR/.sotto.tmp.PID where that name's last part would be longer than NAME_MAX (255)
+ * (sotto.h sotto_model_save_gguf). Created exclusively (O_EXCL | O_NOFOLLOW) with PERM: a
+ * file or link already there is removed, never followed or truncated (a link planted in a
+ * shared directory cannot redirect the write). Its name into TMP (N bytes); the descriptor,
+ * or -1 with errno. The tool's out_temp_open keeps the same rule. */
+int sotto__temp_beside(const char *path, mode_t perm, char *tmp, size_t n);
 bool sotto__file_exists(const char *path);
 
 double sotto__now_ms(void);

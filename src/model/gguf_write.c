@@ -197,10 +197,10 @@ sotto_status sotto_model_save_gguf(const sotto_model *m, const char *path, const
     /* PATH.tmp.PID: another process converting to PATH has its own (two sharing one had
      * made a file of both, reported written), and a file of the user's named PATH.tmp
      * is never touched; the replaced file's permissions are kept */
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "output path too long"});
     mode_t perm = stat(path, &st) == 0 ? st.st_mode & 07777 : 0666;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, perm);
+    int fd = sotto__temp_beside(path, perm, tmp, sizeof tmp);
+    if (fd < 0 && errno == ENAMETOOLONG)
+        return sotto__publish(&(sotto__err){SOTTO_ERR_INVALID_ARG, "output path too long"});
     if (fd >= 0 && perm != 0666) (void)fchmod(fd, perm);
     writer w = {fd >= 0 ? fdopen(fd, "wb") : NULL, true};
     if (!w.f) {

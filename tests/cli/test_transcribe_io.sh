@@ -110,6 +110,32 @@ ffmpeg -loglevel quiet -y -i "$clip" "$TMP/self.opus" && cp "$clip" "$TMP/keep.w
     "$TMP/self.opus"
 cmp -s "$clip" "$TMP/keep.wav" && ok || bad "-o onto another audio file changed it"
 
+# the temporary names are created exclusively: links planted at them for the next pids (a
+# shared directory's race) are removed, never followed (they had emptied or overwritten
+# their target: -o, --output-dir's write test and its files, sotto convert)
+mkdir -p "$TMP/race"
+echo precious >"$TMP/victim"
+python3 - "$TMP/race" "$TMP/victim" <<'EOF'
+import os, sys
+last = int(open("/proc/sys/kernel/ns_last_pid").read())
+for pid in range(last + 1, last + 300):
+    for name in ("librivox-0880.txt", ".sotto-write-test", "talk.srt", "m.gguf"):
+        os.symlink(sys.argv[2], "%s/%s.tmp.%d" % (sys.argv[1], name, pid))
+EOF
+"$SOTTO" transcribe "${T[@]}" --output-dir "$TMP/race" "$clip" 2>"$TMP/err" &&
+    "$SOTTO" transcribe "${T[@]}" -f srt -o "$TMP/race/talk.srt" "$clip" 2>>"$TMP/err" &&
+    "$SOTTO" convert "$TINY" "$TMP/race/m.gguf" --type q8_0 >/dev/null 2>>"$TMP/err" &&
+    [[ $(cat "$TMP/victim") == precious && -f $TMP/race/librivox-0880.txt && ! -L $TMP/race/librivox-0880.txt &&
+       -s $TMP/race/talk.srt && -s $TMP/race/m.gguf ]] && ok ||
+    bad "planted links at the temporary names: victim $(head -c 80 "$TMP/victim"), $(cat "$TMP/err")"
+# a name that fits NAME_MAX but whose PATH.tmp.PID would not: written (the temporary is
+# DIR/.sotto.tmp.PID then)
+long=$(printf 'a%.0s' $(seq 250))
+cp "$clip" "$TMP/$long.wav"
+"$SOTTO" transcribe "${T[@]}" --output-dir "$TMP/longname" "$TMP/$long.wav" 2>"$TMP/err" &&
+    [[ -s $TMP/longname/$long.txt && $(ls -A "$TMP/longname" | wc -l) == 1 ]] && ok ||
+    bad "a 254-byte output name: $(cat "$TMP/err")"
+
 # one output name for two inputs: refused with --output-dir alone too (no o//a.*)
 mkdir -p "$TMP/d1" "$TMP/d2"
 cp "$clip" "$TMP/d1/a.wav"

@@ -235,7 +235,7 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
             fprintf(stderr, "sotto %s: cannot create --output-dir %s: %s\n", cmd, dir, strerror(errno));
             return false;
         }
-        snprintf(probe, sizeof probe, "%s/.sotto-write-test-%ld", dir, (long)getpid());
+        snprintf(probe, sizeof probe, "%s/.sotto-write-test", dir); /* out_temp_open: .sotto-write-test.tmp.PID */
     } else if (output) {
         char real[PATH_MAX];
         const char *target = output; /* where out_write_file will put it: a link's target, ... */
@@ -246,20 +246,19 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
             return false;
         }
         if (how > 0) return true; /* a device or FIFO: written straight into */
-        if (snprintf(probe, sizeof probe, "%s.tmp.%ld", target, (long)getpid()) >= (int)sizeof probe) {
-            fprintf(stderr, "sotto %s: -o %s: the name is too long\n", cmd, output);
-            return false;
-        }
+        snprintf(probe, sizeof probe, "%s", target);
     } else {
         return true;
     }
-    FILE *f = fopen(probe, "w");
+    char tmp[PATH_MAX + 64]; /* the temporary the output will be written through, tried */
+    FILE *f = out_temp_open(probe, tmp, sizeof tmp, "w");
     if (!f) {
-        fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, dir ? dir : output, strerror(errno));
+        if (errno == ENAMETOOLONG && !dir) fprintf(stderr, "sotto %s: -o %s: the name is too long\n", cmd, output);
+        else fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, dir ? dir : output, strerror(errno));
         return false;
     }
     fclose(f);
-    remove(probe);
+    remove(tmp);
     return true;
 }
 

@@ -13,8 +13,9 @@
 
 #include "cli.h"
 #include "cli_opt.h"
+#include "output.h"
 
-/* The library writes OUT.tmp.PID and renames it when complete; an interrupt in between
+/* The library writes OUT.tmp.PID (out_temp_name) and renames it when complete; an interrupt in between
  * must not leave the partial file behind (hundreds of MB for a large model). */
 static char tmp_path[4096 + 32];
 
@@ -122,7 +123,7 @@ int cmd_convert(int argc, char **argv)
     if (lstat(pos[1], &st) == 0 && S_ISLNK(st.st_mode) && realpath(pos[1], real))
         pos[1] = real; /* its target is written (the library's rule): OUT.tmp.PID beside it */
     if (writes_input(pos[0], pos[1])) return EXIT_INPUT;
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", pos[1], (long)getpid()) >= (int)sizeof tmp_path) {
+    if (!out_temp_name(pos[1], tmp_path, sizeof tmp_path)) { /* the library's name for it */
         fprintf(stderr, "sotto convert: output path too long\n");
         return EXIT_INPUT;
     }

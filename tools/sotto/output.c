@@ -354,13 +354,28 @@ int out_target(const char **path, char *real)
     return 0;
 }
 
+bool out_temp_name(const char *path, char *tmp, size_t n)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    char pid[24];
+    int k = snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
+    int w = strlen(base) + (size_t)k <= 255 ? snprintf(tmp, n, "%s%s", path, pid)
+                                            : snprintf(tmp, n, "%.*s.sotto%s", (int)(base - path), path, pid);
+    if (w < 0 || (size_t)w >= n) return errno = ENAMETOOLONG, false;
+    return true;
+}
+
 FILE *out_temp_open(const char *path, char *tmp, size_t n, const char *mode)
 {
-    if (snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid()) >= (int)n) return errno = ENAMETOOLONG, NULL;
+    if (!out_temp_name(path, tmp, n)) return NULL;
     struct stat st;
     mode_t perm = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? st.st_mode & 07777 : 0666;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, perm);
-    if (fd < 0) return NULL;
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 8; tries++) {
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm);
+        if (fd < 0 && (errno != EEXIST || (unlink(tmp) != 0 && errno != ENOENT))) return NULL;
+    }
+    if (fd < 0) return errno = EEXIST, NULL;
     if (perm != 0666) (void)fchmod(fd, perm); /* the replaced file's own, whatever the umask */
     FILE *f = fdopen(fd, mode);
     if (!f) {

@@ -99,10 +99,18 @@ int out_target(const char **path, char *real);
  * FIFO, /dev/stdout) written straight into. False with errno set on failure. */
 bool out_write_file(const char *path, const out_writer *w, const sotto_result *r, const out_lines *lines);
 
-/* The temporary file a regular file PATH is written through (then renamed over it):
- * PATH.tmp.PID into TMP [N] (another process writing PATH has its own; never a file of
- * the user's named PATH.tmp), opened for writing in MODE ("w", "wb") with PATH's
- * permissions when it exists (else 0666 under the umask). NULL with errno set. */
+/* The name of the temporary file a regular file PATH is written through, into TMP [N]:
+ * PATH.tmp.PID (another process writing PATH has its own; never a file of the user's
+ * named PATH.tmp), or DIR/.sotto.tmp.PID where that name's last part would pass NAME_MAX
+ * (255 bytes: a file name that fits had been refused for its temporary's), the library's
+ * rule for sotto_model_save_gguf. False (ENAMETOOLONG) when it does not fit N. */
+bool out_temp_name(const char *path, char *tmp, size_t n);
+
+/* The temporary file out_temp_name names (then renamed over PATH), created exclusively
+ * (O_EXCL | O_NOFOLLOW: a file or link already of that name is removed, never followed or
+ * truncated, so a link planted in a shared directory cannot redirect the write) and
+ * opened for writing in MODE ("w", "wb") with PATH's permissions when it exists (else
+ * 0666 under the umask). NULL with errno set. */
 FILE *out_temp_open(const char *path, char *tmp, size_t n, const char *mode);
 
 /* The json writer's END (output_json.c): the whole result. */
