@@ -10,7 +10,8 @@
 
 #include "sotto.h"
 
-#define SOTTO__ERR_LEN 512
+/* a message: room for a PATH_MAX path (twice, a model path in a loader's message) and its reason */
+#define SOTTO__ERR_LEN 9216
 
 /* An error being built up by internal functions; the public layer copies it into the
  * context or the thread-local slot. */

@@ -255,6 +255,7 @@ EOF
 SOTTO_PROGRESS_S=0 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f txt -o "$TMP/two.txt" \
     "$TMP/two.wav" >/dev/null 2>"$TMP/err"
 grep -Eq "^sotto transcribe: $TMP/two.wav: [0-9]+ / [0-9]+ s of audio \([0-9]+ %\), [0-9.]+x real time" "$TMP/err" &&
+    grep -Eq "^sotto transcribe: $TMP/two.wav: [0-9]+ s of audio read$" "$TMP/err" &&
     ! grep -q $'\r' "$TMP/err" && ok || bad "progress lines in a log: $(cat "$TMP/err")"
 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f txt -o "$TMP/two.txt" "$TMP/two.wav" \
     >/dev/null 2>"$TMP/err" && ! grep -q "s of audio" "$TMP/err" && ok || bad "a short run logs no progress line"

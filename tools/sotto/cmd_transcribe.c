@@ -577,7 +577,14 @@ static int on_progress(double done, double total, void *user)
  * reading, its VAD pass or a long window stops there. */
 static int on_abort(double audio_s, void *user)
 {
-    (void)audio_s, (void)user;
+    live *l = user;
+    /* before the first window: the input is being read whole (its log-mel kept, about
+     * 115 MB an hour), said where stderr is no terminal as the decoding's progress is, so a
+     * long or endless pipe shows how far it has got */
+    if (!l->tty && !l->o->quiet && l->n_progress == 0 && cli_now_ms() - l->logged_ms >= progress_log_ms()) {
+        fprintf(stderr, "sotto transcribe: %s: %.0f s of audio read\n", l->path, audio_s);
+        l->logged_ms = cli_now_ms();
+    }
     return interrupted;
 }
 
