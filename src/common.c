@@ -16,6 +16,12 @@
 
 static _Thread_local char last_error[SOTTO__ERR_LEN];
 
+void sotto__printable(char *msg)
+{
+    for (unsigned char *c = (unsigned char *)msg; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) *c = '?';
+}
+
 sotto_status sotto__fail(sotto__err *err, sotto_status status, const char *fmt, ...)
 {
     if (err) {
@@ -23,6 +29,7 @@ sotto_status sotto__fail(sotto__err *err, sotto_status status, const char *fmt, 
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        sotto__printable(err->msg);
         err->status = status;
     }
     return status;

@@ -20,6 +20,10 @@ typedef struct sotto__err {
     char msg[SOTTO__ERR_LEN];
 } sotto__err;
 
+/* Control bytes (below 0x20, 0x7f) of MSG as '?': a message is one line, and names from a
+ * file (a model's keys, a path with a newline) never reach a terminal as escape codes. */
+void sotto__printable(char *msg);
+
 /* Records STATUS with a printf-style message in ERR (if ERR is non-NULL) and returns
  * STATUS, so a caller can write `return sotto__fail(err, ...)`. */
 sotto_status sotto__fail(sotto__err *err, sotto_status status, const char *fmt, ...)

@@ -152,10 +152,20 @@ static void test_language_names(void)
           !sotto_language_name(NULL), "a code is exact, lower case");
 }
 
+/* A message is one line of printable text: a path's newline and escape as '?'. */
+static void test_messages_printable(void)
+{
+    sotto_model *m = NULL;
+    CHECK(sotto_model_load("/nonexistent/a\nb\x1b[31m.gguf", &m) != SOTTO_OK && !m, "a missing model loads");
+    const char *e = sotto_last_error();
+    CHECK(!strpbrk(e, "\n\x1b") && strstr(e, "/nonexistent/a?b?[31m.gguf"), "the message: %s", e);
+}
+
 int main(void)
 {
     test_schedule();
     test_check();
     test_language_names();
+    test_messages_printable();
     return check_summary();
 }

@@ -188,7 +188,11 @@ static sotto_status open_decoder(sotto__ff *f, sotto__err *err)
     }
     if (r == AVERROR_DECODER_NOT_FOUND || (r >= 0 && !codec)) {
         int i = av->av_find_best_stream(f->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
-        const char *name = i >= 0 ? av->avcodec_get_name(f->fmt->streams[i]->codecpar->codec_id) : "?";
+        const AVCodecParameters *par = i >= 0 ? f->fmt->streams[i]->codecpar : NULL;
+        if (par && par->codec_id == AV_CODEC_ID_NONE) /* a WAV format tag FFmpeg knows no codec for */
+            return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: its audio is in a coding FFmpeg does not know (%s "
+                               "format tag 0x%04x)", f->src->name, f->fmt->iformat->name, (unsigned)par->codec_tag);
+        const char *name = par ? av->avcodec_get_name(par->codec_id) : "?";
         return sotto__fail(err, SOTTO_ERR_UNSUPPORTED, "%s: this FFmpeg has no decoder for its %s audio",
                            f->src->name, name);
     }

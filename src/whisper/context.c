@@ -27,6 +27,7 @@ sotto_status sotto__ctx_fail(sotto_context *ctx, sotto_status status, const char
     va_start(ap, fmt);
     vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
     va_end(ap);
+    sotto__printable(ctx->error);
     return status;
 }
 
@@ -36,6 +37,7 @@ sotto_status sotto__ctx_args(sotto_context *ctx, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+    sotto__printable(e.msg);
     va_end(ap);
     if (ctx) snprintf(ctx->error, sizeof ctx->error, "%s", e.msg);
     return sotto__publish(&e);

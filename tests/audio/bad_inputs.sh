@@ -125,6 +125,16 @@ expect 0 "flac44s-cut50.flac: 1 packet of its flac stream did not decode" "trans
 grep -q "Dashwood" "$TMP/out" || { fail=$((fail + 1)); echo "FAIL transcribe a cut FLAC: no text: $(cat "$TMP/out")"; }
 expect 1 "flac44s-cut5.flac: cannot decode the audio at" "transcribe a FLAC cut to 5 % (the command exits 69)" \
     "$SOTTO" transcribe -m "$TINY" "$TMP/flac44s-cut5.flac"
+# a WAV whose format tag FFmpeg knows no codec for: said so, with the tag (it had said "no
+# decoder for its none audio")
+python3 -c "
+import struct, sys
+d = b'\x00\x01' * 8000
+sys.stdout.buffer.write(b'RIFF' + struct.pack('<I', 36 + len(d)) + b'WAVEfmt ' +
+                        struct.pack('<IHHIIHH', 16, 99, 1, 16000, 32000, 2, 16) + b'data' + struct.pack('<I', len(d)) + d)
+" >"$TMP/tag99.wav"
+expect 1 "tag99.wav: its audio is in a coding FFmpeg does not know (wav format tag 0x0063)" \
+    "a WAV of an unknown format tag" "$SOTTO" transcribe -m "$TINY" "$TMP/tag99.wav"
 # a whole file followed by junk (a download with bytes after the end): every word of it
 head -c 500 /dev/zero | cat "$(ls "$IN"/mp3_48k/* | head -1)" - >"$TMP/junk-tail.mp3"
 expect 0 "junk-tail.mp3: 1 packet of its mp3 stream did not decode" "an MP3 with 500 zero bytes after it" \

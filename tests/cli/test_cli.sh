@@ -20,6 +20,8 @@ MEL=$TMP/clip.mel
 expect 0 "stdout:$(cat "$TMP/spaced")" "$SOTTO" run --model="$TINY" --mel="$MEL" --max-new-tokens=4 --threads=1
 expect 1 "--suppress takes no value" "$SOTTO" run -m "$TINY" --mel "$MEL" --suppress=yes
 expect 1 "--help takes no value" "$SOTTO" transcribe --help=1
+expect 1 "--repetition-penalty takes a number > 0, not '1e39' (beyond a float's range)" \
+    "$SOTTO" transcribe -m "$TINY" --repetition-penalty 1e39 "$CLIP"
 expect 1 "needs a value" "$SOTTO" run -m "$TINY" --mel
 # the word-timestamp options say what they need
 expect 1 "--max-line-len needs --word-timestamps" "$SOTTO" transcribe -m "$TINY" --max-line-len 20 "$CLIP"

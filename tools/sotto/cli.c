@@ -254,7 +254,8 @@ bool cli_output_writable(const char *cmd, const char *dir, const char *output)
     FILE *f = out_temp_open(probe, tmp, sizeof tmp, "w");
     if (!f) {
         if (errno == ENAMETOOLONG && !dir) fprintf(stderr, "sotto %s: -o %s: the name is too long\n", cmd, output);
-        else fprintf(stderr, "sotto %s: cannot write %s: %s\n", cmd, dir ? dir : output, strerror(errno));
+        else fprintf(stderr, "sotto %s: cannot write %s: %s (creating %s beside it)\n", cmd, dir ? dir : output,
+                     strerror(errno), tmp);
         return false;
     }
     fclose(f);

@@ -195,6 +195,10 @@ static int store(const cli_cmd *cmd, const cli_opt *r, const char *a, const char
     case OPT_FLOAT:
     case OPT_DOUBLE:
         if (!parse_number(r, v, &x)) return bad_value(cmd, a, r->what, v);
+        if (r->kind == OPT_FLOAT && (isinf((float)x) || (x != 0 && (float)x == 0))) { /* 1e39, 1e-300 */
+            fprintf(stderr, "sotto %s: %s takes %s, not '%s' (beyond a float's range)\n", cmd->name, a, r->what, v);
+            return EXIT_INPUT;
+        }
         if (r->kind == OPT_FLOAT) *(float *)field = (float)x;
         else *(double *)field = x;
         break;
