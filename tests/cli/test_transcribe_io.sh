@@ -259,6 +259,9 @@ grep -Eq "^sotto transcribe: $TMP/two.wav: [0-9]+ / [0-9]+ s of audio \([0-9]+ %
     ! grep -q $'\r' "$TMP/err" && ok || bad "progress lines in a log: $(cat "$TMP/err")"
 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f txt -o "$TMP/two.txt" "$TMP/two.wav" \
     >/dev/null 2>"$TMP/err" && ! grep -q "s of audio" "$TMP/err" && ok || bad "a short run logs no progress line"
+SOTTO_PROGRESS_S=-1 "$SOTTO" transcribe -m "$TINY" -t 2 --device cpu --beam-size 1 -f txt -o "$TMP/two.txt" \
+    "$TMP/two.wav" >/dev/null 2>"$TMP/err" && [[ $(grep -c "SOTTO_PROGRESS_S=-1 is no number" "$TMP/err") == 1 ]] &&
+    ok || bad "a bad SOTTO_PROGRESS_S: $(cat "$TMP/err")"
 
 # with --vad the terminal is told while the VAD reads the whole input first, and the line
 # is gone before the first segment (a 2-hour file had shown nothing for its first seconds)

@@ -547,10 +547,17 @@ static void progress_text(const live *l, double done, double total, char *line, 
  * $SOTTO_PROGRESS_S seconds (default 60). */
 static double progress_log_ms(void)
 {
+    static bool warned;
     const char *v = getenv("SOTTO_PROGRESS_S");
     char *end;
     double s = v && *v ? strtod(v, &end) : 60;
-    return v && *v && (*end || !(s >= 0 && s <= 86400)) ? 60000.0 : 1000.0 * s;
+    if (v && *v && (*end || !(s >= 0 && s <= 86400))) {
+        if (!warned) fprintf(stderr, "sotto transcribe: warning: SOTTO_PROGRESS_S=%s is no number of seconds in "
+                                     "0..86400: a progress line a minute\n", v);
+        warned = true;
+        return 60000.0;
+    }
+    return 1000.0 * s;
 }
 
 static int on_progress(double done, double total, void *user)
